@@ -1,0 +1,222 @@
+"""The exponential mechanism: exact probabilities in log space, sampling, and accuracy.
+
+Candidates ``r`` in ``R`` with scores ``u(x, r)`` of sensitivity ``Δu`` are
+output with probability proportional to ``exp(ε u(x, r) / (2 Δu))`` (McSherry &
+Talwar 2007; Dwork & Roth, def. 3.4, thms. 3.10-3.11). The seed paper (Wang &
+Kang) notes that raw counts as scores overflow the naive formula unless ε is
+tiny; everything here works from score *differences* to the best score, so any
+score magnitude and any ε give finite, exact (to rounding) probabilities.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+
+def exponential_log_weights(
+    scores: ArrayLike, eps: float, sensitivity: float
+) -> NDArray[np.float64]:
+    """Natural logs of the weights relative to the best candidate, ``ε (u_r - OPT) / (2Δu)``.
+
+    The best candidates get 0, all others a negative number; the absolute
+    weight ``exp(ε u_r / (2Δu))`` is this times ``exp(ε OPT / (2Δu))``, which
+    is typically far outside floating-point range.
+
+    .. math:: \\ln w_r - \\ln w_{OPT} = \\frac{\\varepsilon\\,(u(x,r) - OPT)}{2\\Delta u}
+
+    >>> exponential_log_weights([3.0, 1.0], 1.0, 1.0)
+    array([ 0., -1.])
+    """
+    values = _scores(scores)
+    _check_positive(eps=eps, sensitivity=sensitivity)
+    # The difference is taken before scaling: u_r - OPT is exact for integer
+    # scores below 2**53, and the product then carries one rounding only.
+    log_weights: NDArray[np.float64] = (values - values.max()) * (eps / (2.0 * sensitivity))
+    return log_weights
+
+
+def exponential_log_probabilities(
+    scores: ArrayLike, eps: float, sensitivity: float
+) -> NDArray[np.float64]:
+    """``ln Pr[M(x) = r]`` for every candidate, by log-sum-exp (never overflows).
+
+    .. math:: \\ln \\Pr[M(x) = r] = \\ell_r - \\ln \\sum_{r'} e^{\\ell_{r'}},
+              \\quad \\ell_r = \\frac{\\varepsilon (u(x,r) - OPT)}{2 \\Delta u} \\le 0
+
+    The sum is at least 1 (the best candidate contributes ``e^0``) and at most
+    ``|R|``, so its logarithm is always finite.
+    """
+    log_weights = exponential_log_weights(scores, eps, sensitivity)
+    return log_weights - math.log(float(np.exp(log_weights).sum()))
+
+
+def exponential_probabilities(
+    scores: ArrayLike, eps: float, sensitivity: float
+) -> NDArray[np.float64]:
+    """The output distribution of the exponential mechanism (Dwork & Roth, def. 3.4).
+
+    Parameters
+    ----------
+    scores
+        ``u(x, r)`` for each candidate (finite; any magnitude).
+    eps
+        The privacy parameter ε > 0 (any size: 1e-6 and 1e3 both work).
+    sensitivity
+        ``Δu = max_r max_{x~y} |u(x,r) - u(y,r)| > 0``.
+
+    Returns
+    -------
+    ndarray
+        Probabilities summing to 1; candidates far below the best may underflow
+        to exactly 0 (their true probability is below 1e-308).
+
+    .. math:: \\Pr[M(x) = r] = \\frac{\\exp(\\varepsilon u(x,r) / 2\\Delta u)}
+              {\\sum_{r' \\in R} \\exp(\\varepsilon u(x,r') / 2\\Delta u)}
+
+    Examples
+    --------
+    >>> exponential_probabilities([1.0, 1.0], 1.0, 1.0)
+    array([0.5, 0.5])
+    >>> exponential_probabilities([10501.0, 7291.0], 1.0, 1.0)  # naive formula overflows
+    array([1., 0.])
+    """
+    return np.exp(exponential_log_probabilities(scores, eps, sensitivity))
+
+
+def sample_categorical(
+    probabilities: ArrayLike, *, size: int, rng: np.random.Generator
+) -> NDArray[np.intp]:
+    """``size`` independent indices drawn from ``probabilities`` by inverting the CDF.
+
+    One cumulative sum (O(|R|)) and a vectorized binary search per draw
+    (O(size log |R|)); entries with probability 0 are never drawn.
+
+    >>> sample_categorical([0.0, 1.0, 0.0], size=4, rng=np.random.default_rng(0))
+    array([1, 1, 1, 1])
+    """
+    mass = np.asarray(probabilities, dtype=np.float64)
+    if mass.ndim != 1 or mass.size == 0 or not np.isfinite(mass).all() or (mass < 0).any():
+        raise ValueError("probabilities must be a non-empty 1-D array of finite values >= 0")
+    if size < 0:
+        raise ValueError(f"size must be >= 0, got {size}")
+    cumulative = np.cumsum(mass)
+    total = float(cumulative[-1])
+    if total <= 0.0:
+        raise ValueError("probabilities must not all be zero")
+    # u in [0, total) lands in the interval [cdf[j-1], cdf[j]) of index j; a zero-mass
+    # index has an empty interval. Rounding can make u == total: give it the last
+    # index with positive mass.
+    draws = np.searchsorted(cumulative, rng.random(size) * total, side="right")
+    last_positive = int(np.flatnonzero(mass)[-1])
+    return np.minimum(draws, last_positive)
+
+
+def sample_exponential(
+    scores: ArrayLike, eps: float, sensitivity: float, *, size: int, rng: np.random.Generator
+) -> NDArray[np.intp]:
+    """``size`` independent runs of the exponential mechanism (indices into ``scores``).
+
+    >>> sample_exponential([0.0, 1e6], 1.0, 1.0, size=3, rng=np.random.default_rng(1))
+    array([1, 1, 1])
+    """
+    return sample_categorical(
+        exponential_probabilities(scores, eps, sensitivity), size=size, rng=rng
+    )
+
+
+def exponential_accuracy_bound(
+    scores: ArrayLike, eps: float, sensitivity: float, c: float
+) -> float:
+    """The textbook bound on ``Pr[u(M(x)) <= c]`` (Dwork & Roth, thm. 3.11); may exceed 1.
+
+    Every candidate with ``u <= c`` has weight at most ``e^{ε c / 2Δu}``, at most
+    ``|R|`` of them, and the normaliser is at least ``|R_OPT| e^{ε OPT / 2Δu}``:
+
+    .. math:: \\Pr[u(M(x)) \\le c] \\le \\frac{|R|}{|R_{OPT}|}
+              \\exp\\Big(\\frac{\\varepsilon (c - OPT)}{2\\Delta u}\\Big)
+
+    The value is returned as is (``inf`` if it overflows) so that a useless
+    bound -- one above 1 -- is visible as such.
+
+    >>> exponential_accuracy_bound([3.0, 1.0, 1.0, 1.0], 1.0, 1.0, 3.0)
+    4.0
+    """
+    values = _scores(scores)
+    _check_positive(eps=eps, sensitivity=sensitivity)
+    best = float(values.max())
+    log_bound = math.log(values.size / _count_best(values)) + eps * (c - best) / (2.0 * sensitivity)
+    return math.inf if log_bound > 709.0 else math.exp(log_bound)
+
+
+def exponential_tail_probability(
+    scores: ArrayLike, eps: float, sensitivity: float, c: float
+) -> float:
+    """The exact ``Pr[u(M(x)) <= c]``: the summed probability of candidates scoring at most c.
+
+    .. math:: \\Pr[u(M(x)) \\le c] = \\sum_{r:\\, u(x,r) \\le c} \\Pr[M(x) = r]
+
+    >>> exponential_tail_probability([3.0, 1.0, 1.0, 1.0], 1.0, 1.0, 3.0)
+    1.0
+    """
+    values = _scores(scores)
+    probabilities = exponential_probabilities(values, eps, sensitivity)
+    return min(float(probabilities[values <= c].sum()), 1.0)
+
+
+def exponential_threshold(scores: ArrayLike, eps: float, sensitivity: float, t: float) -> float:
+    """The score ``c(t)`` below which the output falls with probability at most ``e^{-t}``.
+
+    .. math:: c(t) = OPT - \\frac{2\\Delta u}{\\varepsilon}
+              \\Big(\\ln\\frac{|R|}{|R_{OPT}|} + t\\Big),
+              \\qquad \\Pr[u(M(x)) \\le c(t)] \\le e^{-t}
+
+    >>> exponential_threshold([3.0, 1.0], 2.0, 1.0, 0.0) == 3.0 - math.log(2.0)
+    True
+    """
+    values = _scores(scores)
+    _check_positive(eps=eps, sensitivity=sensitivity)
+    spread = math.log(values.size / _count_best(values)) + t
+    return float(values.max()) - 2.0 * sensitivity / eps * spread
+
+
+def exponential_utility_distribution(
+    scores: ArrayLike, eps: float, sensitivity: float
+) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    """The distribution of the output's score ``u(M(x))``: distinct scores and their mass.
+
+    Returns
+    -------
+    (values, mass)
+        Distinct scores in increasing order and ``Pr[u(M(x)) = value]``;
+        ``np.cumsum(mass)`` is the exact ``Pr[u(M(x)) <= value]``.
+
+    >>> exponential_utility_distribution([2.0, 1.0, 2.0], 1e9, 1.0)
+    (array([1., 2.]), array([0., 1.]))
+    """
+    values = _scores(scores)
+    probabilities = exponential_probabilities(values, eps, sensitivity)
+    distinct, inverse = np.unique(values, return_inverse=True)
+    mass = np.bincount(inverse, weights=probabilities, minlength=distinct.size).astype(np.float64)
+    return distinct, mass
+
+
+def _count_best(values: NDArray[np.float64]) -> int:
+    return int(np.count_nonzero(values == values.max()))
+
+
+def _scores(scores: ArrayLike) -> NDArray[np.float64]:
+    values = np.asarray(scores, dtype=np.float64)
+    if values.ndim != 1 or values.size == 0:
+        raise ValueError("scores must be a non-empty 1-D array")
+    if not np.isfinite(values).all():
+        raise ValueError("scores must be finite numbers")
+    return values
+
+
+def _check_positive(**values: float) -> None:
+    for name, value in values.items():
+        if not (math.isfinite(value) and value > 0.0):
+            raise ValueError(f"{name} must be a positive finite number, got {value!r}")
