@@ -1,0 +1,147 @@
+"""Privacy-budget allocations over a tree's nodes, and the release's true epsilon.
+
+A node ``x`` released as ``h_x + Lap(1/eps_x)`` costs ``eps_x``; by parallel
+composition across disjoint nodes and sequential composition along a path,
+the whole release is ``max over leaves of the root-to-leaf sum`` -DP
+(seed conclusion 3.4). Every allocation here makes that maximum ``eps``;
+:func:`release_epsilon` computes it so that callers can check and show it.
+A budget of 0 means the node is not measured at all.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numpy.typing import NDArray
+
+from dpcore.tree import Tree
+
+FloatArray = NDArray[np.float64]
+
+
+def _check_eps(eps: float) -> None:
+    if not (np.isfinite(eps) and eps > 0):
+        raise ValueError(f"epsilon must be a positive finite number, got {eps}")
+
+
+def uniform_budgets(tree: Tree, eps: float) -> FloatArray:
+    """Homoscedastic budgets (Hay et al.'s "Boost"): ``eps_x = eps / Δ`` for every node."""
+    _check_eps(eps)
+    return np.full(tree.size, eps / tree.height)
+
+
+def per_level_budgets(tree: Tree, eps: float, coverage: FloatArray) -> FloatArray:
+    """One budget per depth ("Boost-UN"): ``eps_l ∝ P_l^{1/3}``, summing to ``eps`` over depths.
+
+    Depth is the distance from the root; the deepest leaves' paths cross every
+    depth, so the levels' budgets summing to ``eps`` is exactly the privacy
+    constraint, also for ragged trees (shallower leaves have slack).
+
+    .. math:: \\min \\sum_l P_l / \\epsilon_l^2 \\ \\text{s.t.} \\sum_l \\epsilon_l = \\epsilon
+              \\ \\Rightarrow\\ \\epsilon_l = \\epsilon\\, P_l^{1/3} / \\sum_j P_j^{1/3}
+    """
+    _check_eps(eps)
+    level_mass = np.bincount(tree.depth, weights=coverage, minlength=tree.height)
+    weights = np.cbrt(level_mass)
+    if weights.sum() <= 0:
+        return uniform_budgets(tree, eps)
+    budgets: FloatArray = (eps * weights / weights.sum())[tree.depth]
+    return budgets
+
+
+def optimal_budgets(tree: Tree, eps: float, coverage: FloatArray) -> FloatArray:
+    """Per-node optimal budgets (CNP + NPBD, seed conclusion 3.5) for any tree.
+
+    Minimises ``sum_x p_x / eps_x^2`` with every root-to-leaf path summing to
+    ``eps``. A subtree given budget ``s`` costs at best ``C_x / s^2``:
+
+    .. math:: C_{leaf} = p_x, \\quad C_x = (p_x^{1/3} + S_x^{1/3})^3, \\quad
+              S_x = \\sum_{y \\in ch(x)} C_y, \\quad
+              \\epsilon_x = \\frac{p_x^{1/3}}{p_x^{1/3} + S_x^{1/3}}\\, s_x
+
+    (equivalent to the seed's ``a_x, b_x`` recursion, with ``a/b`` the node's
+    share). Leaves take all that is left of their path, so every path sums to
+    ``eps``. A node with ``p_x = 0`` gets 0 (never used, so not measured); a
+    subtree whose every node has ``p = 0`` is split evenly along its height.
+    """
+    _check_eps(eps)
+    p = np.asarray(coverage, dtype=np.float64)
+    cost = p.copy()
+    share = np.ones(tree.size)
+    levels = tree.levels()
+    for d in range(tree.height - 2, -1, -1):
+        here, below = levels[d], levels[d + 1]
+        children_cost = np.bincount(
+            tree.parent[below] - here.start, weights=cost[below], minlength=here.stop - here.start
+        )
+        inner = ~tree.is_leaf[here]
+        own, rest = np.cbrt(p[here][inner]), np.cbrt(children_cost[inner])
+        total = own + rest
+        with np.errstate(invalid="ignore", divide="ignore"):
+            node_share = np.where(total > 0, own / total, np.nan)
+        idx = np.arange(here.start, here.stop)[inner]
+        share[idx] = node_share
+        cost[idx] = total**3
+    _split_dead_subtrees(tree, share)
+    return _spend_top_down(tree, eps, share)
+
+
+def _split_dead_subtrees(tree: Tree, share: FloatArray) -> None:
+    """Where ``p`` is 0 on a whole subtree (share is NaN), share evenly along its height."""
+    dead = np.isnan(share)
+    if not dead.any():
+        return
+    height = np.ones(tree.size, dtype=np.int64)
+    levels = tree.levels()
+    for d in range(tree.height - 1, 0, -1):
+        kids = levels[d]
+        np.maximum.at(height, tree.parent[kids], height[kids] + 1)
+    share[dead] = 1.0 / height[dead]
+
+
+def _spend_top_down(tree: Tree, eps: float, share: FloatArray) -> FloatArray:
+    remaining = np.empty(tree.size)
+    remaining[0] = eps
+    levels = tree.levels()
+    for d in range(1, tree.height):
+        kids = levels[d]
+        par = tree.parent[kids]
+        remaining[kids] = remaining[par] * (1.0 - share[par])
+    budgets = remaining * share
+    budgets[tree.is_leaf] = remaining[tree.is_leaf]
+    return budgets
+
+
+def path_sums(tree: Tree, budgets: FloatArray) -> FloatArray:
+    """Sum of budgets from the root down to every node, inclusive."""
+    total = np.asarray(budgets, dtype=np.float64).copy()
+    levels = tree.levels()
+    for d in range(1, tree.height):
+        kids = levels[d]
+        total[kids] += total[tree.parent[kids]]
+    return total
+
+
+def release_epsilon(tree: Tree, budgets: FloatArray) -> float:
+    """The epsilon the release actually satisfies: the largest root-to-leaf budget sum.
+
+    >>> from dpcore.tree import kary_tree
+    >>> t = kary_tree(4, 2)
+    >>> release_epsilon(t, uniform_budgets(t, 1.0))
+    1.0
+    """
+    return float(path_sums(tree, budgets)[tree.is_leaf].max())
+
+
+def raw_expected_error(coverage: FloatArray, budgets: FloatArray) -> float:
+    """Expected squared error of a random workload range answered from the raw noisy tree.
+
+    .. math:: E[Err] = \\sum_x p_x \\cdot 2 / \\epsilon_x^2
+
+    (seed eq. 3.2/3.6: each used node adds its Laplace variance). Nodes with
+    ``p_x = 0`` add nothing even if unmeasured; a used unmeasured node gives inf.
+    """
+    p = np.asarray(coverage, dtype=np.float64)
+    eps = np.asarray(budgets, dtype=np.float64)
+    used = p > 0
+    with np.errstate(divide="ignore"):
+        return float(np.sum(p[used] * 2.0 / eps[used] ** 2))

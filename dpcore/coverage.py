@@ -1,0 +1,36 @@
+"""Coverage probabilities: how often a node is used by a random range query (CNCP).
+
+A range query is answered by its canonical decomposition, the maximal tree
+nodes inside it; node ``x`` is used iff ``Q ⊇ x`` and ``Q ⊉ parent(x)``. So
+its probability under a workload is the share of ranges containing ``x`` minus
+the share containing its parent (seed eq. 3.5, generalised to any workload).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numpy.typing import NDArray
+
+from dpcore.tree import Tree
+from dpcore.workload import Workload, parse_workload
+
+
+def coverage_probabilities(tree: Tree, workload: str | Workload = "uniform") -> NDArray[np.float64]:
+    """Per-node probability ``p_x`` that a random workload range uses node ``x``.
+
+    .. math:: p_x = \\frac{c(x) - c(f)}{|W|}, \\qquad
+              c_{uniform}(x) = L(x)\\,(n - R(x) + 1) \\text{ (1-based)}
+
+    where ``c`` counts the workload ranges containing a node and ``f`` is the
+    parent (``c(f) = 0`` for the root). Reference: LUE-DPTree, eq. 3.5.
+
+    >>> from dpcore.tree import kary_tree
+    >>> p = coverage_probabilities(kary_tree(5, 2))
+    >>> round(float(p[0]), 6), round(float(p[5]), 6)   # root, bin [3,3] (1-based)
+    (0.066667, 0.4)
+    """
+    n = tree.n_bins
+    spec = parse_workload(workload, n)
+    contained = spec.containing_count(n, tree.lo, tree.hi)
+    parent_contained = np.where(tree.parent >= 0, contained[np.maximum(tree.parent, 0)], 0.0)
+    return (contained - parent_contained) / spec.size(n)

@@ -1,0 +1,369 @@
+"""Interval trees over histogram bins, stored as flat arrays and built level by level.
+
+Bins are 0-based here (the spec's bin ``i`` is our ``i - 1``); every node
+covers the inclusive range ``[lo, hi]``. Nodes are kept in breadth-first order,
+root first, each depth level sorted left to right, so that a node's children
+are the contiguous block ``child_ptr[i]:child_ptr[i + 1]`` and depth ``d`` is
+``level_ptr[d]:level_ptr[d + 1]``. Every pass over a tree is a loop over its
+levels with numpy inside, never Python recursion over nodes.
+
+Reference: the LUE-DPTree chapter (spec 01), splitting rule and Struct-Construct.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from functools import cached_property
+
+import numpy as np
+from numpy.typing import NDArray
+
+IntArray = NDArray[np.int64]
+
+MAX_FANOUT = 20
+
+
+@dataclass(frozen=True, eq=False)
+class Tree:
+    """An interval tree: every internal node's children partition its range, left to right."""
+
+    lo: IntArray
+    hi: IntArray
+    parent: IntArray
+    depth: IntArray
+    child_ptr: IntArray
+    level_ptr: IntArray
+
+    @property
+    def n_bins(self) -> int:
+        return int(self.hi[0]) + 1
+
+    @property
+    def size(self) -> int:
+        return int(self.lo.size)
+
+    @property
+    def height(self) -> int:
+        """Δ: the number of nodes on the longest root-to-leaf path."""
+        return int(self.level_ptr.size) - 1
+
+    @cached_property
+    def n_children(self) -> IntArray:
+        return np.diff(self.child_ptr)
+
+    @cached_property
+    def is_leaf(self) -> NDArray[np.bool_]:
+        leaf: NDArray[np.bool_] = self.n_children == 0
+        return leaf
+
+    @cached_property
+    def leaf_of_bin(self) -> IntArray:
+        """Index of the leaf covering each bin."""
+        leaves = np.flatnonzero(self.is_leaf)
+        out = np.empty(self.n_bins, dtype=np.int64)
+        out[self.lo[leaves]] = leaves
+        return out
+
+    def levels(self) -> list[slice]:
+        """Slices of node indices, one per depth, root level first."""
+        ptr = self.level_ptr
+        return [slice(int(ptr[d]), int(ptr[d + 1])) for d in range(self.height)]
+
+
+# --------------------------------------------------------------------- building
+
+
+def split_ranges(
+    lo: IntArray, hi: IntArray, fanout: IntArray
+) -> tuple[IntArray, IntArray, IntArray]:
+    """Split each ``[lo, hi]`` into ``fanout`` parts by the spec's splitting rule.
+
+    Parts are as equal as possible, smaller parts first; a range shorter than
+    its fan-out splits into single bins. Returns ``(owner, child_lo, child_hi)``
+    with ``owner`` the index of the range each part came from.
+
+    >>> split_ranges(np.array([0]), np.array([4]), np.array([2]))[1:]
+    (array([0, 2]), array([1, 4]))
+    """
+    length = hi - lo + 1
+    parts = np.minimum(fanout, length)
+    base, extra = np.divmod(length, parts)
+    owner = np.repeat(np.arange(lo.size, dtype=np.int64), parts)
+    # np.repeat is much cheaper than gathering with `owner` on million-node levels
+    j = np.arange(owner.size, dtype=np.int64) - np.repeat(np.cumsum(parts) - parts, parts)
+    n_small = np.repeat(parts - extra, parts)
+    size = np.repeat(base, parts)
+    child_lo = np.repeat(lo, parts) + j * size + np.maximum(0, j - n_small)
+    child_hi = child_lo + size - 1 + (j >= n_small)
+    return owner, child_lo, child_hi
+
+
+FanoutRule = Callable[[IntArray, IntArray], IntArray]
+
+
+def _grow(n: int, fanout_of: FanoutRule) -> Tree:
+    """Build a tree from the root down; ``fanout_of(lo, hi)`` gives splittable nodes' fan-outs."""
+    if n < 1:
+        raise ValueError(f"a tree needs at least one bin, got n={n}")
+    # an interval tree whose internal nodes have >= 2 children has at most 2n - 1
+    # nodes: fill preallocated buffers level by level (no concatenation copies)
+    capacity = 2 * n - 1
+    lo_buf = np.empty(capacity, dtype=np.int64)
+    hi_buf = np.empty(capacity, dtype=np.int64)
+    parent_buf = np.empty(capacity, dtype=np.int64)
+    n_child = np.zeros(capacity, dtype=np.int64)
+    lo_buf[0], hi_buf[0], parent_buf[0] = 0, n - 1, -1
+    level_ptr = [0, 1]
+    while True:
+        start, stop = level_ptr[-2], level_ptr[-1]
+        lo, hi = lo_buf[start:stop], hi_buf[start:stop]
+        inner = np.flatnonzero(hi > lo)
+        if inner.size == 0:
+            break
+        fanout = fanout_of(lo[inner], hi[inner])
+        owner, child_lo, child_hi = split_ranges(lo[inner], hi[inner], fanout)
+        n_child[start + inner] = np.minimum(fanout, hi[inner] - lo[inner] + 1)
+        end = stop + owner.size
+        lo_buf[stop:end], hi_buf[stop:end] = child_lo, child_hi
+        parent_buf[stop:end] = start + inner[owner]
+        level_ptr.append(end)
+    size = level_ptr[-1]
+    levels = np.asarray(level_ptr, dtype=np.int64)
+    n_child = n_child[:size]
+    child_ptr = np.empty(size + 1, dtype=np.int64)
+    child_ptr[0] = 1
+    np.cumsum(n_child, out=child_ptr[1:])
+    child_ptr[1:] += 1
+    return Tree(
+        lo=lo_buf[:size],
+        hi=hi_buf[:size],
+        parent=parent_buf[:size],
+        depth=np.repeat(np.arange(levels.size - 1, dtype=np.int64), np.diff(levels)),
+        child_ptr=child_ptr,
+        level_ptr=levels,
+    )
+
+
+def kary_tree(n: int, fanout: int) -> Tree:
+    """The ``fanout``-ary tree over ``n`` bins by the splitting rule (any ``n``, any fan-out >= 2).
+
+    >>> t = kary_tree(5, 2)
+    >>> [(int(a), int(b)) for a, b in zip(t.lo, t.hi)][:3]
+    [(0, 4), (0, 1), (2, 4)]
+    """
+    if fanout < 2:
+        raise ValueError(f"the fan-out must be at least 2, got {fanout}")
+    return _grow(n, lambda lo, hi: np.full(lo.size, fanout, dtype=np.int64))
+
+
+# ------------------------------------------------------------ Struct-Construct
+
+
+class _ShapeMoments:
+    """Exact integer moments of the internal nodes of ``w``-ary subtrees, memoised.
+
+    Under the uniform workload a node ``z = [L+a, L+a+s-1]`` is contained in
+    ``g(z) = (L+1+a)(b-L)`` ranges, ``b = n+1-a-s``. Summing
+    ``c_z g(z)`` with ``c_z = #children - 1`` over the internal nodes of the
+    ``w``-ary tree over ``m`` bins placed at ``L`` gives ``-S0 L^2 + S1 L + S2``;
+    ``(S0, S1, S2)`` depend only on ``(m, w)``, and a child at offset ``o``
+    shifts them as ``S1 -> S1 - 2 o S0``, ``S2 -> S2 + o S1 - o^2 S0``.
+    Python integers keep every comparison exact.
+    """
+
+    def __init__(self, n: int) -> None:
+        self.n = n
+        self.memo: dict[tuple[int, int], tuple[int, int, int]] = {}
+
+    def __call__(self, m: int, w: int) -> tuple[int, int, int]:
+        if m <= 1:
+            return (0, 0, 0)
+        key = (m, w)
+        if key not in self.memo:
+            parts = min(w, m)
+            c, b = parts - 1, self.n + 1 - m
+            s0, s1, s2 = c, c * (b - 1), c * b
+            base, extra = divmod(m, parts)
+            n_small = parts - extra
+            # children: n_small of size `base` at offsets j*base, then `extra` of size base+1
+            for count, size, first in ((n_small, base, 0), (extra, base + 1, n_small * base)):
+                if count == 0:
+                    continue
+                c0, c1, c2 = self(size, w)
+                offs_sum = count * first + size * count * (count - 1) // 2
+                offs_sq = sum((first + size * j) ** 2 for j in range(count))
+                s0 += count * c0
+                s1 += count * c1 - 2 * offs_sum * c0
+                s2 += count * c2 + offs_sum * c1 - offs_sq * c0
+            self.memo[key] = (s0, s1, s2)
+        return self.memo[key]
+
+
+def _uniform_leaf_sum(n: int, lo: int, hi: int) -> int:
+    """Sum over bins i in [lo, hi] of (i+1)(n-i): ranges containing each bin."""
+    i = np.arange(lo, hi + 1, dtype=object)
+    return int(((i + 1) * (n - i)).sum())
+
+
+def subtree_coverage_sum(n: int, lo: int, hi: int, parent_lo: int, parent_hi: int, w: int) -> float:
+    """``Hval``: the sum of uniform-workload coverage probabilities of the ``w``-ary subtree
+    over ``[lo, hi]``, the subtree root's coverage computed with its real parent.
+
+    .. math:: Hval = \\frac{1}{N}\\Big(\\sum_{leaves} g - \\sum_{internal\\ z} (|ch(z)|-1)\\, g(z)
+              - g(f)\\Big), \\quad N = n(n+1)/2
+
+    >>> round(subtree_coverage_sum(5, 2, 4, 0, 4, 2), 4)  # spec example 1: Hval(3,5,2)
+    0.9333
+    """
+    s0, s1, s2 = _ShapeMoments(n)(hi - lo + 1, w)
+    inner = -s0 * lo * lo + s1 * lo + s2
+    g_parent = (parent_lo + 1) * (n - parent_hi)
+    total = _uniform_leaf_sum(n, lo, hi) - inner - g_parent
+    return total / (n * (n + 1) // 2)
+
+
+def _kary_height(n: int, k: int) -> int:
+    height, m = 1, n
+    while m > 1:
+        m = -(-m // k)  # the largest part of a k-ary split
+        height += 1
+    return height
+
+
+def best_fanout(n: int, *, max_fanout: int = MAX_FANOUT) -> int:
+    """``k*``: the fan-out minimising the uniform-budget k-ary tree's uniform-workload error.
+
+    .. math:: k^* = \\arg\\min_{2 \\le k \\le U} \\Delta_k^2 \\sum_x p_x
+    """
+    if n < 2:
+        return 2
+    moments = _ShapeMoments(n)
+    leaves = _uniform_leaf_sum(n, 0, n - 1)
+    best, best_cost = 2, None
+    for k in range(2, max(2, min(max_fanout, n)) + 1):
+        coverage_sum = leaves - moments(n, k)[2]  # times N; root placed at L = 0
+        cost = _kary_height(n, k) ** 2 * coverage_sum
+        if best_cost is None or cost < best_cost:
+            best, best_cost = k, cost
+    return best
+
+
+def struct_construct(n: int, *, max_fanout: int = MAX_FANOUT) -> Tree:
+    """The Struct-Construct (SC) tree of seed algorithm 3.1.
+
+    Nodes starting at the first bin split ``k*``-ary (:func:`best_fanout`);
+    every other node takes the fan-out ``w in [k*, max_fanout]`` whose ``w``-ary
+    subtree has the least total coverage (:func:`subtree_coverage_sum`), ties
+    to the smallest ``w``. Depth is whatever results: read ``tree.height``.
+    """
+    if max_fanout < 2:
+        raise ValueError(f"max_fanout must be at least 2, got {max_fanout}")
+    k_star = best_fanout(n, max_fanout=max_fanout)
+    moments = _ShapeMoments(n)
+    candidates = range(k_star, max(k_star, max_fanout) + 1)
+
+    def fanout_of(lo: IntArray, hi: IntArray) -> IntArray:
+        fanout = np.full(lo.size, k_star, dtype=np.int64)
+        length = hi - lo + 1
+        free = lo > 0
+        for m in np.unique(length[free]):
+            rows = np.flatnonzero(free & (length == m))
+            # maximise sum_z c_z g(z) == minimise Hval (leaves and parent terms do not depend on w)
+            scores = np.stack([_inner_score(moments(int(m), w), lo[rows]) for w in candidates])
+            fanout[rows] = k_star + np.argmax(scores, axis=0)
+        return fanout
+
+    return _grow(n, fanout_of)
+
+
+def _inner_score(moments: tuple[int, int, int], lo: IntArray) -> NDArray[np.float64]:
+    s0, s1, s2 = (float(v) for v in moments)
+    x = lo.astype(np.float64)
+    return -s0 * x * x + s1 * x + s2
+
+
+# ---------------------------------------------------------- arbitrary trees
+
+
+def from_intervals(lo: IntArray | list[int], hi: IntArray | list[int]) -> Tree:
+    """A tree from any list of intervals (0-based inclusive), in any order.
+
+    The intervals must contain the root ``[0, n-1]``, every single bin as a
+    leaf, no duplicates, and nest so that each internal node's children
+    partition it (at least two children). Raises ``ValueError`` saying which
+    interval breaks which rule.
+    """
+    lo_arr = np.asarray(lo, dtype=np.int64)
+    hi_arr = np.asarray(hi, dtype=np.int64)
+    if lo_arr.shape != hi_arr.shape or lo_arr.ndim != 1 or lo_arr.size == 0:
+        raise ValueError("lo and hi must be equal-length, non-empty 1-D sequences")
+    if (hi_arr < lo_arr).any() or (lo_arr < 0).any():
+        raise ValueError("every interval needs 0 <= lo <= hi")
+    n = int(hi_arr.max()) + 1
+    order = np.lexsort((-hi_arr, lo_arr))  # pre-order: by start, longer first
+    lo_arr, hi_arr = lo_arr[order], hi_arr[order]
+    if lo_arr[0] != 0 or hi_arr[0] != n - 1:
+        raise ValueError(f"the root interval [0, {n - 1}] is missing")
+    dup = (np.diff(lo_arr) == 0) & (np.diff(hi_arr) == 0)
+    if dup.any():
+        i = int(np.argmax(dup))
+        raise ValueError(f"interval [{lo_arr[i]}, {hi_arr[i]}] appears twice")
+    parent = np.full(lo_arr.size, -1, dtype=np.int64)
+    stack = [0]
+    for i in range(1, lo_arr.size):
+        while hi_arr[stack[-1]] < lo_arr[i]:
+            stack.pop()
+        top = stack[-1]
+        if hi_arr[i] > hi_arr[top]:
+            raise ValueError(
+                f"[{lo_arr[i]}, {hi_arr[i]}] overlaps [{lo_arr[top]}, {hi_arr[top]}] "
+                "without nesting"
+            )
+        parent[i] = top
+        stack.append(i)
+    _check_partitions(lo_arr, hi_arr, parent)
+    depth = np.zeros(lo_arr.size, dtype=np.int64)
+    for i in range(1, lo_arr.size):  # pre-order: parents come first
+        depth[i] = depth[parent[i]] + 1
+    bfs = np.lexsort((lo_arr, depth))
+    rank = np.empty_like(bfs)
+    rank[bfs] = np.arange(bfs.size)
+    lo_b, hi_b, depth_b = lo_arr[bfs], hi_arr[bfs], depth[bfs]
+    parent_b = np.where(parent[bfs] >= 0, rank[np.maximum(parent[bfs], 0)], -1)
+    n_child = np.bincount(parent_b[1:], minlength=bfs.size).astype(np.int64)
+    levels = np.bincount(depth_b).astype(np.int64)
+    return Tree(
+        lo=lo_b,
+        hi=hi_b,
+        parent=parent_b.astype(np.int64),
+        depth=depth_b,
+        child_ptr=np.concatenate(([1], 1 + np.cumsum(n_child))).astype(np.int64),
+        level_ptr=np.concatenate(([0], np.cumsum(levels))).astype(np.int64),
+    )
+
+
+def _check_partitions(lo: IntArray, hi: IntArray, parent: IntArray) -> None:
+    """Children (in pre-order) must tile their parent exactly; leaves must be single bins."""
+    n_child = np.bincount(parent[1:], minlength=lo.size)
+    for i in np.flatnonzero(n_child == 0):
+        if lo[i] != hi[i]:
+            raise ValueError(f"leaf [{lo[i]}, {hi[i]}] covers more than one bin")
+    for i in np.flatnonzero(n_child == 1):
+        raise ValueError(f"[{lo[i]}, {hi[i]}] has a single child; internal nodes need >= 2")
+    kids = np.flatnonzero(parent >= 0)
+    par = parent[kids]
+    # group siblings (sorted by start) and check each touches the previous one
+    order = np.lexsort((lo[kids], par))
+    kids, par = kids[order], par[order]
+    first = np.ones(kids.size, dtype=bool)
+    first[1:] = par[1:] != par[:-1]
+    last = np.ones(kids.size, dtype=bool)
+    last[:-1] = par[:-1] != par[1:]
+    gaps = ~first & (lo[kids] != np.roll(hi[kids], 1) + 1)
+    bad_start = first & (lo[kids] != lo[par])
+    bad_end = last & (hi[kids] != hi[par])
+    for mask in (gaps, bad_start, bad_end):
+        if mask.any():
+            p = int(par[int(np.argmax(mask))])
+            raise ValueError(f"the children of [{lo[p]}, {hi[p]}] do not partition it")

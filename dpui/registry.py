@@ -1,0 +1,40 @@
+"""The one list of pages: the router (``app.py``) and the home page both read it."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class PageInfo:
+    path: str
+    title: str
+    icon: str
+    section: str
+    blurb: str
+
+
+PAGES: tuple[PageInfo, ...] = (
+    PageInfo(
+        "pages/home.py",
+        "Overview",
+        ":material/home:",
+        "Start",
+        "What DP Explorer is for, and the dataset and epsilon the other pages share.",
+    ),
+    PageInfo(
+        "pages/tree_budgets.py",
+        "Tree & budgets",
+        ":material/account_tree:",
+        "Central DP: histograms",
+        "Build an interval tree over a histogram; see each node's coverage probability, "
+        "privacy budget and noise, and the BLUE-consistent release.",
+    ),
+)
+
+SECTIONS: tuple[str, ...] = (
+    "Start",
+    "Central DP: histograms",
+    "Central DP: mechanisms",
+    "Local DP",
+)
