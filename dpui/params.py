@@ -16,7 +16,8 @@ from typing import Any, Protocol
 
 
 class Param(Protocol):
-    name: str
+    @property
+    def name(self) -> str: ...
 
     @property
     def default(self) -> Any: ...

@@ -1,0 +1,134 @@
+"""The shared sidebar: the dataset and epsilon every page reuses.
+
+Rendered once per run by ``app.py``. Pages read the choice through
+:func:`current_histogram` and :func:`current_epsilon`, which fall back to the
+defaults when a page runs on its own. A failed upload shows its error and
+leaves the previous valid histogram in place.
+"""
+
+from __future__ import annotations
+
+import hashlib
+
+import streamlit as st
+
+from dpcore.histogram import MAX_BINS, Histogram, HistogramError, parse_histogram
+from dpui import examples, state
+from dpui.params import ChoiceParam, FloatParam
+
+UPLOADED = "uploaded"
+DATASET = ChoiceParam("data", examples.DEFAULT, examples.NAMES)
+EPSILON = FloatParam("eps", 1.0, 0.001, 100.0)
+LAYOUTS = {
+    "auto": "auto-detect (counts, or label + count)",
+    "counts": "one column of counts",
+    "labelled": "label column + count column",
+    "values": "raw values, to be binned",
+}
+
+
+def shared_controls() -> None:
+    """Dataset picker, upload and epsilon, in the sidebar."""
+    state.load((DATASET, EPSILON))
+    options = list(examples.NAMES)
+    if UPLOADED in st.session_state:
+        options.append(UPLOADED)
+    with st.sidebar:
+        st.selectbox(
+            "Dataset",
+            options,
+            key=DATASET.name,
+            format_func=_label,
+            help="Every page uses this histogram. Bundled examples are described on the Overview.",
+        )
+        with st.expander("Upload a histogram (CSV/TSV)"):
+            st.radio(
+                "Layout",
+                list(LAYOUTS),
+                format_func=LAYOUTS.get,
+                key="upload_layout",
+                on_change=_parse_upload,
+            )
+            st.number_input(
+                "Bins (raw values only)",
+                1,
+                MAX_BINS,
+                64,
+                key="upload_bins",
+                on_change=_parse_upload,
+            )
+            st.file_uploader(
+                "CSV or TSV file",
+                type=["csv", "tsv", "txt"],
+                key="upload_file",
+                on_change=_parse_upload,
+            )
+            if error := st.session_state.get("upload_error"):
+                st.error(error, icon=":material/error:")
+        st.number_input(
+            "Privacy budget ε",
+            min_value=EPSILON.lo,
+            max_value=EPSILON.hi,
+            step=0.1,
+            format="%.3f",
+            key=EPSILON.name,
+            help="The total epsilon of one release (the max root-to-leaf budget sum for trees).",
+        )
+        st.caption(
+            "Teaching and exploration tool: noise comes from numpy's generator, "
+            "which is not a hardened source for real releases."
+        )
+    state.save((DATASET, EPSILON) if current_dataset_name() != UPLOADED else (EPSILON,))
+
+
+def _label(name: str) -> str:
+    if name == UPLOADED:
+        return f"uploaded: {st.session_state[UPLOADED].name}"
+    return name
+
+
+def _parse_upload() -> None:
+    file = st.session_state.get("upload_file")
+    if file is None:
+        st.session_state.pop("upload_error", None)
+        return
+    try:
+        hist = parse_histogram(
+            file.getvalue(),
+            name=file.name,
+            layout=st.session_state.get("upload_layout", "auto"),
+            bins=int(st.session_state.get("upload_bins", 64)),
+        )
+    except HistogramError as err:
+        st.session_state["upload_error"] = (
+            f"{file.name} was not loaded: {err} The previous dataset is still in use."
+        )
+        return
+    st.session_state.pop("upload_error", None)
+    st.session_state[UPLOADED] = hist
+    st.session_state[DATASET.name] = UPLOADED
+
+
+def current_dataset_name() -> str:
+    name = st.session_state.get(DATASET.name, DATASET.default)
+    if name == UPLOADED and UPLOADED not in st.session_state:
+        return str(DATASET.default)
+    return str(name)
+
+
+def current_histogram() -> Histogram:
+    """The histogram chosen in the sidebar (the default example when none is chosen)."""
+    name = current_dataset_name()
+    if name == UPLOADED:
+        hist: Histogram = st.session_state[UPLOADED]
+        return hist
+    return examples.load(name)
+
+
+def current_epsilon() -> float:
+    return float(state.get(EPSILON))
+
+
+def histogram_digest(hist: Histogram) -> str:
+    """A content key for caching computations on ``hist``."""
+    return hashlib.blake2b(hist.counts.tobytes(), digest_size=16).hexdigest()

@@ -1,0 +1,137 @@
+"""Figure factories for the tree page: pure functions from arrays to Plotly figures."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+import numpy as np
+import plotly.graph_objects as go
+from numpy.typing import NDArray
+
+from dpcore.tree import Tree
+
+FloatArray = NDArray[np.float64]
+IntArray = NDArray[np.int64]
+
+MAX_DRAWN_NODES = 1500
+MAX_DRAWN_POINTS = 1000
+
+
+def visible_nodes(tree: Tree, first: int, last: int, max_nodes: int = MAX_DRAWN_NODES) -> IntArray:
+    """Nodes meeting bins ``[first, last]``, whole levels from the root while they fit in
+    ``max_nodes`` (the root level always fits). Closed under ancestors."""
+    chosen: list[IntArray] = []
+    total = 0
+    for level in tree.levels():
+        lo, hi = tree.lo[level], tree.hi[level]
+        start = int(np.searchsorted(hi, first, side="left"))
+        stop = int(np.searchsorted(lo, last, side="right"))
+        if stop <= start:
+            break
+        if chosen and total + (stop - start) > max_nodes:
+            break
+        chosen.append(np.arange(level.start + start, level.start + stop, dtype=np.int64))
+        total += stop - start
+    return np.concatenate(chosen)
+
+
+def tree_icicle(
+    tree: Tree,
+    nodes: IntArray,
+    first: int,
+    last: int,
+    colour: FloatArray,
+    colour_label: str,
+    hover: Mapping[str, FloatArray],
+) -> go.Figure:
+    """Icicle of ``nodes`` (root on top, bins left to right), box width = bins inside the window."""
+    width = np.minimum(tree.hi[nodes], last) - np.maximum(tree.lo[nodes], first) + 1
+    ids = nodes.astype(str)
+    parents = np.where(tree.parent[nodes] >= 0, tree.parent[nodes].astype(str), "")
+    labels = [f"[{a + 1}, {b + 1}]" for a, b in zip(tree.lo[nodes], tree.hi[nodes], strict=True)]
+    names = list(hover)
+    custom = np.column_stack([hover[name][nodes] for name in names])
+    template = "<b>bins %{label}</b><br>" + "<br>".join(
+        f"{name}: %{{customdata[{i}]:.4g}}" for i, name in enumerate(names)
+    )
+    shown = colour[nodes]
+    finite = np.isfinite(shown)
+    fig = go.Figure(
+        go.Icicle(
+            ids=ids,
+            parents=parents,
+            labels=labels,
+            values=width,
+            branchvalues="total",
+            sort=False,
+            tiling={"orientation": "v"},
+            customdata=custom,
+            hovertemplate=template + "<extra></extra>",
+            marker={
+                "colors": np.where(finite, shown, np.nan),
+                "colorscale": "Viridis",
+                "showscale": True,
+                "colorbar": {"title": {"text": colour_label}},
+            },
+            maxdepth=-1,
+        )
+    )
+    fig.update_layout(margin={"t": 10, "l": 10, "r": 10, "b": 10}, height=420)
+    return fig
+
+
+def _bucket(values: FloatArray, size: int) -> FloatArray:
+    """Sums of consecutive blocks of ``size`` bins (NaN-aware: NaN if a block has any NaN)."""
+    pad = (-values.size) % size
+    padded = np.concatenate([values, np.zeros(pad)])
+    sums: FloatArray = padded.reshape(-1, size).sum(axis=1)
+    return sums
+
+
+def histogram_comparison(
+    series: Mapping[str, FloatArray], labels: tuple[str, ...] | None
+) -> go.Figure:
+    """True vs noisy vs consistent counts; beyond ``MAX_DRAWN_POINTS`` bins, blocks are summed."""
+    n = next(iter(series.values())).size
+    block = max(1, -(-n // MAX_DRAWN_POINTS))
+    fig = go.Figure()
+    if block == 1 and labels is not None:
+        x: list[str] | IntArray = list(labels)
+    else:
+        x = np.arange(0, n, block) + 1
+    for name, values in series.items():
+        y = _bucket(values, block)
+        if n <= 64:
+            fig.add_bar(x=x, y=y, name=name)
+        else:
+            fig.add_scatter(x=x, y=y, name=name, mode="lines", line={"shape": "hv", "width": 1})
+    title = "count per bin" if block == 1 else f"count per block of {block} bins"
+    fig.update_layout(
+        barmode="group",
+        height=360,
+        margin={"t": 30, "l": 10, "r": 10, "b": 10},
+        yaxis_title=title,
+        xaxis_title="bin" if block == 1 else "first bin of block",
+        legend={"orientation": "h", "y": 1.1},
+    )
+    return fig
+
+
+def allocation_errors(errors: Mapping[str, float], chosen: str) -> go.Figure:
+    """Bar per allocation: expected squared error of a random workload range (raw tree)."""
+    names = list(errors)
+    fig = go.Figure(
+        go.Bar(
+            x=names,
+            y=[errors[name] for name in names],
+            marker_color=["#1f77b4" if name == chosen else "#aec7e8" for name in names],
+            text=[f"{errors[name]:,.4g}" for name in names],
+            textposition="outside",
+        )
+    )
+    fig.update_layout(
+        height=300,
+        margin={"t": 30, "l": 10, "r": 10, "b": 10},
+        yaxis_title="expected squared error",
+    )
+    return fig
