@@ -1,0 +1,79 @@
+"""Single-purpose baselines: Harmony (means only) and SUE / basic RAPPOR (frequencies only).
+
+- Harmony (Nguyen et al., "Collecting and Analyzing Data from Smart Device Users
+  with Local Differential Privacy", 2016): each user samples one key ``j``
+  uniformly, discretises its value (0 when the key is absent) and flips the sign
+  with probability :math:`1/(1 + e^\\varepsilon)`. The collector learns the
+  zero-filled mean :math:`f_j m_j`; as a mean-only baseline it is divided by a
+  frequency supplied by the caller (the experiment passes the *true* frequency, an
+  advantage for Harmony that the page states).
+- SUE (symmetric unary encoding = basic one-time RAPPOR): one item per user by
+  padding-and-sampling with length ``l``, unary-encoded over ``d + l`` bits,
+  each bit flipped at ``eps / 2``; :math:`\\hat f = l \\cdot \\hat f_{SUE}`.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numpy.typing import NDArray
+
+from dpcore.ldp import oracles
+from dpcore.ldp.data import KVData
+from dpcore.ldp.sampling import PLUS, domain_sample, padding_sample
+
+
+def harmony_keep_probability(eps: float) -> float:
+    """:math:`p = e^\\varepsilon / (1 + e^\\varepsilon)`."""
+    return math.exp(eps) / (1 + math.exp(eps))
+
+
+def harmony_channel(eps: float) -> NDArray[np.float64]:
+    """``P[state, report]`` for states (absent, +1, -1) and reports (+1, -1)."""
+    p = harmony_keep_probability(eps)
+    return np.array([[0.5, 0.5], [p, 1 - p], [1 - p, p]])
+
+
+def harmony_perturb(
+    data: KVData, eps: float, *, rng: np.random.Generator
+) -> tuple[NDArray[np.int64], NDArray[np.int8]]:
+    """Client side: ``(sampled key, ±1)``; absent keys discretise the value 0."""
+    keys, state = domain_sample(data, rng=rng)
+    # domain_sample already discretised the held value; absent keys get a fair coin.
+    coin = np.where(rng.random(keys.size) < 0.5, 1, -1)
+    sign = np.where(state == PLUS, 1, np.where(state == 0, coin, -1))
+    keep = rng.random(keys.size) < harmony_keep_probability(eps)
+    return keys, np.where(keep, sign, -sign).astype(np.int8)
+
+
+def harmony_estimate(
+    keys: NDArray[np.int64],
+    signs: NDArray[np.int8],
+    d: int,
+    eps: float,
+    frequency: NDArray[np.float64],
+) -> NDArray[np.float64]:
+    """Means :math:`\\hat m_j = \\mathrm{clip}(\\hat g_j / f_j)` with the unbiased
+    zero-filled mean :math:`\\hat g_j = \\bar r_j / (2p - 1)`."""
+    p = harmony_keep_probability(eps)
+    n_j = np.maximum(np.bincount(keys, minlength=d), 1)
+    g = np.bincount(keys, weights=signs.astype(np.float64), minlength=d) / n_j / (2 * p - 1)
+    safe = np.where(frequency > 0, frequency, 1.0)
+    return np.where(frequency > 0, np.clip(g / safe, -1.0, 1.0), 0.0)
+
+
+def sue_counts(
+    data: KVData, eps: float, length: int, *, rng: np.random.Generator
+) -> NDArray[np.int64]:
+    """Client side, aggregated: 1-bit counts of the ``d + l`` positions (exact in
+    distribution, see :func:`dpcore.ldp.oracles.sue_counts`)."""
+    items = padding_sample(data, length, rng=rng).keys
+    return oracles.sue_counts(items, eps, data.d + length, rng=rng)
+
+
+def sue_estimate(
+    counts: NDArray[np.int64], n: int, d: int, eps: float, length: int
+) -> NDArray[np.float64]:
+    """Server side: :math:`\\hat f_k = l \\cdot (C_k / n - q)/(p - q)` for ``k < d``."""
+    return length * oracles.sue_estimate(counts[:d], n, eps)

@@ -1,0 +1,307 @@
+"""Key-value datasets for local DP: a flat (CSR) layout, synthetic generators and CSV loading.
+
+User ``i`` holds the pairs ``keys[offsets[i]:offsets[i+1]]`` with values
+``values[offsets[i]:offsets[i+1]]``; keys are ``0..d-1``, at most one pair per
+key and user, values in ``[-1, 1]``. Every algorithm works on the flat arrays,
+so a million users never means a Python loop over users.
+
+The generators stand in for the datasets of the HISKV paper (Zhang et al.,
+TalkingData, JData, GAUSS, LNR), which are not available; their assumptions are
+stated in each docstring and on the page (spec 04, "Data").
+"""
+
+from __future__ import annotations
+
+import io
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Literal
+
+import numpy as np
+import pandas as pd
+from numpy.typing import NDArray
+
+KeyModel = Literal["gauss", "lnr", "uniform"]
+LengthModel = Literal["heavy", "uniform"]
+KEY_MODELS: tuple[KeyModel, ...] = ("gauss", "lnr", "uniform")
+LENGTH_MODELS: tuple[LengthModel, ...] = ("heavy", "uniform")
+
+
+class KVDataError(ValueError):
+    """A key-value dataset that cannot be used, with a message meant for the user."""
+
+
+@dataclass(frozen=True)
+class KVData:
+    """Key-value pairs of ``n`` users in CSR layout.
+
+    Attributes
+    ----------
+    offsets : (n + 1,) int64, non-decreasing, ``offsets[0] = 0``.
+    keys : (nnz,) int64 in ``[0, d)``, distinct within a user.
+    values : (nnz,) float64 in ``[-1, 1]``.
+    d : size of the key domain.
+    key_labels : optional names of the keys (from a CSV).
+    """
+
+    offsets: NDArray[np.int64]
+    keys: NDArray[np.int64]
+    values: NDArray[np.float64]
+    d: int
+    key_labels: tuple[str, ...] | None = None
+
+    def __post_init__(self) -> None:
+        if self.offsets.ndim != 1 or self.offsets.size < 1 or self.offsets[0] != 0:
+            raise ValueError("offsets must be a 1-D array starting at 0")
+        if self.offsets[-1] != self.keys.size or self.keys.size != self.values.size:
+            raise ValueError("offsets[-1], keys and values must agree in size")
+        if self.d < 1:
+            raise ValueError("the key domain must hold at least one key")
+
+    @property
+    def n_users(self) -> int:
+        return int(self.offsets.size - 1)
+
+    @property
+    def lengths(self) -> NDArray[np.int64]:
+        """Number of pairs ``l_i`` of each user."""
+        return np.diff(self.offsets)
+
+    def user_of_pair(self) -> NDArray[np.int64]:
+        """The user index of every flat pair."""
+        return np.repeat(np.arange(self.n_users, dtype=np.int64), self.lengths)
+
+    def true_frequency(self) -> NDArray[np.float64]:
+        """:math:`f_k = |\\{i : k \\in S_i\\}| / n` for every key."""
+        counts = np.bincount(self.keys, minlength=self.d).astype(np.float64)
+        return counts / max(self.n_users, 1)
+
+    def true_mean(self) -> NDArray[np.float64]:
+        """:math:`m_k` = mean value of key ``k`` over its holders (0 where nobody holds it)."""
+        counts = np.bincount(self.keys, minlength=self.d).astype(np.float64)
+        sums = np.bincount(self.keys, weights=self.values, minlength=self.d)
+        return np.divide(sums, counts, out=np.zeros(self.d), where=counts > 0)
+
+    def subset(self, users: NDArray[np.int64]) -> KVData:
+        """The dataset restricted to ``users`` (in that order)."""
+        starts = self.offsets[users]
+        lengths = self.offsets[users + 1] - starts
+        new_offsets = np.zeros(users.size + 1, dtype=np.int64)
+        np.cumsum(lengths, out=new_offsets[1:])
+        flat = np.repeat(starts - new_offsets[:-1], lengths) + np.arange(new_offsets[-1])
+        return KVData(new_offsets, self.keys[flat], self.values[flat], self.d, self.key_labels)
+
+
+def from_pairs(
+    users: NDArray[np.int64], keys: NDArray[np.int64], values: NDArray[np.float64], d: int
+) -> KVData:
+    """Build :class:`KVData` from parallel pair arrays (users ``0..n-1``, any order).
+
+    >>> data = from_pairs(np.array([1, 0, 1]), np.array([2, 0, 0]), np.array([0.5, -1, 1]), 3)
+    >>> data.lengths.tolist(), data.true_frequency().tolist(), data.true_mean().tolist()
+    ([1, 2], [1.0, 0.0, 0.5], [0.0, 0.0, 0.5])
+    """
+    order = np.lexsort((keys, users))
+    n = int(users.max()) + 1 if users.size else 0
+    offsets = np.zeros(n + 1, dtype=np.int64)
+    np.cumsum(np.bincount(users, minlength=n), out=offsets[1:])
+    return KVData(offsets, keys[order].astype(np.int64), values[order].astype(np.float64), d)
+
+
+def key_weights(model: KeyModel, d: int) -> NDArray[np.float64]:
+    """Relative popularity of each key under a generator's key model.
+
+    .. math::
+        w_k \\propto \\exp(-k^2 / (2\\sigma^2)),\\ \\sigma = d/2 \\ \\text{(gauss: folded normal)};
+        \\quad w_k \\propto d - k \\ \\text{(lnr)};\\quad w_k \\propto 1 \\ \\text{(uniform)}.
+
+    >>> key_weights("lnr", 4).tolist()
+    [0.4, 0.3, 0.2, 0.1]
+    """
+    k = np.arange(d, dtype=np.float64)
+    if model == "gauss":
+        sigma = d / 2.0
+        w = np.exp(-(k**2) / (2.0 * sigma**2))
+    elif model == "lnr":
+        w = d - k
+    elif model == "uniform":
+        w = np.ones(d)
+    else:
+        raise ValueError(f"unknown key model {model!r}; expected one of {KEY_MODELS}")
+    return np.asarray(w / w.sum(), dtype=np.float64)
+
+
+def key_means(model: KeyModel, d: int, *, rng: np.random.Generator) -> NDArray[np.float64]:
+    """Per-key population means: N(0,1) truncated to [-1,1] (gauss), linear from -1 to 1
+    (lnr), uniform on [-1,1] (uniform)."""
+    if model == "gauss":
+        means = rng.standard_normal(d)
+        bad = np.abs(means) > 1.0
+        while bad.any():  # rejection sampling = exact truncation
+            means[bad] = rng.standard_normal(int(bad.sum()))
+            bad = np.abs(means) > 1.0
+        return means
+    if model == "lnr":
+        return np.linspace(-1.0, 1.0, d)
+    if model == "uniform":
+        return rng.uniform(-1.0, 1.0, d)
+    raise ValueError(f"unknown key model {model!r}; expected one of {KEY_MODELS}")
+
+
+def sample_lengths(
+    model: LengthModel, n_users: int, max_length: int, *, rng: np.random.Generator
+) -> NDArray[np.int64]:
+    """Set lengths ``l_i`` in ``[1, max_length]``.
+
+    ``heavy``: ``ceil`` of a log-normal with median 15 and log-sd 0.6, which puts about
+    2% of users at 50 pairs or more, like the TalkingData length histogram in the HISKV
+    paper (98% of users below 50), then capped at ``max_length``. ``uniform``: uniform
+    on ``1..max_length``.
+    """
+    if max_length < 1:
+        raise ValueError("max_length must be at least 1")
+    if model == "heavy":
+        raw = np.ceil(rng.lognormal(mean=np.log(15.0), sigma=0.6, size=n_users))
+        return np.clip(raw, 1, max_length).astype(np.int64)
+    if model == "uniform":
+        return rng.integers(1, max_length + 1, size=n_users, dtype=np.int64)
+    raise ValueError(f"unknown length model {model!r}; expected one of {LENGTH_MODELS}")
+
+
+def _distinct_keys(
+    lengths: NDArray[np.int64], weights: NDArray[np.float64], rng: np.random.Generator
+) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
+    """Per user, ``lengths[i]`` distinct keys by successive sampling from ``weights``.
+
+    Draws with replacement, keeps the first occurrence of each key per user (which is
+    exactly sampling without replacement in draw order), and redraws for users still
+    short. Returns (user, key) arrays sorted by user.
+    """
+    d = weights.size
+    users = np.empty(0, dtype=np.int64)
+    keys = np.empty(0, dtype=np.int64)
+    missing = lengths.copy()
+    for _ in range(200):
+        short = np.flatnonzero(missing > 0)
+        if short.size == 0:
+            break
+        draws = np.ceil(missing[short] * 1.25).astype(np.int64) + 2
+        new_users = np.repeat(short, draws)
+        new_keys = rng.choice(d, size=new_users.size, p=weights).astype(np.int64)
+        all_users = np.concatenate([users, new_users])
+        all_keys = np.concatenate([keys, new_keys])
+        _, first = np.unique(all_users * d + all_keys, return_index=True)
+        first.sort()  # keep draw order: accepted pairs come first
+        all_users, all_keys = all_users[first], all_keys[first]
+        order = np.argsort(all_users, kind="stable")
+        all_users, all_keys = all_users[order], all_keys[order]
+        starts = np.searchsorted(all_users, all_users, side="left")
+        rank = np.arange(all_users.size) - starts
+        keep = rank < lengths[all_users]
+        users, keys = all_users[keep], all_keys[keep]
+        missing = lengths - np.bincount(users, minlength=lengths.size)
+    else:
+        raise RuntimeError("could not draw enough distinct keys; lower max_length")
+    return users, keys
+
+
+def generate(
+    n_users: int,
+    d: int,
+    *,
+    keys: KeyModel = "gauss",
+    lengths: LengthModel = "heavy",
+    max_length: int = 50,
+    value_sd: float = 0.3,
+    rng: np.random.Generator,
+) -> KVData:
+    """A synthetic key-value dataset (assumptions, since the paper's data are unavailable).
+
+    Keys of each user are distinct, drawn by successive sampling from
+    :func:`key_weights`; set lengths from :func:`sample_lengths`, capped at ``d``. A
+    user's value for key ``k`` is ``clip(mu_k + N(0, value_sd^2), -1, 1)`` with
+    ``mu_k`` from :func:`key_means`; the targets ``f_k, m_k`` are always computed from
+    the drawn data, so clipping never biases an error measurement.
+
+    >>> data = generate(500, 20, max_length=5, rng=np.random.default_rng(0))
+    >>> data.n_users, int(data.lengths.max()) <= 5, bool(np.all(np.abs(data.values) <= 1))
+    (500, True, True)
+    """
+    if n_users < 1:
+        raise ValueError("need at least one user")
+    lens = sample_lengths(lengths, n_users, min(max_length, d), rng=rng)
+    _, flat_keys = _distinct_keys(lens, key_weights(keys, d), rng)
+    mu = key_means(keys, d, rng=rng)
+    values = np.clip(mu[flat_keys] + value_sd * rng.standard_normal(flat_keys.size), -1, 1)
+    offsets = np.zeros(n_users + 1, dtype=np.int64)
+    np.cumsum(lens, out=offsets[1:])
+    return KVData(offsets, flat_keys, values, d)
+
+
+def _rows(mask: NDArray[np.bool_], limit: int = 5) -> str:
+    """CSV line numbers (header = line 1) of the first offending rows."""
+    lines = (np.flatnonzero(mask)[:limit] + 2).tolist()
+    more = int(mask.sum()) - len(lines)
+    return ", ".join(map(str, lines)) + (f" and {more} more" if more > 0 else "")
+
+
+def read_kv_csv(source: str | Path | bytes | io.IOBase) -> KVData:
+    """Load a ``user,key,value`` CSV; raise :class:`KVDataError` with a clear message.
+
+    Users and keys may be any labels; keys are numbered in sorted order and kept as
+    ``key_labels``, ``d`` is the number of distinct keys. Rejected (nothing is fixed
+    silently): missing columns, no rows, empty user/key/value cells, non-numeric
+    values, values outside ``[-1, 1]``, and a user holding the same key twice.
+
+    >>> data = read_kv_csv(b"user,key,value\\nu1,apple,0.5\\nu2,apple,-1\\nu2,pear,1\\n")
+    >>> data.d, data.key_labels, data.true_mean().tolist()
+    (2, ('apple', 'pear'), [-0.25, 1.0])
+    >>> read_kv_csv(b"user,key,value\\nu1,a,2\\n")
+    Traceback (most recent call last):
+    ...
+    dpcore.ldp.data.KVDataError: values must lie in [-1, 1]; see line(s) 2
+    """
+    if isinstance(source, bytes):
+        source = io.BytesIO(source)
+    try:
+        frame = pd.read_csv(source, dtype=str, keep_default_na=False, skipinitialspace=True)
+    except pd.errors.EmptyDataError:
+        raise KVDataError("the file is empty; expected a header 'user,key,value'") from None
+    except (pd.errors.ParserError, UnicodeDecodeError) as err:
+        raise KVDataError(f"not a readable CSV file ({err})") from None
+    frame.columns = [str(c).strip().lower() for c in frame.columns]
+    missing = [c for c in ("user", "key", "value") if c not in frame.columns]
+    if missing:
+        raise KVDataError(
+            f"missing column(s) {', '.join(missing)}; expected a header 'user,key,value'"
+        )
+    if frame.empty:
+        raise KVDataError("the file has a header but no rows")
+    user = frame["user"].str.strip()
+    key = frame["key"].str.strip()
+    raw_value = frame["value"].str.strip()
+    for name, col in (("user", user), ("key", key), ("value", raw_value)):
+        empty = (col == "").to_numpy()
+        if empty.any():
+            raise KVDataError(f"empty {name} cell(s); see line(s) {_rows(empty)}")
+    value = pd.to_numeric(raw_value, errors="coerce").to_numpy(dtype=np.float64)
+    bad = ~np.isfinite(value)
+    if bad.any():
+        raise KVDataError(f"values must be numbers; see line(s) {_rows(bad)}")
+    outside = np.abs(value) > 1.0
+    if outside.any():
+        raise KVDataError(f"values must lie in [-1, 1]; see line(s) {_rows(outside)}")
+    dup = frame.assign(user=user, key=key).duplicated(subset=["user", "key"]).to_numpy()
+    if dup.any():
+        raise KVDataError(
+            f"a user holds the same key twice (one pair per key allowed); see line(s) {_rows(dup)}"
+        )
+    user_codes, _ = pd.factorize(user, sort=True)
+    key_codes, key_labels = pd.factorize(key, sort=True)
+    data = from_pairs(
+        np.asarray(user_codes, dtype=np.int64),
+        np.asarray(key_codes, dtype=np.int64),
+        value,
+        len(key_labels),
+    )
+    return replace(data, key_labels=tuple(str(k) for k in key_labels))

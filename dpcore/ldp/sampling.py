@@ -1,0 +1,101 @@
+"""Client-side sampling steps shared by the key-value mechanisms (vectorized over users).
+
+- :func:`padding_sample` (PCKV's padding-and-sampling, used by HISKV and PCKV):
+  one pair per user from the set truncated or padded to length ``L``.
+- :func:`domain_sample` (PrivKV, KVUE, KVOH, Harmony): one key index drawn
+  uniformly from the whole domain and the user's state for it.
+- :func:`discretise`: a value in ``[-1, 1]`` becomes ``±1`` with the same mean.
+
+References: Gu et al., "PCKV", USENIX Security 2020; Ye et al., "PrivKV",
+IEEE S&P 2019; Zhang et al., HISKV (spec 04).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from numpy.typing import NDArray
+
+from dpcore.ldp.data import KVData
+
+# State of a sampled key in domain sampling: not held, held with value +1, with -1.
+ABSENT, PLUS, MINUS = 0, 1, 2
+
+
+@dataclass(frozen=True)
+class SampledPairs:
+    """One pair per user: ``keys`` in ``[0, d + L)`` (``>= d`` are dummies), values."""
+
+    keys: NDArray[np.int64]
+    values: NDArray[np.float64]
+
+
+def discretise(values: NDArray[np.float64], *, rng: np.random.Generator) -> NDArray[np.int8]:
+    """``+1`` with probability :math:`(1+v)/2`, else ``-1``: unbiased, :math:`E = v`.
+
+    >>> discretise(np.array([1.0, -1.0]), rng=np.random.default_rng(0)).tolist()
+    [1, -1]
+    """
+    plus = rng.random(values.size) < (1.0 + values) / 2.0
+    return np.where(plus, 1, -1).astype(np.int8)
+
+
+def padding_sample(data: KVData, length: int, *, rng: np.random.Generator) -> SampledPairs:
+    """Padding-and-sampling with length ``L``, one pair per user.
+
+    A user with :math:`l_i \\ge L` picks one of its own pairs uniformly (the same law as
+    truncating to ``L`` pairs without replacement and picking one of those); a user with
+    :math:`l_i < L` is padded with :math:`L - l_i` distinct dummies
+    :math:`\\langle d + j, 0\\rangle`, :math:`j \\in 0..L-1`, and picks one of the ``L``
+    pairs uniformly, so
+
+    .. math::
+        P(\\text{real pair}) = 1/\\max(l_i, L),\\qquad
+        P(\\text{dummy } j) = (L - l_i)^+ / L^2 .
+
+    Empty sets (``l_i = 0``) are allowed and always yield a dummy.
+    """
+    if length < 1:
+        raise ValueError("the padding length L must be at least 1")
+    lengths = data.lengths
+    n = lengths.size
+    slots = np.maximum(lengths, length)
+    pick = np.minimum((rng.random(n) * slots).astype(np.int64), slots - 1)
+    real = pick < lengths
+    flat = data.offsets[:-1] + np.where(real, pick, 0)
+    flat = np.minimum(flat, max(data.keys.size - 1, 0))
+    dummy_keys = data.d + rng.integers(0, length, size=n)
+    if data.keys.size:
+        keys = np.where(real, data.keys[flat], dummy_keys)
+        values = np.where(real, data.values[flat], 0.0)
+    else:
+        keys, values = dummy_keys, np.zeros(n)
+    return SampledPairs(keys.astype(np.int64), values.astype(np.float64))
+
+
+def domain_sample(
+    data: KVData, *, rng: np.random.Generator
+) -> tuple[NDArray[np.int64], NDArray[np.int8]]:
+    """Each user draws a key ``j`` uniformly from ``0..d-1`` and reports its state.
+
+    Returns ``(j, state)`` with state :data:`ABSENT`, :data:`PLUS` or :data:`MINUS`
+    (the held value discretised by :func:`discretise`). Lookup of "does user i hold
+    j" is one ``searchsorted`` on the flat arrays, which are sorted by key per user
+    when built by :func:`dpcore.ldp.data.from_pairs`; for other layouts a sorted copy
+    is used.
+    """
+    n = data.n_users
+    sampled = rng.integers(0, data.d, size=n, dtype=np.int64)
+    user = data.user_of_pair()
+    code = user * data.d + data.keys
+    order = None if np.all(code[1:] > code[:-1]) else np.argsort(code, kind="stable")
+    sorted_code = code if order is None else code[order]
+    target = np.arange(n, dtype=np.int64) * data.d + sampled
+    pos = np.minimum(np.searchsorted(sorted_code, target), max(code.size - 1, 0))
+    held = sorted_code[pos] == target if code.size else np.zeros(n, dtype=bool)
+    flat = pos if order is None else order[pos]
+    value = np.where(held, data.values[flat] if code.size else 0.0, 0.0)
+    sign = discretise(value, rng=rng)
+    state = np.where(held, np.where(sign > 0, PLUS, MINUS), ABSENT).astype(np.int8)
+    return sampled, state
