@@ -216,3 +216,45 @@ def truncated_frequency(data: KVData, length: int) -> NDArray[np.float64]:
     weight = np.minimum(1.0, length / np.maximum(data.lengths, 1))
     per_pair = np.repeat(weight, data.lengths)
     return np.bincount(data.keys, weights=per_pair, minlength=data.d) / max(data.n_users, 1)
+
+
+@dataclass(frozen=True)
+class FrequencyError:
+    """Per-key bias and variance of :math:`\\hat f_k` at a given ``L`` (exact, closed form)."""
+
+    bias: NDArray[np.float64]
+    variance: NDArray[np.float64]
+
+    @property
+    def mse(self) -> NDArray[np.float64]:
+        return np.asarray(self.bias**2 + self.variance, dtype=np.float64)
+
+
+def frequency_error(
+    data: KVData, length: int, probs: PairProbabilities, n_reports: int
+) -> FrequencyError:
+    """Exact bias and variance of HISKV's :math:`\\hat f_k` with truncation, when
+    ``n_reports`` users distributed like ``data`` report at length ``L``.
+
+    User ``i`` reports a pair of key ``k`` with probability :math:`\\pi_i = b +
+    (a - b) w_i / L` if it holds ``k`` (:math:`w_i = \\min(1, L/l_i)`), else ``b``
+    (:math:`a = p_1 + q_1`, :math:`b = 2 q_2`). Counts are sums of independent
+    Bernoullis, so with :math:`\\bar{\\cdot}` the average over users,
+
+    .. math::
+        E\\hat f_k - f_k = \\overline{w\\,[k \\in S]} - f_k,\\qquad
+        \\mathrm{Var}\\,\\hat f_k = \\frac{L^2\\,\\overline{\\pi(1-\\pi)}}{n' (a-b)^2},
+
+    which without truncation (all :math:`w_i = 1`) is the closed form of
+    :func:`dpcore.ldp.pairs.frequency_variance`.
+    """
+    a, b = probs.p1 + probs.q1, 2.0 * probs.q2
+    n = max(data.n_users, 1)
+    w = np.repeat(np.minimum(1.0, length / np.maximum(data.lengths, 1)), data.lengths)
+    sum_w = np.bincount(data.keys, weights=w, minlength=data.d)
+    sum_w2 = np.bincount(data.keys, weights=w**2, minlength=data.d)
+    slope = (a - b) / length
+    # sum over all users of pi (1 - pi): b(1-b) for everyone, plus holders' extra terms
+    total = n * b * (1 - b) + slope * (1 - 2 * b) * sum_w - slope**2 * sum_w2
+    variance = length**2 * (total / n) / (n_reports * (a - b) ** 2)
+    return FrequencyError(sum_w / n - data.true_frequency(), np.asarray(variance))
