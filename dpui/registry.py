@@ -30,6 +30,14 @@ PAGES: tuple[PageInfo, ...] = (
         "Build an interval tree over a histogram; see each node's coverage probability, "
         "privacy budget and noise, and the BLUE-consistent release.",
     ),
+    PageInfo(
+        "pages/laplace.py",
+        "Laplace mechanism",
+        ":material/bar_chart:",
+        "Central DP: mechanisms",
+        "Add Laplace noise to a real histogram (gapminder populations); compare the textbook "
+        "max-error bound ln(k/δ)·Δf/ε with the exact width and a simulation.",
+    ),
 )
 
 SECTIONS: tuple[str, ...] = (

@@ -1,0 +1,191 @@
+"""State and cached computations behind the "Laplace mechanism" page.
+
+Max-error simulations are run at unit scale (b = 1) and keyed by ``(k, trials,
+seed)``: the max error scales linearly with b, so moving the ε or b control
+rescales cached results instead of re-simulating.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import plotly.express as px
+import streamlit as st
+from numpy.typing import NDArray
+
+from dpcore.mechanisms import (
+    laplace_expected_max_error,
+    laplace_max_error_bound,
+    laplace_max_error_exact,
+    laplace_max_error_tail,
+    laplace_mechanism,
+    simulate_laplace_max_error,
+)
+from dpui.params import ChoiceParam, FloatParam, IntParam
+
+ASSETS = Path(__file__).resolve().parent.parent / "assets"
+
+GAPMINDER_YEARS = tuple(str(year) for year in range(1952, 2008, 5))
+SOURCES = {
+    "gapminder": "country populations (gapminder, seed experiment)",
+    "sidebar": "the sidebar's histogram",
+}
+SCALE_MODES = {
+    "eps": "ε from the sidebar (b = Δf/ε)",
+    "scale": "noise scale b directly",
+}
+
+SOURCE = ChoiceParam("lap_source", "gapminder", tuple(SOURCES))
+YEAR = ChoiceParam("lap_year", "2007", GAPMINDER_YEARS)
+POP_MAX = FloatParam("lap_pop_max", 5.0, 0.1, 2000.0)
+SCALE_MODE = ChoiceParam("lap_scale_mode", "eps", tuple(SCALE_MODES))
+SCALE = FloatParam("lap_b", 1.0, 1e-3, 1e9)
+SENSITIVITY = FloatParam("lap_sens", 1.0, 1e-6, 1e9)
+DELTA = FloatParam("lap_delta", 0.05, 1e-9, 0.99)
+K2 = IntParam("lap_k2", 10_000, 1, 1_000_000)
+TRIALS = IntParam("lap_trials", 1000, 100, 10_000)
+SEED = IntParam("lap_seed", 0, 0, 2**31 - 1)
+PARAMS = (SOURCE, YEAR, POP_MAX, SCALE_MODE, SCALE, SENSITIVITY, DELTA, K2, TRIALS, SEED)
+
+# A simulation draws at most this many Laplace values (about 0.4 s); beyond it the
+# number of trials is reduced for large k, and the page says so.
+MAX_SIMULATED_DRAWS = 10_000_000
+SWEEP_MAX_K = 10_000
+SWEEP_DELTAS = tuple(float(d) for d in np.geomspace(1e-4, 0.5, 25))
+
+
+def prose() -> str:
+    return (ASSETS / "laplace.md").read_text(encoding="utf-8")
+
+
+@st.cache_data(show_spinner=False)
+def gapminder_populations(year: int, below_millions: float) -> pd.DataFrame:
+    """Countries with population below ``below_millions`` million in ``year`` (sorted by name)."""
+    table = px.data.gapminder()
+    rows = table[(table["year"] == year) & (table["pop"] < below_millions * 1e6)]
+    populations: pd.DataFrame = (
+        rows[["country", "pop"]]
+        .sort_values("country")
+        .rename(columns={"pop": "population"})
+        .reset_index(drop=True)
+    )
+    return populations
+
+
+@dataclass(frozen=True)
+class Release:
+    """One Laplace release of a count vector, with the numbers the page reports."""
+
+    noisy: NDArray[np.float64]
+    noise: NDArray[np.float64]
+    scale: float
+    bound: float
+    exact: float
+
+
+def release(
+    counts: NDArray[np.float64], *, eps: float, sensitivity: float, delta: float, seed: int
+) -> Release:
+    """Noisy counts (seeded, so a link reproduces the draw) and the max-error widths."""
+    noisy = laplace_mechanism(
+        counts, eps=eps, sensitivity=sensitivity, rng=np.random.default_rng(seed)
+    )
+    k = counts.size
+    return Release(
+        noisy=noisy,
+        noise=noisy - counts,
+        scale=sensitivity / eps,
+        bound=laplace_max_error_bound(k, delta, eps, sensitivity),
+        exact=laplace_max_error_exact(k, delta, eps, sensitivity),
+    )
+
+
+def effective_trials(k: int, trials: int) -> int:
+    """Trials actually simulated for ``k``: capped so that ``k * trials`` stays bounded."""
+    return max(50, min(trials, MAX_SIMULATED_DRAWS // k))
+
+
+@st.cache_data(max_entries=64, show_spinner=False)
+def unit_maxima(k: int, trials: int, seed: int) -> NDArray[np.float64]:
+    """Simulated ``max_i |Y_i|`` at b = 1, sorted; an independent stream per (seed, k)."""
+    rng = np.random.default_rng([seed, k])
+    maxima = simulate_laplace_max_error(
+        k, eps=1.0, sensitivity=1.0, trials=effective_trials(k, trials), rng=rng
+    )
+    return np.sort(maxima)
+
+
+def sweep_ks(k: int, k2: int) -> tuple[int, ...]:
+    """A log-spaced grid of k up to ``SWEEP_MAX_K``, plus the page's own two k."""
+    grid = {int(v) for v in np.unique(np.round(np.geomspace(1, SWEEP_MAX_K, 17)))}
+    return tuple(sorted(grid | {k, k2}))
+
+
+def max_error_vs_k(
+    ks: tuple[int, ...], delta: float, scale: float, trials: int, seed: int
+) -> pd.DataFrame:
+    """Bound, exact and simulated (1-δ)-quantile of the max error, per k."""
+    rows = []
+    for k in ks:
+        maxima = unit_maxima(k, trials, seed)
+        rows.append(
+            {
+                "k": k,
+                "bound ln(k/δ)·b": laplace_max_error_bound(k, delta, 1.0, 1.0) * scale,
+                "exact t*·b": laplace_max_error_exact(k, delta, 1.0, 1.0) * scale,
+                "simulated (1-δ)-quantile": float(np.quantile(maxima, 1.0 - delta)) * scale,
+                "mean max error b·H_k": laplace_expected_max_error(k, 1.0, 1.0) * scale,
+                "trials": maxima.size,
+            }
+        )
+    return pd.DataFrame(rows)
+
+
+def max_error_vs_delta(k: int, scale: float, trials: int, seed: int) -> pd.DataFrame:
+    """Bound, exact and simulated (1-δ)-quantile of the max error for a grid of δ at fixed k."""
+    maxima = unit_maxima(k, trials, seed)
+    deltas = np.array(SWEEP_DELTAS)
+    return pd.DataFrame(
+        {
+            "δ": deltas,
+            "bound ln(k/δ)·b": [laplace_max_error_bound(k, d, 1.0, 1.0) * scale for d in deltas],
+            "exact t*·b": [laplace_max_error_exact(k, d, 1.0, 1.0) * scale for d in deltas],
+            "simulated (1-δ)-quantile": np.quantile(maxima, 1.0 - deltas) * scale,
+        }
+    )
+
+
+def two_k_comparison(
+    ks: tuple[int, int], delta: float, scale: float, trials: int, seed: int
+) -> pd.DataFrame:
+    """The seed's check, done with probabilities: how often does the max noise pass the bound?
+
+    One draw per k counts the noise values beyond the bound (expected count
+    ``k · δ/k = δ``: each coordinate exceeds with probability at most ``δ/k``);
+    the simulation gives the frequency of *any* value passing it, next to its
+    exact probability ``1 - (1 - δ/k)^k`` (close to, and below, δ).
+    """
+    rows = []
+    for k in ks:
+        one_draw = np.abs(np.random.default_rng([seed, k, 1]).laplace(0.0, 1.0, size=k))
+        maxima = unit_maxima(k, trials, seed)
+        bound = laplace_max_error_bound(k, delta, 1.0, 1.0)
+        exact = laplace_max_error_exact(k, delta, 1.0, 1.0)
+        rows.append(
+            {
+                "k": k,
+                "bound ln(k/δ)·b": bound * scale,
+                "exact t*·b": exact * scale,
+                "largest |noise| in one draw": float(one_draw.max()) * scale,
+                "values beyond the bound in that draw": int((one_draw >= bound).sum()),
+                "expected number beyond the bound": k * math.exp(-bound),
+                "P[max ≥ bound], exact": laplace_max_error_tail(bound, k, 1.0, 1.0),
+                "P[max ≥ bound], simulated": float(np.mean(maxima >= bound)),
+                "trials": maxima.size,
+            }
+        )
+    return pd.DataFrame(rows)

@@ -1,0 +1,196 @@
+"""Laplace mechanism: true vs noisy counts, the noise, and the max-error bound vs the truth."""
+
+import pandas as pd
+import streamlit as st
+
+from dpui import mechanisms_figures as figures
+from dpui import mechanisms_laplace as lap
+from dpui import sidebar, state
+from dpui.mechanisms_laplace import (
+    DELTA,
+    K2,
+    POP_MAX,
+    SCALE,
+    SCALE_MODE,
+    SEED,
+    SENSITIVITY,
+    SOURCE,
+    TRIALS,
+    YEAR,
+)
+
+st.title("Laplace mechanism")
+st.caption(
+    "Add Lap(Δf/ε) noise to every entry of a vector query, and compare the textbook accuracy "
+    "bound with the exact probability and a simulation. Teaching and exploration tool: "
+    "numpy's generator is not a hardened noise source."
+)
+state.load(lap.PARAMS)
+
+
+def new_noise() -> None:
+    st.session_state[SEED.name] = (st.session_state[SEED.name] + 1) % (SEED.hi + 1)
+
+
+with st.container(border=True):
+    c1, c2, c3, c4 = st.columns([1.4, 1.3, 1, 1])
+    c1.selectbox("Data", list(lap.SOURCES), format_func=lap.SOURCES.__getitem__, key=SOURCE.name)
+    if st.session_state[SOURCE.name] == "gapminder":
+        y1, y2 = c1.columns(2)
+        y1.selectbox("Year", lap.GAPMINDER_YEARS, key=YEAR.name)
+        y2.number_input(
+            "Population below (millions)",
+            POP_MAX.lo,
+            POP_MAX.hi,
+            step=1.0,
+            key=POP_MAX.name,
+            help="The seed kept only countries under a population threshold.",
+        )
+    c2.radio(
+        "Noise set by",
+        list(lap.SCALE_MODES),
+        format_func=lap.SCALE_MODES.__getitem__,
+        key=SCALE_MODE.name,
+    )
+    if st.session_state[SCALE_MODE.name] == "scale":
+        c2.number_input("Noise scale b", SCALE.lo, SCALE.hi, format="%g", key=SCALE.name)
+    c3.number_input(
+        "L1 sensitivity Δf",
+        SENSITIVITY.lo,
+        SENSITIVITY.hi,
+        format="%g",
+        key=SENSITIVITY.name,
+        help="1 for counts of disjoint groups: adding or removing one person moves one count by 1.",
+    )
+    c3.number_input("δ (failure probability)", DELTA.lo, DELTA.hi, format="%g", key=DELTA.name)
+    c4.number_input("Noise seed", SEED.lo, SEED.hi, key=SEED.name)
+    c4.button("New noise", on_click=new_noise, help="Draw a fresh release (seed + 1).")
+state.save(lap.PARAMS)
+
+if state.get(SOURCE) == "gapminder":
+    year, below = int(state.get(YEAR)), float(state.get(POP_MAX))
+    table = lap.gapminder_populations(year, below)
+    if table.empty:
+        st.warning(
+            f"No country had fewer than {below:g} million people in {year}; raise the threshold."
+        )
+        st.stop()
+    labels = tuple(table["country"])
+    counts = table["population"].to_numpy(dtype=float)
+    described = (
+        f"populations of the {len(labels)} countries below {below:g} million in {year} (gapminder)"
+    )
+else:
+    hist = sidebar.current_histogram()
+    labels = hist.labels or tuple(str(i + 1) for i in range(hist.n_bins))
+    counts = hist.counts
+    described = f"the {hist.n_bins:,} bins of '{hist.name}' (sidebar)"
+
+sensitivity, delta = float(state.get(SENSITIVITY)), float(state.get(DELTA))
+if state.get(SCALE_MODE) == "scale":
+    eps = sensitivity / float(state.get(SCALE))
+else:
+    eps = sidebar.current_epsilon()
+k = counts.size
+rel = lap.release(counts, eps=eps, sensitivity=sensitivity, delta=delta, seed=int(state.get(SEED)))
+
+st.markdown(f"Query: **{described}**.")
+m = st.columns(5)
+m[0].metric("Entries k", f"{k:,}")
+m[1].metric("ε", f"{eps:.4g}", help="Set in the sidebar, or Δf/b when the scale is set directly.")
+m[2].metric("Noise scale b = Δf/ε", f"{rel.scale:.4g}")
+m[3].metric("Bound ln(k/δ)·b", f"{rel.bound:.4g}")
+m[4].metric(
+    "Exact width t*·b",
+    f"{rel.exact:.4g}",
+    delta=f"{rel.exact / rel.bound - 1:+.2%} vs bound" if rel.bound > 0 else None,
+    delta_color="off",
+)
+
+st.subheader("True vs noisy")
+left, right = st.columns([3, 1.3])
+left.plotly_chart(figures.true_vs_noisy(labels, counts, rel.noisy), key="lap_bars")
+with right:
+    st.latex(r"M(x) = f(x) + (Y_1,\dots,Y_k),\quad Y_i \sim \mathrm{Lap}(b)")
+    st.latex(
+        r"b = \frac{\Delta f}{\varepsilon},\quad \Delta f = \max_{x \sim y}\lVert f(x)-f(y)\rVert_1"
+    )
+    st.markdown(
+        "**Sensitivity.** Δf is how far the *whole* answer vector can move, in L1, when one "
+        "person is added or removed. Each person is in exactly one country (bin), so one count "
+        "moves by 1 and Δf = 1. A query where one person touches several entries needs a larger Δf."
+    )
+release_table = pd.DataFrame(
+    {"entry": labels, "true": counts, "noisy": rel.noisy, "noise": rel.noise}
+)
+st.download_button(
+    "Download release (CSV)",
+    release_table.to_csv(index=False),
+    file_name="laplace_release.csv",
+    mime="text/csv",
+    icon=":material/download:",
+)
+
+st.subheader("The noise")
+left, right = st.columns([3, 1.3])
+left.plotly_chart(
+    figures.noise_distribution(
+        rel.noise, scale=rel.scale, bound=rel.bound, exact=rel.exact, delta=delta
+    ),
+    key="lap_noise",
+)
+with right:
+    st.latex(r"p(y) = \frac{1}{2b} e^{-|y|/b},\qquad \Pr[|Y| \ge t\,b] = e^{-t}")
+    st.latex(r"\Pr\big[\max_i |Y_i| \ge \ln(k/\delta)\, b\big] \le \delta")
+    st.latex(r"\Pr\big[\max_i |Y_i| \ge t\,b\big] = 1 - (1 - e^{-t})^k")
+    st.markdown(
+        f"Largest |noise| in this draw: **{abs(rel.noise).max():.4g}**; the bound is a "
+        f"(1-δ)-quantile, so a single draw usually stays well inside it."
+    )
+
+st.subheader("Bound vs exact vs simulated max error")
+trials = int(state.get(TRIALS))
+k2 = int(state.get(K2))
+with st.spinner("Simulating max errors…"):
+    by_k = lap.max_error_vs_k(lap.sweep_ks(k, k2), delta, rel.scale, trials, int(state.get(SEED)))
+    by_delta = lap.max_error_vs_delta(k, rel.scale, trials, int(state.get(SEED)))
+left, right = st.columns(2)
+left.plotly_chart(figures.max_error_curves(by_k, x="k", log_x=True, marks=(k, k2)), key="lap_by_k")
+right.plotly_chart(
+    figures.max_error_curves(by_delta, x="δ", log_x=True, marks=(delta,)), key="lap_by_delta"
+)
+st.latex(
+    r"t^* = -\ln\!\big(1-(1-\delta)^{1/k}\big) \;\le\; \ln(k/\delta), \qquad "
+    r"\ln(k/\delta) - t^* \;\xrightarrow[k\to\infty]{}\; \ln\frac{-\ln(1-\delta)}{\delta}"
+)
+st.caption(
+    f"Simulated: the (1-δ)-quantile of max |Y_i| over independent releases (real Laplace draws; "
+    f"{trials:,} trials, fewer for very large k so that each point draws at most "
+    f"{lap.MAX_SIMULATED_DRAWS:,} values; see the table). Dotted lines: this query's k and the "
+    "comparison k₂; the chosen δ. Small δ needs many trials for a stable quantile."
+)
+with st.expander("Sweep over k (table)"):
+    st.dataframe(by_k, hide_index=True)
+    st.download_button(
+        "Download sweep (CSV)",
+        by_k.to_csv(index=False),
+        file_name="laplace_max_error_by_k.csv",
+        mime="text/csv",
+        icon=":material/download:",
+    )
+
+st.subheader("The seed's two-k check")
+c1, c2 = st.columns([1, 3])
+c1.number_input("Second k", K2.lo, K2.hi, key=K2.name)
+c1.number_input(
+    "Simulation trials",
+    TRIALS.lo,
+    TRIALS.hi,
+    step=100,
+    key=TRIALS.name,
+    help="Releases simulated per k.",
+)
+c2.dataframe(
+    lap.two_k_comparison((k, k2), delta, rel.scale, trials, int(state.get(SEED))), hide_index=True
+)
+st.markdown(lap.prose())
