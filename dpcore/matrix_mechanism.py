@@ -1,0 +1,180 @@
+"""The generic matrix mechanism: privacy and exact error of any linear strategy.
+
+A linear mechanism measures ``c~ = A v + noise`` (strategy ``A``, ``m x n``),
+row ``r`` with ``Lap(1 / eps_r)`` noise (variance ``2 / eps_r^2``; a row with
+``eps_r = 0`` is not measured), and reconstructs ``v^ = B c~`` with ``B A = I``.
+By seed 000 theorem 1 (``Cov(M X) = M Cov(X) M^T``) the reconstructed bins have
+covariance ``B D B^T`` with ``D = diag(2 / eps_r^2)``; the weighted least-squares
+(BLUE) reconstruction ``B = (A^T W A)^{-1} A^T W``, ``W = D^{-1}``, gives
+``(A^T W A)^{-1}``. A linear query ``w`` then has
+
+.. math:: \\mathrm{MSE}(w) = w^T \\, \\mathrm{Cov}(\\hat v) \\, w .
+
+This module is the dense oracle for every closed form in
+:mod:`dpcore.errors` and :mod:`dpcore.privelet`: cubic in ``n``, for small ``n``
+only. Strategies may be dense arrays or ``scipy.sparse`` matrices.
+"""
+
+from __future__ import annotations
+
+from typing import Any, TypeAlias
+
+import numpy as np
+import scipy.sparse as sp
+from numpy.typing import ArrayLike, NDArray
+
+Matrix: TypeAlias = Any
+"""A dense ``NDArray[float64]`` or a ``scipy.sparse`` array/matrix (scipy ships no stubs)."""
+
+DENSE_LIMIT = 8192
+"""Largest ``n`` for which a dense ``n x n`` covariance is built."""
+
+
+def _dense(matrix: Any) -> NDArray[np.float64]:
+    if sp.issparse(matrix):
+        return np.asarray(matrix.toarray(), dtype=np.float64)
+    return np.asarray(matrix, dtype=np.float64)
+
+
+def _abs_column_sums(strategy: Matrix, row_weights: NDArray[np.float64]) -> NDArray[np.float64]:
+    if sp.issparse(strategy):
+        weighted = sp.diags(row_weights) @ abs(sp.csr_array(strategy))
+        return np.asarray(weighted.sum(axis=0), dtype=np.float64).ravel()
+    return np.asarray(row_weights @ np.abs(np.asarray(strategy)), dtype=np.float64)
+
+
+def l1_sensitivity(strategy: Matrix) -> float:
+    """``Δ_A``: the largest column L1 norm of ``A`` (one record changes one bin by 1).
+
+    >>> l1_sensitivity(np.array([[1.0, 1.0], [1.0, -1.0]]))
+    2.0
+    """
+    rows = strategy.shape[0]
+    return float(_abs_column_sums(strategy, np.ones(rows)).max())
+
+
+def release_epsilon(strategy: Matrix, budgets: ArrayLike) -> float:
+    """Privacy of measuring row ``r`` with ``Lap(1/eps_r)``: ``max_j sum_r |A_rj| eps_r``.
+
+    Sequential composition over the rows a bin appears in; a bin's worst case
+    is the column with the largest weighted sum. Uniform budgets
+    ``eps / Δ_A`` give exactly ``eps``.
+
+    >>> release_epsilon(np.array([[1.0, 1.0], [1.0, 0.0], [0.0, 1.0]]), [0.5, 0.25, 0.5])
+    1.0
+    """
+    eps = _budgets(strategy, budgets)
+    return float(_abs_column_sums(strategy, eps).max())
+
+
+def _budgets(strategy: Matrix, budgets: ArrayLike) -> NDArray[np.float64]:
+    eps = np.broadcast_to(np.asarray(budgets, dtype=np.float64), (strategy.shape[0],))
+    if np.any(~np.isfinite(eps)) or np.any(eps < 0):
+        raise ValueError("per-row budgets must be finite and >= 0")
+    return np.array(eps)
+
+
+def uniform_budgets(strategy: Matrix, epsilon: float) -> NDArray[np.float64]:
+    """``eps / Δ_A`` on every row: the classic matrix mechanism."""
+    if not epsilon > 0:
+        raise ValueError(f"epsilon must be positive, got {epsilon}")
+    return np.full(strategy.shape[0], epsilon / l1_sensitivity(strategy))
+
+
+def noise_variances(budgets: ArrayLike) -> NDArray[np.float64]:
+    """``2 / eps_r^2`` per row (``inf`` for an unmeasured row)."""
+    eps = np.asarray(budgets, dtype=np.float64)
+    with np.errstate(divide="ignore"):
+        return np.where(eps > 0, 2.0 / np.maximum(eps, 0.0) ** 2, np.inf)
+
+
+def reconstruction_covariance(
+    strategy: Matrix, budgets: ArrayLike, reconstruction: Matrix | None = None
+) -> NDArray[np.float64]:
+    """Covariance of ``v^ = B c~`` (dense ``n x n``).
+
+    With ``reconstruction=None`` the BLUE (weighted least squares over the
+    measured rows), ``(A^T W A)^{-1}`` with ``W = diag(eps_r^2 / 2)``;
+    otherwise ``B D B^T`` for the given ``B`` (which must satisfy ``B A = I``
+    and not use unmeasured rows).
+
+    Raises
+    ------
+    ValueError
+        If ``n`` exceeds :data:`DENSE_LIMIT`, ``B A != I``, ``B`` uses an
+        unmeasured row, or the measured rows do not determine every bin.
+    """
+    eps = _budgets(strategy, budgets)
+    n = strategy.shape[1]
+    if n > DENSE_LIMIT:
+        raise ValueError(f"dense covariance limited to n <= {DENSE_LIMIT}, got {n}")
+    a = _dense(strategy)
+    if reconstruction is None:
+        precision = a.T @ (a * (eps**2 / 2.0)[:, None])
+        if np.linalg.matrix_rank(precision) < n:
+            raise ValueError("the measured rows do not determine every bin (A^T W A singular)")
+        return np.asarray(np.linalg.inv(precision), dtype=np.float64)
+    b = _dense(reconstruction)
+    if b.shape != (n, a.shape[0]) or not np.allclose(b @ a, np.eye(n), atol=1e-9):
+        raise ValueError("the reconstruction B must satisfy B A = I")
+    measured = eps > 0
+    if np.any(b[:, ~measured] != 0):
+        raise ValueError("the reconstruction uses a row that is not measured (budget 0)")
+    variances = 2.0 / eps[measured] ** 2
+    used = b[:, measured]
+    return np.asarray(used @ (variances[:, None] * used.T), dtype=np.float64)
+
+
+def least_squares_query_mse(
+    strategy: Matrix, budgets: ArrayLike, queries: Matrix
+) -> NDArray[np.float64]:
+    """BLUE MSE of every query, also when the measured rows leave some bins undetermined.
+
+    A query ``w`` is estimable iff it lies in the row space of ``A^T W A``;
+    its minimum-variance unbiased estimate then has variance
+    ``w^T (A^T W A)^+ w`` (Gauss-Markov with a pseudo-inverse). Non-estimable
+    queries get ``inf``.
+    """
+    eps = _budgets(strategy, budgets)
+    a = _dense(strategy)
+    if a.shape[1] > DENSE_LIMIT:
+        raise ValueError(f"dense covariance limited to n <= {DENSE_LIMIT}, got {a.shape[1]}")
+    precision = a.T @ (a * (eps**2 / 2.0)[:, None])
+    covariance = np.asarray(np.linalg.pinv(precision, hermitian=True), dtype=np.float64)
+    w = _dense(queries)
+    residual = w - w @ (precision @ covariance)
+    scale = np.maximum(np.abs(w).sum(axis=1), 1.0)
+    estimable = np.abs(residual).max(axis=1) <= 1e-8 * scale
+    return np.where(estimable, query_mse(covariance, w), np.inf)
+
+
+def range_queries(n: int, a: ArrayLike, b: ArrayLike) -> sp.csr_array:
+    """The 0/1 workload matrix of ranges ``[a_q, b_q]`` (0-based, inclusive), one row each."""
+    a_arr, b_arr = np.broadcast_arrays(np.asarray(a, np.int64), np.asarray(b, np.int64))
+    a_arr, b_arr = a_arr.ravel(), b_arr.ravel()
+    if a_arr.size and (a_arr.min() < 0 or b_arr.max() >= n or np.any(a_arr > b_arr)):
+        raise ValueError(f"ranges must satisfy 0 <= a <= b < n = {n}")
+    lengths = b_arr - a_arr + 1
+    rows = np.repeat(np.arange(a_arr.size), lengths)
+    starts = np.repeat(a_arr - np.cumsum(lengths) + lengths, lengths)
+    cols = starts + np.arange(lengths.sum())
+    return sp.csr_array((np.ones(rows.size), (rows, cols)), shape=(a_arr.size, n))
+
+
+def interval_strategy(n: int, lo: ArrayLike, hi: ArrayLike) -> sp.csr_array:
+    """Strategy with one row per interval ``[lo_x, hi_x]`` (a tree's nodes), 0/1 entries."""
+    return range_queries(n, lo, hi)
+
+
+def query_mse(covariance: NDArray[np.float64], queries: Matrix) -> NDArray[np.float64]:
+    """``w_q^T Σ w_q`` for every row ``w_q`` of the workload ``queries``."""
+    if sp.issparse(queries):
+        projected = np.asarray(sp.csr_array(queries) @ covariance)
+    else:
+        projected = np.asarray(queries, dtype=np.float64) @ covariance
+    return np.asarray((projected * _dense(queries)).sum(axis=1), dtype=np.float64)
+
+
+def workload_mse(covariance: NDArray[np.float64], queries: Matrix) -> float:
+    """Mean of :func:`query_mse` over the workload (``trace(W Σ W^T) / q``)."""
+    return float(query_mse(covariance, queries).mean())
