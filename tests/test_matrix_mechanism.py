@@ -54,13 +54,14 @@ def test_privelet_covariance_via_generic_mechanism() -> None:
 def test_least_squares_matches_simulation_of_weighted_solve() -> None:
     """The (A^T W A)^{-1} formula against 20,000 simulated least-squares solves."""
     rng = np.random.default_rng(3)
-    a = sp.csr_array(np.array([[1, 1, 1, 1], [1, 1, 0, 0], [0, 0, 1, 1], [1, 0, 0, 0.0]]))
-    budgets = np.array([0.3, 0.6, 0.2, 0.9])
+    rows = [[1, 1, 1, 1], [1, 1, 0, 0], [0, 0, 1, 1], [1, 0, 0, 0], [0, 0, 1, 0.0]]
+    a = sp.csr_array(np.array(rows))
+    budgets = np.array([0.3, 0.6, 0.2, 0.9, 0.4])
     cov = mm.reconstruction_covariance(a, budgets)
     dense = a.toarray()
     weights = budgets**2 / 2
     solver = np.linalg.solve(dense.T @ (weights[:, None] * dense), dense.T * weights)
-    noise = rng.laplace(0.0, 1.0 / budgets, size=(20_000, 4))
+    noise = rng.laplace(0.0, 1.0 / budgets, size=(20_000, 5))
     estimates = noise @ solver.T
     np.testing.assert_allclose(np.cov(estimates.T), cov, rtol=0.06, atol=0.05 * cov.max())
 
