@@ -128,9 +128,14 @@ def max_error_curves(
 
 
 def log_weights(names: Sequence[str], values: FloatArray) -> go.Figure:
-    """Natural logarithms of the exponential-mechanism weights, ``ε u / (2Δu)``."""
+    """ln-weights of the exponential mechanism relative to the best, ``ε (u - OPT) / (2Δu)``."""
     fig = go.Figure(go.Bar(x=list(names), y=values, marker_color=TRUE_COLOUR, name="ln weight"))
-    return _layout(fig, title="Log-weights ε·u/(2Δu)", x="candidate", y="ln weight")
+    return _layout(
+        fig,
+        title="ln-weights relative to the best: ε·(u − OPT)/(2Δu)",
+        x="candidate",
+        y="ln weight",
+    )
 
 
 def probabilities_vs_frequencies(

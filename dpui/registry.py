@@ -38,6 +38,14 @@ PAGES: tuple[PageInfo, ...] = (
         "Add Laplace noise to a real histogram (gapminder populations); compare the textbook "
         "max-error bound ln(k/δ)·Δf/ε with the exact width and a simulation.",
     ),
+    PageInfo(
+        "pages/exponential.py",
+        "Exponential mechanism",
+        ":material/casino:",
+        "Central DP: mechanisms",
+        "Pick the best candidate privately: exact output probabilities, an animated run of "
+        "repeated draws, and the accuracy bound vs the exact probability (which can be >1).",
+    ),
 )
 
 SECTIONS: tuple[str, ...] = (

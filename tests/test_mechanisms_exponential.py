@@ -14,6 +14,7 @@ from scipy import stats
 
 from dpcore.mechanisms import (
     exponential_accuracy_bound,
+    exponential_expected_loss,
     exponential_log_probabilities,
     exponential_probabilities,
     exponential_tail_probability,
@@ -271,3 +272,12 @@ def test_utility_distribution_cumulates_to_the_tail():
     np.testing.assert_allclose(np.cumsum(mass), tails, rtol=1e-12)
     p = naive_softmax(scores, 0.7, 1.0)
     assert math.isclose(mass[2], p[0] + p[2], rel_tol=1e-12)
+
+
+def test_expected_loss_against_the_definition_and_huge_scores():
+    scores = np.array([5.0, 3.0, 3.0, -1.0])
+    p = naive_softmax(scores, 0.9, 2.0)
+    assert math.isclose(exponential_expected_loss(scores, 0.9, 2.0), float(p @ (5.0 - scores)))
+    # Shifting every score by 1e12 changes nothing (no cancellation in OPT - E[u]).
+    shifted = exponential_expected_loss(scores + 1e12, 0.9, 2.0)
+    assert math.isclose(shifted, float(p @ (5.0 - scores)), rel_tol=1e-12)

@@ -182,6 +182,21 @@ def exponential_threshold(scores: ArrayLike, eps: float, sensitivity: float, t: 
     return float(values.max()) - 2.0 * sensitivity / eps * spread
 
 
+def exponential_expected_loss(scores: ArrayLike, eps: float, sensitivity: float) -> float:
+    """The exact expected score loss ``OPT - E[u(M(x))]`` (always >= 0).
+
+    Summed as ``Σ_r Pr[r] (OPT - u_r)`` so that huge scores do not cancel.
+
+    .. math:: OPT - \\mathbb{E}[u(M(x))] = \\sum_{r} \\Pr[M(x)=r]\\,(OPT - u(x,r))
+
+    >>> exponential_expected_loss([1.0, 0.0], 2.0 * math.log(3.0), 1.0)  # Pr = (3/4, 1/4)
+    0.25
+    """
+    values = _scores(scores)
+    probabilities = exponential_probabilities(values, eps, sensitivity)
+    return float(probabilities @ (values.max() - values))
+
+
 def exponential_utility_distribution(
     scores: ArrayLike, eps: float, sensitivity: float
 ) -> tuple[NDArray[np.float64], NDArray[np.float64]]:

@@ -1,0 +1,247 @@
+"""State, presets and cached computations behind the "Exponential mechanism" page.
+
+This module owns the animation state in ``st.session_state`` (runs drawn so
+far, playing flag, and the inputs they belong to). The whole sequence of runs
+is drawn at once from the seed and cached; the animation only reveals a longer
+prefix of it on each frame, so a run is reproducible and pausing loses nothing.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import streamlit as st
+from numpy.typing import NDArray
+
+from dpcore.histogram import Histogram
+from dpcore.mechanisms import (
+    ScoreTable,
+    exponential_accuracy_bound,
+    exponential_expected_loss,
+    exponential_log_weights,
+    exponential_probabilities,
+    exponential_tail_probability,
+    exponential_utility_distribution,
+    parse_score_table,
+    sample_exponential,
+)
+from dpui.params import ChoiceParam, FloatParam, IntParam
+
+ASSETS = Path(__file__).resolve().parent.parent / "assets"
+
+# The seed's vote table lost its numbers in extraction; these counts are illustrative.
+SPORTS_VOTE = (("Football", 30), ("Volleyball", 24), ("Basketball", 9), ("Tennis", 6))
+# UCI Adult (adult.data, 32,561 rows): people per education level (spec 03).
+ADULT_EDUCATION = (
+    ("HS-grad", 10501),
+    ("Some-college", 7291),
+    ("Bachelors", 5355),
+    ("Masters", 1723),
+    ("Assoc-voc", 1382),
+    ("11th", 1175),
+    ("Assoc-acdm", 1067),
+    ("10th", 933),
+    ("7th-8th", 646),
+    ("Prof-school", 576),
+    ("9th", 514),
+    ("12th", 433),
+    ("Doctorate", 413),
+    ("5th-6th", 333),
+    ("1st-4th", 168),
+    ("Preschool", 51),
+)
+PRESETS = {"sports": SPORTS_VOTE, "adult": ADULT_EDUCATION}
+SOURCES = {
+    "sports": "four-sport vote (seed example; illustrative counts)",
+    "adult": "Adult census: people per education level",
+    "sidebar": "the sidebar's histogram (bins as candidates)",
+}
+
+SOURCE = ChoiceParam("exp_source", "sports", tuple(SOURCES))
+SENSITIVITY = FloatParam("exp_sens", 1.0, 1e-6, 1e12)
+DRAWS = IntParam("exp_draws", 100, 1, 1_000_000)
+SEED = IntParam("exp_seed", 0, 0, 2**31 - 1)
+PARAMS = (SOURCE, SENSITIVITY, DRAWS, SEED)
+
+FRAMES = 30  # an animation shows the runs in about this many batches
+FRAME_SECONDS = 0.3
+MAX_SHOWN = 40  # candidates drawn in the bar charts (the highest-scoring ones)
+NAME_COLUMN, SCORE_COLUMN = "candidate", "score"
+
+_DRAWN, _PLAYING, _INPUTS = "exp_drawn", "exp_playing", "exp_inputs"
+
+
+def prose() -> str:
+    return (ASSETS / "exponential.md").read_text(encoding="utf-8")
+
+
+def editor_key(source: str) -> str:
+    """The data editor's key: one per preset, so each preset keeps its own edits."""
+    return f"exp_table_{source}"
+
+
+def preset_frame(source: str) -> pd.DataFrame:
+    """The preset as an editable table; scores are text so that any typed value can be checked."""
+    rows = PRESETS[source]
+    return pd.DataFrame(
+        {NAME_COLUMN: [name for name, _ in rows], SCORE_COLUMN: [str(score) for _, score in rows]}
+    )
+
+
+def reset_table(source: str) -> None:
+    """Forget the edits made to ``source``'s table (used as a button callback)."""
+    st.session_state.pop(editor_key(source), None)
+
+
+def table_from_editor(edited: pd.DataFrame) -> ScoreTable:
+    """Validate the edited table; raises :class:`dpcore.mechanisms.ScoreTableError`."""
+    return parse_score_table(list(edited[NAME_COLUMN]), list(edited[SCORE_COLUMN]))
+
+
+def table_from_histogram(hist: Histogram) -> ScoreTable:
+    """Bins as candidates (their labels, or 'bin i'), counts as scores."""
+    names = hist.labels or tuple(f"bin {i + 1}" for i in range(hist.n_bins))
+    if len(set(names)) < len(names):  # e.g. repeated labels in an upload
+        names = tuple(f"{i + 1}: {name}" for i, name in enumerate(names))
+    return ScoreTable(tuple(names), hist.counts)
+
+
+@dataclass(frozen=True)
+class Analysis:
+    """Everything the page shows about one (scores, ε, Δu) setting."""
+
+    log_weights: NDArray[np.float64]  # relative to the best candidate (<= 0)
+    log_weight_offset: float  # add it to get the absolute ln-weights ε·u/(2Δu)
+    probabilities: NDArray[np.float64]
+    values: NDArray[np.float64]  # distinct scores, increasing
+    cumulative: NDArray[np.float64]  # exact Pr[u(M) <= value]
+    grid: NDArray[np.float64]
+    bound: NDArray[np.float64]  # the textbook bound on the grid
+    events: pd.DataFrame  # bound vs exact for the best few wrong score levels
+    best_probability: float
+    expected_loss: float
+
+
+@st.cache_data(max_entries=16, show_spinner=False)
+def analyse(scores: NDArray[np.float64], eps: float, sensitivity: float) -> Analysis:
+    log_weights = exponential_log_weights(scores, eps, sensitivity)
+    probabilities = exponential_probabilities(scores, eps, sensitivity)
+    values, mass = exponential_utility_distribution(scores, eps, sensitivity)
+    cumulative = np.minimum(np.cumsum(mass), 1.0)
+    best = float(values[-1])
+    grid = np.linspace(float(values[0]), best, 200) if values.size > 1 else values.copy()
+    bound = np.array([exponential_accuracy_bound(scores, eps, sensitivity, c) for c in grid])
+    events = pd.DataFrame(
+        [
+            {
+                "event": f"u(M) ≤ {c:,.6g}" + (" (a wrong answer)" if i == 0 else ""),
+                "exact probability": exponential_tail_probability(scores, eps, sensitivity, c),
+                "bound": exponential_accuracy_bound(scores, eps, sensitivity, c),
+            }
+            for i, c in enumerate(values[-2:-7:-1])
+        ]
+    )
+    if not events.empty:
+        events["bound ≥ 1 (useless)"] = events["bound"] >= 1.0
+    return Analysis(
+        log_weights=log_weights,
+        log_weight_offset=eps * best / (2.0 * sensitivity),
+        probabilities=probabilities,
+        values=values,
+        cumulative=cumulative,
+        grid=grid,
+        bound=bound,
+        events=events,
+        best_probability=float(probabilities[scores == best].sum()),
+        expected_loss=exponential_expected_loss(scores, eps, sensitivity),
+    )
+
+
+def shown_candidates(scores: NDArray[np.float64]) -> NDArray[np.intp]:
+    """Indices drawn in the charts: all, or the ``MAX_SHOWN`` highest scores in table order."""
+    if scores.size <= MAX_SHOWN:
+        return np.arange(scores.size)
+    return np.sort(np.argsort(-scores, kind="stable")[:MAX_SHOWN])
+
+
+def candidate_table(table: ScoreTable, analysis: Analysis) -> pd.DataFrame:
+    return pd.DataFrame(
+        {
+            NAME_COLUMN: table.names,
+            SCORE_COLUMN: table.scores,
+            "ln weight − ln weight(OPT)": analysis.log_weights,
+            "probability": analysis.probabilities,
+        }
+    )
+
+
+@st.cache_data(max_entries=8, show_spinner="Drawing runs…")
+def runs(
+    scores: NDArray[np.float64], eps: float, sensitivity: float, total: int, seed: int
+) -> NDArray[np.int32]:
+    """``total`` independent runs of the mechanism (candidate indices), reproducible by seed."""
+    draws = sample_exponential(
+        scores, eps, sensitivity, size=total, rng=np.random.default_rng(seed)
+    )
+    return draws.astype(np.int32)
+
+
+def batch_size(total: int) -> int:
+    return max(1, math.ceil(total / FRAMES))
+
+
+def sync(table: ScoreTable, eps: float, sensitivity: float, total: int, seed: int) -> None:
+    """Start the animation over (stopped, 0 runs) whenever its inputs change."""
+    digest = hashlib.blake2b(digest_size=16)
+    digest.update("\x1f".join(table.names).encode())
+    digest.update(table.scores.tobytes())
+    digest.update(repr((eps, sensitivity, total, seed)).encode())
+    inputs = digest.hexdigest()
+    if st.session_state.get(_INPUTS) != inputs:
+        st.session_state[_INPUTS] = inputs
+        st.session_state[_DRAWN] = 0
+        st.session_state[_PLAYING] = False
+
+
+def drawn() -> int:
+    return int(st.session_state.get(_DRAWN, 0))
+
+
+def playing() -> bool:
+    return bool(st.session_state.get(_PLAYING, False))
+
+
+def play(total: int) -> None:
+    if drawn() >= total:
+        st.session_state[_DRAWN] = 0
+    st.session_state[_PLAYING] = True
+
+
+def pause() -> None:
+    st.session_state[_PLAYING] = False
+
+
+def reset() -> None:
+    st.session_state[_DRAWN] = 0
+    st.session_state[_PLAYING] = False
+
+
+def finish(total: int) -> None:
+    st.session_state[_DRAWN] = total
+    st.session_state[_PLAYING] = False
+
+
+def advance(total: int) -> bool:
+    """One animation frame: reveal the next batch. Returns True when this frame finished the run."""
+    if not playing():
+        return False
+    st.session_state[_DRAWN] = min(drawn() + batch_size(total), total)
+    if drawn() >= total:
+        st.session_state[_PLAYING] = False
+        return True
+    return False

@@ -1,0 +1,183 @@
+"""Exponential mechanism: exact output probabilities, an animated run, and the accuracy bound."""
+
+import numpy as np
+import streamlit as st
+
+from dpcore.mechanisms import ScoreTableError
+from dpui import mechanisms_exponential as em
+from dpui import mechanisms_figures as figures
+from dpui import sidebar, state
+from dpui.mechanisms_exponential import DRAWS, SEED, SENSITIVITY, SOURCE
+
+st.title("Exponential mechanism")
+st.caption(
+    "Choose one candidate with probability ∝ exp(ε·score / 2Δu): the best is likely, every "
+    "other candidate stays possible. Teaching and exploration tool: numpy's generator is not "
+    "a hardened noise source."
+)
+state.load(em.PARAMS)
+
+with st.container(border=True):
+    c1, c2, c3 = st.columns([1.6, 1, 1])
+    c1.selectbox(
+        "Candidates and scores",
+        list(em.SOURCES),
+        format_func=em.SOURCES.__getitem__,
+        key=SOURCE.name,
+    )
+    c2.number_input(
+        "Score sensitivity Δu",
+        SENSITIVITY.lo,
+        SENSITIVITY.hi,
+        format="%g",
+        key=SENSITIVITY.name,
+        help="The most any one score can change when one person is added or removed.",
+    )
+    c3.number_input("Random seed", SEED.lo, SEED.hi, key=SEED.name)
+state.save(em.PARAMS)
+
+source = str(state.get(SOURCE))
+eps, sensitivity = sidebar.current_epsilon(), float(state.get(SENSITIVITY))
+table = None
+if source == "sidebar":
+    hist = sidebar.current_histogram()
+    table = em.table_from_histogram(hist)
+    st.markdown(
+        f"Candidates: the **{hist.n_bins:,} bins of '{hist.name}'**, scored by their counts."
+    )
+else:
+    left, right = st.columns([2, 1])
+    with left:
+        edited = st.data_editor(
+            em.preset_frame(source),
+            num_rows="dynamic",
+            key=em.editor_key(source),
+            hide_index=True,
+            column_config={
+                em.NAME_COLUMN: st.column_config.TextColumn("candidate"),
+                em.SCORE_COLUMN: st.column_config.TextColumn("score", help="Any finite number."),
+            },
+        )
+        st.button("Restore the preset table", on_click=em.reset_table, args=(source,))
+    try:
+        table = em.table_from_editor(edited)
+    except ScoreTableError as err:
+        st.error(f"{err} Fix the table to see the results; your edits are kept.")
+    right.markdown(
+        "**Sensitivity.** Scores here are counts of people (votes, people per education level). "
+        "Adding or removing one person changes one count by 1, so Δu = 1. The 2 in ε/(2Δu) "
+        "covers neighbouring datasets that move different scores in opposite directions."
+    )
+
+if table is not None:
+    analysis = em.analyse(table.scores, eps, sensitivity)
+    shown = em.shown_candidates(table.scores)
+    names = [table.names[i] for i in shown]
+    best = float(table.scores.max())
+    m = st.columns(4)
+    m[0].metric("Candidates |R|", f"{table.scores.size:,}")
+    m[1].metric("ε (sidebar)", f"{eps:g}")
+    m[2].metric("Pr[best answer]", f"{analysis.best_probability:.4g}")
+    m[3].metric(
+        "Expected score loss", f"{analysis.expected_loss:.4g}", help="OPT − E[u(M(x))], exact."
+    )
+    if shown.size < table.scores.size:
+        st.caption(
+            f"Charts show the {shown.size} highest-scoring of {table.scores.size:,} candidates."
+        )
+
+    st.subheader("Weights and probabilities")
+    left, right = st.columns([3, 1.3])
+    left.plotly_chart(figures.log_weights(names, analysis.log_weights[shown]), key="exp_weights")
+    with right:
+        st.latex(
+            r"\Pr[M(x)=r] = \frac{e^{\varepsilon u(x,r)/2\Delta u}}"
+            r"{\sum_{r'} e^{\varepsilon u(x,r')/2\Delta u}}"
+        )
+        st.latex(r"\Delta u = \max_{r}\max_{x\sim y} |u(x,r)-u(y,r)|")
+        st.markdown(
+            f"The chart shows ln-weights relative to the best candidate; the absolute ones are "
+            f"{analysis.log_weight_offset:,.4g} higher, and e to that power "
+            f"{'overflows' if analysis.log_weight_offset > 709 else 'fits in'} floating point "
+            "(e^710 is already infinite). Working relative to the best keeps every probability "
+            "finite and exact, for any score and any ε."
+        )
+
+    total = int(state.get(DRAWS))
+    seed = int(state.get(SEED))
+    em.sync(table, eps, sensitivity, total, seed)
+
+    candidates = table  # narrowed to a valid table for the fragment below
+    is_best = table.scores == best
+
+    def animation() -> None:
+        finished_now = em.advance(total)
+        b = st.columns([1, 1, 1, 1, 2])
+        if b[0].button("Play", key="exp_play", icon=":material/play_arrow:", disabled=em.playing()):
+            em.play(total)
+            st.rerun()
+        if b[1].button(
+            "Pause", key="exp_pause", icon=":material/pause:", disabled=not em.playing()
+        ):
+            em.pause()
+            st.rerun()
+        if b[2].button("Reset", key="exp_reset", icon=":material/replay:"):
+            em.reset()
+            st.rerun()
+        if b[3].button("All at once", key="exp_finish", icon=":material/fast_forward:"):
+            em.finish(total)
+            st.rerun()
+        done = em.drawn()
+        outputs = em.runs(candidates.scores, eps, sensitivity, total, seed)[:done]
+        counts = np.bincount(outputs, minlength=candidates.scores.size)
+        b[4].progress(done / total, text=f"{done:,} of {total:,} runs")
+        st.plotly_chart(
+            figures.probabilities_vs_frequencies(
+                names, analysis.probabilities[shown], counts[shown], done
+            ),
+            key="exp_frequencies",
+        )
+        if done:
+            recent = ", ".join(candidates.names[i] for i in outputs[-8:][::-1])
+            st.caption(
+                f"Best answer output {int(counts[is_best].sum()):,} times in {done:,} runs. "
+                f"Latest outputs (newest first): {recent}."
+            )
+        if finished_now:
+            st.rerun()  # drop the timer now that the run is over
+
+    st.subheader("Repeated runs")
+    st.number_input(
+        "Runs to draw",
+        DRAWS.lo,
+        DRAWS.hi,
+        key=DRAWS.name,
+        help="Each run is one independent use of the mechanism (the seed drew 100).",
+    )
+    st.fragment(animation, run_every=em.FRAME_SECONDS if em.playing() else None)()
+
+    st.subheader("Accuracy: the bound vs the exact probability")
+    left, right = st.columns([3, 1.3])
+    left.plotly_chart(
+        figures.accuracy_curves(
+            analysis.values, analysis.cumulative, analysis.grid, analysis.bound, best=best
+        ),
+        key="exp_accuracy",
+    )
+    with right:
+        st.latex(
+            r"\Pr\big[u(M(x)) \le c\big] \le \frac{|R|}{|R_{OPT}|}"
+            r"\exp\!\Big(\frac{\varepsilon (c - OPT)}{2\Delta u}\Big)"
+        )
+        st.latex(r"\Pr\big[u(M(x)) \le c\big] = \sum_{r:\,u(x,r)\le c} \Pr[M(x)=r]")
+        if not analysis.events.empty:
+            st.dataframe(analysis.events, hide_index=True)
+    st.download_button(
+        "Download candidates and probabilities (CSV)",
+        em.candidate_table(table, analysis).to_csv(index=False),
+        file_name="exponential_mechanism.csv",
+        mime="text/csv",
+        icon=":material/download:",
+    )
+
+st.markdown(em.prose())
