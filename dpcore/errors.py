@@ -1,0 +1,662 @@
+"""Exact closed-form errors of every histogram algorithm, per range and per workload.
+
+All errors are mean squared errors of range answers ``[a, b]`` (0-based,
+inclusive), exact (no simulation), for:
+
+* flat Laplace (Dwork): each bin ``+ Lap(1/eps)``, a range of length ``L`` has
+  ``2 L / eps^2``;
+* a raw tree (any budgets): a range is the sum of its canonical decomposition,
+  so its error is the sum of those nodes' variances (LUE-DPTree eq. 3.2);
+* a BLUE-consistent tree (any tree, any per-node budgets, including budget 0 =
+  not measured): ``w^T (A^T W A)^{-1} w`` with ``W = diag(eps_x^2 / 2)``;
+* Privelet (via :mod:`dpcore.privelet`).
+
+The BLUE error uses two facts (spec 02, "beyond the seed"). (1) Given a
+node's true sum its subtree is independent of the rest, so the least-squares
+estimates of node sums form a Gaussian Markov tree: with ``V_c`` the variance
+of child ``c``'s estimate from its own subtree and ``S = sum_c V_c``,
+
+.. math:: h_c = r_c h_x + \\eta_c, \\quad r_c = V_c / S, \\quad
+          \\mathrm{Cov}(\\eta) = K_x = \\mathrm{diag}(V) - V V^T / S .
+
+A partial sum inside node ``x`` is then ``β h_x + ξ`` with ``ξ`` independent of
+everything outside ``x``; walking up from a leaf composes ``(β, γ = Var ξ)`` in
+``O(1)`` per level, so a range costs ``O(height)`` and all ``n`` prefixes
+``O(n height)``. (2) With prefix sums ``P_a``, the sum over all ranges is
+
+.. math:: \\sum_{l \\le r} \\mathrm{Var}[l, r] = (n + 1) \\sum_a \\mathrm{Var}(P_a)
+          - \\mathrm{Var}\\Big(\\sum_a P_a\\Big).
+
+A child with infinite ``V`` (its subtree cannot determine it alone) takes the
+limit ``V -> ∞``; when two or more siblings are undetermined only their sum
+is, and a query splitting them has infinite error (no unbiased estimate exists).
+The dense :mod:`dpcore.matrix_mechanism` is the test oracle.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cached_property
+from typing import Literal
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+from dpcore import budget, coverage, privelet
+from dpcore.tree import Tree, kary_tree, struct_construct
+from dpcore.workload import Workload, parse_workload
+
+FloatArray = NDArray[np.float64]
+IntArray = NDArray[np.int64]
+BoolArray = NDArray[np.bool_]
+
+_SNAP = 1e-9  # weights of undetermined siblings closer than this count as equal
+
+
+def workload_ranges(n: int, workload: str | Workload = "uniform") -> tuple[IntArray, IntArray]:
+    """Every range of a workload over ``n`` bins, as 0-based inclusive ``(a, b)`` arrays.
+
+    >>> [list(map(int, x)) for x in workload_ranges(3, "length:2")]
+    [[0, 1], [1, 2]]
+    """
+    spec = parse_workload(workload, n)
+    if spec.kind == "uniform":
+        a, b = np.triu_indices(n)
+        return a.astype(np.int64), b.astype(np.int64)
+    if spec.kind == "prefix":
+        return np.zeros(n, dtype=np.int64), np.arange(n, dtype=np.int64)
+    assert spec.length is not None
+    starts = np.arange(n - spec.length + 1, dtype=np.int64)
+    return starts, starts + spec.length - 1
+
+
+def _check_ranges(n: int, a: ArrayLike, b: ArrayLike) -> tuple[IntArray, IntArray]:
+    a_arr, b_arr = np.broadcast_arrays(np.asarray(a, np.int64), np.asarray(b, np.int64))
+    if a_arr.size and (a_arr.min() < 0 or b_arr.max() >= n or np.any(a_arr > b_arr)):
+        raise ValueError(f"ranges must satisfy 0 <= a <= b < n = {n}")
+    return a_arr, b_arr
+
+
+def _check_budgets(t: Tree, budgets: ArrayLike) -> FloatArray:
+    eps = np.asarray(budgets, dtype=np.float64)
+    if eps.shape != (t.size,) or not np.all(np.isfinite(eps)) or np.any(eps < 0):
+        raise ValueError(f"budgets must be {t.size} finite, non-negative values (one per node)")
+    return eps
+
+
+# ----------------------------------------------------------------- flat Laplace
+
+
+def mean_range_length(n: int, workload: str | Workload = "uniform") -> float:
+    """``E[L]`` of a workload: ``(n+2)/3`` (uniform), ``(n+1)/2`` (prefix), ``L`` (length).
+
+    >>> mean_range_length(4), mean_range_length(4, "prefix")
+    (2.0, 2.5)
+    """
+    spec = parse_workload(workload, n)
+    if spec.kind == "uniform":
+        return (n + 2) / 3.0
+    if spec.kind == "prefix":
+        return (n + 1) / 2.0
+    assert spec.length is not None
+    return float(spec.length)
+
+
+def flat_range_errors(eps: float, a: ArrayLike, b: ArrayLike) -> FloatArray:
+    """Dwork: ``2 (b - a + 1) / eps^2`` per range (independent ``Lap(1/eps)`` per bin)."""
+    a_arr, b_arr = np.broadcast_arrays(np.asarray(a, np.int64), np.asarray(b, np.int64))
+    return np.asarray(2.0 * (b_arr - a_arr + 1) / eps**2, dtype=np.float64)
+
+
+def flat_expected_error(n: int, eps: float, workload: str | Workload = "uniform") -> float:
+    """Dwork's mean range MSE over a workload: ``2 E[L] / eps^2``."""
+    return 2.0 * mean_range_length(n, workload) / eps**2
+
+
+# --------------------------------------------------------------------- raw tree
+
+
+def effective_raw_variances(t: Tree, budgets: ArrayLike) -> FloatArray:
+    """Variance of each node's raw answer: ``2/eps_x^2``, or its children's sum if unmeasured.
+
+    Mirrors :func:`dpcore.queries.fill_unmeasured` (``inf`` for an unmeasured leaf).
+    """
+    eps = _check_budgets(t, budgets)
+    with np.errstate(divide="ignore"):
+        var = np.where(eps > 0, 2.0 / np.maximum(eps, 1e-300) ** 2, np.inf)
+    var[eps == 0] = np.inf
+    levels = t.levels()
+    for d in range(t.height - 2, -1, -1):
+        here, below = levels[d], levels[d + 1]
+        sums = np.bincount(
+            t.parent[below] - here.start, weights=var[below], minlength=here.stop - here.start
+        )
+        fill = (eps[here] == 0) & ~t.is_leaf[here]
+        var[here] = np.where(fill, sums, var[here])
+    return var
+
+
+def raw_range_errors(t: Tree, budgets: ArrayLike, a: ArrayLike, b: ArrayLike) -> FloatArray:
+    """Raw-tree MSE of each range: the variance sum over its canonical decomposition.
+
+    With ``g_x = var_x - sum of var over x's children``, the sum of ``g`` over
+    all nodes inside ``[a, b]`` telescopes to the sum over the maximal ones,
+    and the nodes of one depth inside a range are contiguous: two binary
+    searches per level and query. ``inf`` if the decomposition needs an
+    unmeasured leaf.
+
+    .. math:: \\mathrm{MSE}[a, b] = \\sum_{x \\in \\mathrm{dec}[a, b]} \\mathrm{Var}(\\tilde h_x)
+    """
+    a_arr, b_arr = _check_ranges(t.n_bins, a, b)
+    var = effective_raw_variances(t, budgets)
+    unknown = np.isinf(var)
+    finite = np.where(unknown, 0.0, var)
+    inner = ~t.is_leaf
+    child_sum = np.zeros(t.size)
+    child_unknown = np.zeros(t.size)
+    child_sum[inner] = np.add.reduceat(finite[1:], t.child_ptr[:-1][inner] - 1)
+    child_unknown[inner] = np.add.reduceat(unknown[1:].astype(float), t.child_ptr[:-1][inner] - 1)
+    g = finite - child_sum
+    g_unknown = unknown - child_unknown
+    total = np.zeros(a_arr.shape)
+    n_unknown = np.zeros(a_arr.shape)
+    for level in t.levels():
+        first = np.searchsorted(t.lo[level], a_arr, side="left")
+        stop = np.maximum(np.searchsorted(t.hi[level], b_arr, side="right"), first)
+        prefix = np.concatenate(([0.0], np.cumsum(g[level])))
+        prefix_unknown = np.concatenate(([0.0], np.cumsum(g_unknown[level])))
+        total += prefix[stop] - prefix[first]
+        n_unknown += prefix_unknown[stop] - prefix_unknown[first]
+    return np.where(n_unknown > 0.5, np.inf, total)
+
+
+def raw_expected_error(t: Tree, budgets: ArrayLike, workload: str | Workload = "uniform") -> float:
+    """Raw-tree mean range MSE over a workload: ``sum_x p_x Var(h~_x)`` (seed eq. 3.6)."""
+    p = coverage.coverage_probabilities(t, workload)
+    var = effective_raw_variances(t, budgets)
+    used = p > 0
+    return float(np.sum(p[used] * var[used]))
+
+
+# ------------------------------------------------------------ BLUE (consistent)
+
+
+@dataclass(frozen=True, eq=False)
+class GaussMarkovTree:
+    """The Gaussian Markov tree of a BLUE-consistent release (variances in count units).
+
+    Per node (as a child in its family): ``vf`` its upward variance (0 where
+    infinite, flagged by ``inf``), ``r`` its share of the parent's sum, and
+    exclusive sums over its earlier (``*_before``) and later (``*_after``)
+    siblings. Per node as a parent: ``fam_s`` (sum of finite children ``V``)
+    and ``fam_inf`` (number of undetermined children). ``var_h``: the final
+    variance of each node's consistent estimate.
+    """
+
+    tree: Tree
+    vf: FloatArray
+    inf: BoolArray
+    r: FloatArray
+    fam_s: FloatArray
+    fam_inf: IntArray
+
+    @staticmethod
+    def build(t: Tree, budgets: ArrayLike) -> GaussMarkovTree:
+        eps = _check_budgets(t, budgets)
+        precision = eps**2 / 2.0
+        vf = np.zeros(t.size)
+        inf = np.zeros(t.size, dtype=bool)
+        leaf = t.is_leaf
+        vf[leaf] = np.where(precision[leaf] > 0, 1.0 / np.maximum(precision[leaf], 1e-300), 0.0)
+        inf[leaf] = precision[leaf] == 0
+        fam_s = np.zeros(t.size)
+        fam_inf = np.zeros(t.size, dtype=np.int64)
+        levels = t.levels()
+        for d in range(t.height - 2, -1, -1):
+            here, below = levels[d], levels[d + 1]
+            slot = t.parent[below] - here.start
+            width = here.stop - here.start
+            fam_s[here] = np.bincount(slot, weights=vf[below], minlength=width)
+            fam_inf[here] = np.bincount(slot, weights=inf[below], minlength=width).astype(np.int64)
+            idx = np.arange(here.start, here.stop)[~leaf[here]]
+            determined = (fam_inf[idx] == 0) & (fam_s[idx] > 0)
+            child_precision = np.where(determined, 1.0 / np.where(determined, fam_s[idx], 1.0), 0.0)
+            total = precision[idx] + child_precision
+            inf[idx] = total == 0
+            vf[idx] = np.where(total > 0, 1.0 / np.where(total > 0, total, 1.0), 0.0)
+        r = np.ones(t.size)
+        kids = np.arange(1, t.size)
+        par = t.parent[kids]
+        undetermined_family = fam_inf[par] > 0
+        r[kids] = np.where(
+            undetermined_family,
+            inf[kids] / np.maximum(fam_inf[par], 1),
+            vf[kids] / np.where(undetermined_family, 1.0, fam_s[par]),
+        )
+        return GaussMarkovTree(t, vf, inf, r, fam_s, fam_inf)
+
+    def _sibling_sums(self, values: FloatArray) -> tuple[FloatArray, FloatArray]:
+        """Exclusive sums of ``values`` over each node's earlier and later siblings."""
+        t = self.tree
+        cum = np.concatenate(([0.0], np.cumsum(values)))
+        first = np.zeros(t.size, dtype=np.int64)
+        last = np.zeros(t.size, dtype=np.int64)
+        first[1:] = t.child_ptr[t.parent[1:]]
+        last[1:] = t.child_ptr[t.parent[1:] + 1]
+        node = np.arange(t.size)
+        before = cum[node] - cum[first]
+        after = cum[last] - cum[node + 1]
+        before[0] = after[0] = 0.0
+        return before, after
+
+    @cached_property
+    def has_undetermined(self) -> bool:
+        """Whether some node's subtree cannot determine its sum on its own."""
+        return bool(self.inf.any())
+
+    @cached_property
+    def r_before(self) -> FloatArray:
+        return self._sibling_sums(self.r)[0]
+
+    @cached_property
+    def r_after(self) -> FloatArray:
+        return self._sibling_sums(self.r)[1]
+
+    @cached_property
+    def v_before(self) -> FloatArray:
+        return self._sibling_sums(self.vf)[0]
+
+    @cached_property
+    def v_after(self) -> FloatArray:
+        return self._sibling_sums(self.vf)[1]
+
+    @cached_property
+    def inf_before(self) -> FloatArray:
+        return self._sibling_sums(self.inf.astype(np.float64))[0]
+
+    @cached_property
+    def inf_after(self) -> FloatArray:
+        return self._sibling_sums(self.inf.astype(np.float64))[1]
+
+    @cached_property
+    def var_h(self) -> FloatArray:
+        """Final variance of every node's consistent estimate (top-down)."""
+        t = self.tree
+        var = np.empty(t.size)
+        var[0] = np.inf if self.inf[0] else self.vf[0]
+        levels = t.levels()
+        for d in range(1, t.height):
+            kids = levels[d]
+            par = t.parent[kids]
+            r = self.r[kids]
+            inherited = np.where(r > 0, r * r * np.where(r > 0, var[par], 0.0), 0.0)
+            fam_undetermined = self.fam_inf[par]
+            own = np.where(
+                fam_undetermined == 0,
+                self.vf[kids]
+                - self.vf[kids] ** 2 / np.where(fam_undetermined == 0, self.fam_s[par], 1.0),
+                np.where(
+                    ~self.inf[kids],
+                    self.vf[kids],
+                    np.where(fam_undetermined == 1, self.fam_s[par], np.inf),
+                ),
+            )
+            var[kids] = inherited + own
+        return var
+
+
+def _common_value(
+    values: list[FloatArray], present: list[BoolArray]
+) -> tuple[FloatArray, BoolArray, BoolArray]:
+    """The value shared by all present entries: ``(value, any present, consistent)``."""
+    lo = np.full(values[0].shape, np.inf)
+    hi = np.full(values[0].shape, -np.inf)
+    for value, mask in zip(values, present, strict=True):
+        lo = np.where(mask, np.minimum(lo, value), lo)
+        hi = np.where(mask, np.maximum(hi, value), hi)
+    anything = np.isfinite(lo)
+    return np.where(anything, lo, 0.0), anything, ~anything | (hi - lo <= _SNAP)
+
+
+def _family_term(
+    gm: GaussMarkovTree,
+    parent: IntArray,
+    a1: FloatArray,
+    a2: FloatArray,
+    inf_values: list[FloatArray],
+    inf_present: list[BoolArray],
+) -> FloatArray:
+    """``u^T K u`` for weights ``u`` on one family's children.
+
+    ``a1 = sum u_i V_i`` and ``a2 = sum u_i^2 V_i`` over the finite children;
+    the undetermined children's weights are listed in ``inf_values`` (where
+    ``inf_present``). Finite family: ``a2 - a1^2 / S``; otherwise the limit
+    ``sum_i V_i (u_i - ū)^2`` with ``ū`` the undetermined children's common
+    weight (``inf`` if they differ).
+    """
+    s = gm.fam_s[parent]
+    common, undetermined, consistent = _common_value(inf_values, inf_present)
+    mean = np.where(undetermined, common, a1 / np.where(s > 0, s, 1.0))
+    term = np.maximum(a2 - 2.0 * mean * a1 + mean * mean * s, 0.0)
+    return np.where(consistent, term, np.inf)
+
+
+def _step_up(
+    gm: GaussMarkovTree, child: IntArray, beta: FloatArray, gamma: FloatArray, *, prefix: bool
+) -> tuple[FloatArray, FloatArray]:
+    """Move a partial sum from node ``child`` to its parent.
+
+    Prefix side (the sum ends inside ``child``): ``Q_x = sum of earlier
+    siblings + Q_child``, weights ``u = (1, .., 1, β, 0, .., 0)``; suffix side
+    mirrored.
+    """
+    parent = gm.tree.parent[child]
+    vf, r = gm.vf[child], gm.r[child]
+    full_v = gm.v_before[child] if prefix else gm.v_after[child]
+    full_r = gm.r_before[child] if prefix else gm.r_after[child]
+    a1 = full_v + beta * vf
+    a2 = full_v + beta * beta * vf
+    if not gm.has_undetermined:
+        return full_r + beta * r, gamma + np.maximum(a2 - a1 * a1 / gm.fam_s[parent], 0.0)
+    full_inf = (gm.inf_before[child] if prefix else gm.inf_after[child]) > 0
+    none_inf = (gm.inf_after[child] if prefix else gm.inf_before[child]) > 0
+    ones, zeros = np.ones_like(beta), np.zeros_like(beta)
+    term = _family_term(
+        gm, parent, a1, a2, [ones, beta, zeros], [full_inf, gm.inf[child], none_inf]
+    )
+    return full_r + beta * r, gamma + term
+
+
+def _walk_to(
+    gm: GaussMarkovTree, start: IntArray, stop_parent: IntArray, *, prefix: bool
+) -> tuple[IntArray, FloatArray, FloatArray]:
+    """Walk partial sums up from ``start`` until the node's parent is ``stop_parent``."""
+    node = start.copy()
+    beta = np.ones(node.shape)
+    gamma = np.zeros(node.shape)
+    parent = gm.tree.parent
+    active = np.flatnonzero(parent[node] != stop_parent)
+    while active.size:
+        beta[active], gamma[active] = _step_up(
+            gm, node[active], beta[active], gamma[active], prefix=prefix
+        )
+        node[active] = parent[node[active]]
+        active = active[parent[node[active]] != stop_parent[active]]
+    return node, beta, gamma
+
+
+def _scaled_variance(coefficient: FloatArray, var: FloatArray) -> FloatArray:
+    """``coefficient^2 * var`` with ``0 * inf = 0`` (coefficients below 1e-9 count as 0)."""
+    safe = np.where(np.abs(coefficient) > _SNAP, var, 0.0)
+    return np.asarray(coefficient * coefficient * safe, dtype=np.float64)
+
+
+def blue_prefix_variances(t: Tree, budgets: ArrayLike) -> FloatArray:
+    """``Var(P_b)`` of every prefix ``[0, b]`` of the BLUE-consistent tree, ``O(n height)``."""
+    gm = GaussMarkovTree.build(t, budgets)
+    return _prefix_variances(gm)
+
+
+def _prefix_variances(gm: GaussMarkovTree) -> FloatArray:
+    leaves = gm.tree.leaf_of_bin
+    _, beta, gamma = _walk_to(gm, leaves, np.full(leaves.shape, -1), prefix=True)
+    return _scaled_variance(beta, np.full(beta.shape, gm.var_h[0])) + gamma
+
+
+def blue_linear_query_variance(t: Tree, budgets: ArrayLike, weights: ArrayLike) -> float:
+    """``Var(w^T v^)`` of one linear query over the bins, BLUE-consistent tree, ``O(size)``.
+
+    Bottom-up, ``F_x = sum_{i in x} w_i v_i = β_x h_x + ξ_x`` with
+    ``β_x = sum_c β_c r_c`` and ``Var ξ_x = sum_c Var ξ_c + β^T K_x β``.
+    """
+    gm = GaussMarkovTree.build(t, budgets)
+    return _linear_query_variance(gm, np.asarray(weights, dtype=np.float64))
+
+
+def _group_sum(slot: IntArray, values: FloatArray, width: int) -> FloatArray:
+    return np.asarray(np.bincount(slot, weights=values, minlength=width), dtype=np.float64)
+
+
+def _linear_query_variance(gm: GaussMarkovTree, weights: FloatArray) -> float:
+    t = gm.tree
+    if weights.shape != (t.n_bins,):
+        raise ValueError(f"expected {t.n_bins} weights, got shape {weights.shape}")
+    beta = np.zeros(t.size)
+    gamma = np.zeros(t.size)
+    beta[t.leaf_of_bin] = weights
+    levels = t.levels()
+    for d in range(t.height - 2, -1, -1):
+        here, below = levels[d], levels[d + 1]
+        slot = t.parent[below] - here.start
+        width = here.stop - here.start
+        kid_beta = beta[below]
+        finite = ~gm.inf[below]
+        a1 = _group_sum(slot, kid_beta * gm.vf[below], width)  # vf is 0 where undetermined
+        a2 = _group_sum(slot, kid_beta**2 * gm.vf[below], width)
+        lo = np.full(width, np.inf)
+        hi = np.full(width, -np.inf)
+        undetermined = ~finite
+        np.minimum.at(lo, slot[undetermined], kid_beta[undetermined])
+        np.maximum.at(hi, slot[undetermined], kid_beta[undetermined])
+        idx = np.arange(here.start, here.stop)
+        term = _family_term(gm, idx, a1, a2, [lo, hi], [np.isfinite(lo), np.isfinite(hi)])
+        inner = ~t.is_leaf[here]
+        beta[here] = np.where(
+            inner, np.bincount(slot, weights=kid_beta * gm.r[below], minlength=width), beta[here]
+        )
+        gamma[here] = np.where(
+            inner, np.bincount(slot, weights=gamma[below], minlength=width) + term, gamma[here]
+        )
+    root = _scaled_variance(beta[:1], gm.var_h[:1])
+    return float(root[0] + gamma[0])
+
+
+def blue_range_errors(t: Tree, budgets: ArrayLike, a: ArrayLike, b: ArrayLike) -> FloatArray:
+    """BLUE-consistent MSE ``w^T (A^T W A)^{-1} w`` of each range, ``O(height)`` per range.
+
+    The range splits at ``m``, the lowest node containing it, into a suffix of
+    child ``c_l``, the whole children between, and a prefix of child ``c_r``;
+    with ``u`` the children's weights (``β_l, 1, .., 1, β_r``),
+
+    .. math:: \\mathrm{Var} = (u^T r)^2 \\mathrm{Var}(\\hat h_m) + u^T K_m u
+              + γ_l + γ_r .
+    """
+    a_arr, b_arr = _check_ranges(t.n_bins, a, b)
+    gm = GaussMarkovTree.build(t, budgets)
+    return _range_variances(gm, a_arr.ravel(), b_arr.ravel()).reshape(a_arr.shape)
+
+
+def _range_variances(gm: GaussMarkovTree, a: IntArray, b: IntArray) -> FloatArray:
+    t = gm.tree
+    out = np.empty(a.shape)
+    single = a == b
+    out[single] = gm.var_h[t.leaf_of_bin[a[single]]]
+    multi = np.flatnonzero(~single)
+    if multi.size == 0:
+        return out
+    a, b = a[multi], b[multi]
+    top = t.leaf_of_bin[a]
+    climbing = np.flatnonzero(t.hi[top] < b)
+    while climbing.size:
+        top[climbing] = t.parent[top[climbing]]
+        climbing = climbing[t.hi[top[climbing]] < b[climbing]]
+    left, beta_l, gamma_l = _walk_to(gm, t.leaf_of_bin[a], top, prefix=False)
+    right, beta_r, gamma_r = _walk_to(gm, t.leaf_of_bin[b], top, prefix=True)
+    between_v = gm.v_before[right] - gm.v_before[left] - gm.vf[left]
+    between_r = gm.r_before[right] - gm.r_before[left] - gm.r[left]
+    between_inf = (gm.inf_before[right] - gm.inf_before[left] - gm.inf[left]) > 0
+    share = beta_l * gm.r[left] + between_r + beta_r * gm.r[right]
+    ones, zeros = np.ones_like(beta_l), np.zeros_like(beta_l)
+    term = _family_term(
+        gm,
+        top,
+        beta_l * gm.vf[left] + between_v + beta_r * gm.vf[right],
+        beta_l**2 * gm.vf[left] + between_v + beta_r**2 * gm.vf[right],
+        [zeros, beta_l, ones, beta_r, zeros],
+        [
+            gm.inf_before[left] > 0,
+            gm.inf[left],
+            between_inf,
+            gm.inf[right],
+            gm.inf_after[right] > 0,
+        ],
+    )
+    out[multi] = _scaled_variance(share, gm.var_h[top]) + term + gamma_l + gamma_r
+    return out
+
+
+def blue_expected_error(t: Tree, budgets: ArrayLike, workload: str | Workload = "uniform") -> float:
+    """Exact mean range MSE of the BLUE-consistent tree over a workload, ``O(n height)``.
+
+    Uniform: the prefix-sum identity (module docstring); prefix: the mean of
+    the prefix variances; fixed length: every window by :func:`blue_range_errors`.
+    """
+    n = t.n_bins
+    spec = parse_workload(workload, n)
+    gm = GaussMarkovTree.build(t, budgets)
+    if spec.kind == "prefix":
+        return float(_prefix_variances(gm).mean())
+    if spec.kind == "length":
+        a, b = workload_ranges(n, spec)
+        return float(_range_variances(gm, a, b).mean())
+    prefix = _prefix_variances(gm)
+    of_sum = _linear_query_variance(gm, (n - np.arange(n)).astype(np.float64))
+    return float(((n + 1) * prefix.sum() - of_sum) / (n * (n + 1) / 2))
+
+
+# ------------------------------------------------------------------- dispatch
+
+
+def range_errors(
+    t: Tree, budgets: ArrayLike, a: ArrayLike, b: ArrayLike, *, consistent: bool
+) -> FloatArray:
+    """Per-range MSE of a tree release, raw or BLUE-consistent."""
+    if consistent:
+        return blue_range_errors(t, budgets, a, b)
+    return raw_range_errors(t, budgets, a, b)
+
+
+def expected_range_error(
+    t: Tree,
+    budgets: ArrayLike,
+    *,
+    consistent: bool,
+    workload: str | Workload = "uniform",
+) -> float:
+    """Exact mean squared error of a random workload range answered from a tree release.
+
+    Raw: ``sum_x p_x Var(h~_x)``; consistent: the BLUE error (module docstring).
+    """
+    if consistent:
+        return blue_expected_error(t, budgets, workload)
+    return raw_expected_error(t, budgets, workload)
+
+
+# ------------------------------------------------------------- the algorithms
+
+TreeShape = Literal["binary", "sc"]
+BudgetRule = Literal["uniform", "per_level", "optimal"]
+
+
+@dataclass(frozen=True)
+class AlgorithmSpec:
+    """One histogram algorithm: flat Laplace, Privelet, or a tree + budgets + post-processing."""
+
+    label: str
+    kind: Literal["flat", "tree", "privelet"]
+    shape: TreeShape | None = None
+    budgets: BudgetRule | None = None
+    consistent: bool = False
+
+
+ALGORITHMS: dict[str, AlgorithmSpec] = {
+    "dwork": AlgorithmSpec("Dwork (Laplace per bin)", "flat"),
+    "binary_raw": AlgorithmSpec("Binary tree, raw", "tree", "binary", "uniform", False),
+    "boost": AlgorithmSpec("Boost (binary, uniform, BLUE)", "tree", "binary", "uniform", True),
+    "boost_un": AlgorithmSpec(
+        "Boost-UN (binary, per-level, BLUE)", "tree", "binary", "per_level", True
+    ),
+    "sc_tree": AlgorithmSpec("SC tree (uniform, BLUE)", "tree", "sc", "uniform", True),
+    "lue_dptree": AlgorithmSpec(
+        "LUE-DPTree (SC tree, per-node, BLUE)", "tree", "sc", "optimal", True
+    ),
+    "privelet": AlgorithmSpec("Privelet (Haar wavelet)", "privelet"),
+}
+
+
+@dataclass(frozen=True, eq=False)
+class Plan:
+    """An algorithm set up for ``n`` bins and ``eps``: its tree and budgets if it has them.
+
+    Budgets that depend on the workload (per-level, per-node) are optimised for
+    ``workload``.
+    """
+
+    key: str
+    n: int
+    eps: float
+    workload: Workload
+    tree: Tree | None = None
+    budgets: FloatArray | None = None
+
+    @property
+    def spec(self) -> AlgorithmSpec:
+        return ALGORITHMS[self.key]
+
+
+def prepare(key: str, n: int, eps: float, workload: str | Workload = "uniform") -> Plan:
+    """Build the tree and budgets of algorithm ``key`` (see :data:`ALGORITHMS`)."""
+    if key not in ALGORITHMS:
+        raise ValueError(f"unknown algorithm '{key}'; choose from {', '.join(ALGORITHMS)}")
+    if n < 1:
+        raise ValueError(f"need at least one bin, got n={n}")
+    if not (np.isfinite(eps) and eps > 0):
+        raise ValueError(f"epsilon must be a positive finite number, got {eps}")
+    spec = ALGORITHMS[key]
+    load = parse_workload(workload, n)
+    if spec.kind != "tree":
+        return Plan(key, n, eps, load)
+    shape = kary_tree(n, 2) if spec.shape == "binary" else struct_construct(n)
+    if spec.budgets == "uniform":
+        eps_x = budget.uniform_budgets(shape, eps)
+    else:
+        p = coverage.coverage_probabilities(shape, load)
+        rule = budget.per_level_budgets if spec.budgets == "per_level" else budget.optimal_budgets
+        eps_x = rule(shape, eps, p)
+    return Plan(key, n, eps, load, shape, eps_x)
+
+
+def plan_range_errors(plan: Plan, a: ArrayLike, b: ArrayLike) -> FloatArray:
+    """Exact per-range MSE of a prepared algorithm (0-based inclusive ranges)."""
+    a_arr, b_arr = _check_ranges(plan.n, a, b)
+    if plan.spec.kind == "flat":
+        return flat_range_errors(plan.eps, a_arr, b_arr)
+    if plan.spec.kind == "privelet":
+        coefficient = privelet.range_error_coefficients(plan.n, a_arr, b_arr)
+        return privelet.noise_variance(plan.n, plan.eps) * coefficient
+    assert plan.tree is not None and plan.budgets is not None
+    return range_errors(plan.tree, plan.budgets, a_arr, b_arr, consistent=plan.spec.consistent)
+
+
+def plan_expected_error(plan: Plan, workload: str | Workload | None = None) -> float:
+    """Exact mean range MSE of a prepared algorithm over a workload (default: its own)."""
+    load = plan.workload if workload is None else parse_workload(workload, plan.n)
+    if plan.spec.kind == "flat":
+        return flat_expected_error(plan.n, plan.eps, load)
+    if plan.spec.kind == "privelet":
+        return privelet.noise_variance(plan.n, plan.eps) * privelet_average_coefficient(
+            plan.n, load
+        )
+    assert plan.tree is not None and plan.budgets is not None
+    return expected_range_error(
+        plan.tree, plan.budgets, consistent=plan.spec.consistent, workload=load
+    )
+
+
+def privelet_average_coefficient(n: int, workload: str | Workload = "uniform") -> float:
+    """Privelet's mean error coefficient over a workload (eq. 16 for all ranges)."""
+    spec = parse_workload(workload, n)
+    if spec.kind == "uniform":
+        return privelet.average_error_coefficient(n)
+    a, b = workload_ranges(n, spec)
+    return float(privelet.range_error_coefficients(n, a, b).mean())
