@@ -1,0 +1,116 @@
+"""Key-value datasets: CSR invariants, generator assumptions, CSV validation."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from dpcore.ldp import data as kvd
+from dpcore.ldp.data import KVDataError
+
+
+def _brute_pairs(data: kvd.KVData) -> list[tuple[int, int, float]]:
+    return [
+        (i, int(k), float(v))
+        for i in range(data.n_users)
+        for k, v in zip(
+            data.keys[data.offsets[i] : data.offsets[i + 1]],
+            data.values[data.offsets[i] : data.offsets[i + 1]],
+            strict=True,
+        )
+    ]
+
+
+@pytest.mark.parametrize("keys", kvd.KEY_MODELS)
+@pytest.mark.parametrize("lengths", kvd.LENGTH_MODELS)
+def test_generator_invariants(keys: kvd.KeyModel, lengths: kvd.LengthModel) -> None:
+    data = kvd.generate(
+        3000, 40, keys=keys, lengths=lengths, max_length=12, rng=np.random.default_rng(3)
+    )
+    assert data.n_users == 3000
+    assert data.lengths.min() >= 1 and data.lengths.max() <= 12
+    assert np.all((data.keys >= 0) & (data.keys < 40))
+    assert np.all(np.abs(data.values) <= 1)
+    user = data.user_of_pair()
+    codes = user * data.d + data.keys
+    assert np.unique(codes).size == codes.size, "a user holds a key twice"
+
+
+def test_generator_is_seeded() -> None:
+    a = kvd.generate(500, 30, rng=np.random.default_rng(7))
+    b = kvd.generate(500, 30, rng=np.random.default_rng(7))
+    assert np.array_equal(a.keys, b.keys) and np.array_equal(a.values, b.values)
+
+
+def test_key_models_shape_frequencies() -> None:
+    rng = np.random.default_rng(0)
+    lnr = kvd.generate(20000, 20, keys="lnr", lengths="uniform", max_length=3, rng=rng)
+    f = lnr.true_frequency()
+    # linearly decreasing weights: the first quarter of keys is clearly more frequent
+    assert f[:5].mean() > 2 * f[-5:].mean()
+    m = lnr.true_mean()
+    assert m[0] < -0.5 and m[-1] > 0.5  # linearly spaced means from -1 to 1
+    gauss = kvd.generate(20000, 20, keys="gauss", lengths="uniform", max_length=3, rng=rng)
+    assert gauss.true_frequency()[0] > gauss.true_frequency()[-1]
+
+
+def test_heavy_lengths_match_talkingdata_shape() -> None:
+    lengths = kvd.sample_lengths("heavy", 200_000, 10_000, rng=np.random.default_rng(1))
+    share_below_50 = float(np.mean(lengths < 50))
+    assert 0.96 < share_below_50 < 0.99  # "98% of users hold < 50 pairs"
+
+
+def test_truth_matches_brute_force() -> None:
+    data = kvd.generate(200, 8, max_length=5, rng=np.random.default_rng(2))
+    pairs = _brute_pairs(data)
+    for k in range(8):
+        holders = [v for _, key, v in pairs if key == k]
+        assert data.true_frequency()[k] == pytest.approx(len(holders) / 200)
+        expected = np.mean(holders) if holders else 0.0
+        assert data.true_mean()[k] == pytest.approx(expected)
+
+
+def test_subset_keeps_pairs_of_chosen_users() -> None:
+    data = kvd.generate(50, 10, max_length=4, rng=np.random.default_rng(4))
+    users = np.array([7, 3, 40], dtype=np.int64)
+    sub = data.subset(users)
+    pairs = _brute_pairs(data)
+    expected = [(j, k, v) for j, u in enumerate(users.tolist()) for i, k, v in pairs if i == u]
+    assert _brute_pairs(sub) == expected
+
+
+def test_csv_roundtrip_and_labels() -> None:
+    text = b"user,key,value\nb,pear,0.5\na,apple,-0.25\na,pear,1\n"
+    data = kvd.read_kv_csv(text)
+    assert data.n_users == 2 and data.d == 2
+    assert data.key_labels == ("apple", "pear")
+    assert data.true_frequency().tolist() == [0.5, 1.0]
+    assert data.true_mean().tolist() == [-0.25, 0.75]
+
+
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        (b"", "empty"),
+        (b"user,key\nu,k\n", "missing column(s) value"),
+        (b"user,key,value\n", "no rows"),
+        (b"user,key,value\nu1,k1,abc\n", "must be numbers; see line(s) 2"),
+        (b"user,key,value\nu1,k1,\n", "empty value"),
+        (b"user,key,value\n,k1,0.1\n", "empty user"),
+        (b"user,key,value\nu1,k1,0.1\nu1,k2,1.5\n", "[-1, 1]; see line(s) 3"),
+        (b"user,key,value\nu1,k1,nan\n", "must be numbers"),
+        (b"user,key,value\nu1,k1,0.1\nu1,k1,0.2\n", "same key twice"),
+        (b'user,key,value\nu1,k1,0.1\n"u2,k1\n', "not a readable CSV"),
+    ],
+)
+def test_bad_csv_is_rejected_clearly(content: bytes, message: str) -> None:
+    with pytest.raises(KVDataError, match=None) as info:
+        kvd.read_kv_csv(content)
+    assert message in str(info.value)
+
+
+def test_csv_error_lists_many_rows_compactly() -> None:
+    rows = "".join(f"u{i},k,2\n" for i in range(9))
+    with pytest.raises(KVDataError) as info:
+        kvd.read_kv_csv(("user,key,value\n" + rows).encode())
+    assert "2, 3, 4, 5, 6 and 4 more" in str(info.value)
