@@ -46,14 +46,15 @@ SCALE_MODE = ChoiceParam("lap_scale_mode", "eps", tuple(SCALE_MODES))
 SCALE = FloatParam("lap_b", 1.0, 1e-3, 1e9)
 SENSITIVITY = FloatParam("lap_sens", 1.0, 1e-6, 1e9)
 DELTA = FloatParam("lap_delta", 0.05, 1e-9, 0.99)
-K2 = IntParam("lap_k2", 10_000, 1, 1_000_000)
+K2 = IntParam("lap_k2", 10_000, 1, 100_000)
 TRIALS = IntParam("lap_trials", 1000, 100, 10_000)
 SEED = IntParam("lap_seed", 0, 0, 2**31 - 1)
 PARAMS = (SOURCE, YEAR, POP_MAX, SCALE_MODE, SCALE, SENSITIVITY, DELTA, K2, TRIALS, SEED)
 
-# A simulation draws at most this many Laplace values (about 0.4 s); beyond it the
-# number of trials is reduced for large k, and the page says so.
+# A simulation draws at most this many Laplace values (about 0.4 s): for large k the
+# number of trials is reduced (never below MIN_TRIALS), and the page says so.
 MAX_SIMULATED_DRAWS = 10_000_000
+MIN_TRIALS = 20
 SWEEP_MAX_K = 10_000
 SWEEP_DELTAS = tuple(float(d) for d in np.geomspace(1e-4, 0.5, 25))
 
@@ -105,8 +106,9 @@ def release(
 
 
 def effective_trials(k: int, trials: int) -> int:
-    """Trials actually simulated for ``k``: capped so that ``k * trials`` stays bounded."""
-    return max(50, min(trials, MAX_SIMULATED_DRAWS // k))
+    """Trials actually simulated for ``k``: ``k * trials <= MAX_SIMULATED_DRAWS`` unless that
+    would leave fewer than ``MIN_TRIALS`` (only for histograms of over 500,000 bins)."""
+    return max(MIN_TRIALS, min(trials, MAX_SIMULATED_DRAWS // k))
 
 
 @st.cache_data(max_entries=64, show_spinner=False)

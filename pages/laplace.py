@@ -165,8 +165,9 @@ st.latex(
 )
 st.caption(
     f"Simulated: the (1-δ)-quantile of max |Y_i| over independent releases (real Laplace draws; "
-    f"{trials:,} trials, fewer for very large k so that each point draws at most "
-    f"{lap.MAX_SIMULATED_DRAWS:,} values; see the table). Dotted lines: this query's k and the "
+    f"{trials:,} trials, fewer for large k so that each point draws at most "
+    f"{lap.MAX_SIMULATED_DRAWS:,} values, but never fewer than {lap.MIN_TRIALS}; see the table). "
+    "Dotted lines: this query's k and the "
     "comparison k₂; the chosen δ. Small δ needs many trials for a stable quantile."
 )
 with st.expander("Sweep over k (table)"):

@@ -1,0 +1,101 @@
+"""The mechanism pages' support code as plain functions: figure factories and cached helpers."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from dpcore.histogram import from_counts
+from dpcore.mechanisms import exponential_probabilities
+from dpui import mechanisms_exponential as em
+from dpui import mechanisms_figures as figures
+from dpui import mechanisms_laplace as lap
+
+
+def test_true_vs_noisy_uses_bars_then_lines():
+    small = figures.true_vs_noisy(["a", "b"], np.array([1.0, 2.0]), np.array([1.5, 1.0]))
+    assert [t.type for t in small.data] == ["bar", "bar"]
+    np.testing.assert_array_equal(small.data[1].customdata, [0.5, -1.0])  # noise in the hover
+    n = figures.MAX_BARS + 1
+    large = figures.true_vs_noisy([str(i) for i in range(n)], np.zeros(n), np.ones(n))
+    assert [t.type for t in large.data] == ["scattergl", "scattergl"]
+
+
+def test_noise_distribution_marks_both_widths_on_both_sides():
+    noise = np.random.default_rng(0).laplace(size=50)
+    fig = figures.noise_distribution(noise, scale=1.0, bound=6.0, exact=5.9, delta=0.05)
+    lines = sorted(shape.x0 for shape in fig.layout.shapes)
+    assert lines == [-6.0, -5.9, 5.9, 6.0]
+    density = next(t for t in fig.data if t.name == "Laplace density")
+    assert max(density.y) == pytest.approx(0.5, rel=1e-3)  # 1/(2b) at 0
+
+
+def test_probabilities_vs_frequencies_plots_counts_over_runs():
+    fig = figures.probabilities_vs_frequencies(
+        ["a", "b"], np.array([0.7, 0.3]), np.array([6, 4]), 10
+    )
+    np.testing.assert_allclose(fig.data[1].y, [0.6, 0.4])
+    assert (
+        len(figures.probabilities_vs_frequencies(["a"], np.ones(1), np.zeros(1, int), 0).data) == 1
+    )
+
+
+def test_accuracy_curves_keep_the_line_at_one_in_view():
+    values = np.array([1.0, 2.0, 3.0])
+    fig = figures.accuracy_curves(
+        values, np.array([1e-9, 1e-4, 1.0]), values, np.array([5.0, 8.0, 3.0]), best=3.0
+    )
+    low, high = fig.layout.yaxis.range
+    assert low <= math.log10(1e-9) and high >= math.log10(8.0)
+
+
+def test_effective_trials_bounds_the_simulation():
+    assert lap.effective_trials(10, 1000) == 1000
+    assert lap.effective_trials(lap.K2.hi, 1000) * lap.K2.hi <= lap.MAX_SIMULATED_DRAWS
+    assert lap.effective_trials(10**5, lap.TRIALS.hi) * 10**5 <= lap.MAX_SIMULATED_DRAWS
+    assert lap.effective_trials(2**22, 1000) == lap.MIN_TRIALS
+
+
+def test_sweep_includes_the_page_ks_and_the_curves_are_ordered():
+    ks = lap.sweep_ks(40, 123)
+    assert ks[0] == 1 and ks[-1] == lap.SWEEP_MAX_K and {40, 123} <= set(ks)
+    table = lap.max_error_vs_k((1, 10, 100), 0.1, 2.0, 400, 0)
+    assert (table["exact t*·b"] <= table["bound ln(k/δ)·b"] + 1e-12).all()
+    assert (table["mean max error b·H_k"] < table["exact t*·b"]).all()
+    assert table["bound ln(k/δ)·b"].iloc[0] == pytest.approx(2.0 * math.log(10))
+
+
+def test_gapminder_filter():
+    table = lap.gapminder_populations(2007, 5.0)
+    assert (table["population"] < 5e6).all()
+    assert list(table["country"]) == sorted(table["country"])
+    assert len(lap.gapminder_populations(2007, 2000.0)) == 142  # every country
+
+
+def test_histogram_candidates_get_unique_names():
+    table = em.table_from_histogram(from_counts([3.0, 1.0], "h", ("x", "x")))
+    assert table.names == ("1: x", "2: x")
+    unlabelled = em.table_from_histogram(from_counts([3.0, 1.0], "h"))
+    assert unlabelled.names == ("bin 1", "bin 2")
+
+
+def test_shown_candidates_are_the_best_in_table_order():
+    scores = np.arange(100.0)[::-1]
+    shown = em.shown_candidates(scores)
+    np.testing.assert_array_equal(shown, np.arange(em.MAX_SHOWN))
+    np.testing.assert_array_equal(em.shown_candidates(np.ones(3)), [0, 1, 2])
+
+
+def test_analysis_events_compare_bound_and_exact():
+    scores = np.array([10.0, 7.0, 7.0, 3.0])
+    analysis = em.analyse(scores, 0.5, 1.0)
+    first = analysis.events.iloc[0]
+    assert "wrong answer" in first["event"]
+    assert first["bound"] == pytest.approx(4 * math.exp(0.5 * (7 - 10) / 2))
+    p = exponential_probabilities(scores, 0.5, 1.0)
+    assert first["exact probability"] == pytest.approx(p[1:].sum())
+    assert analysis.cumulative[-1] == pytest.approx(1.0)
+    assert analysis.best_probability == pytest.approx(p[0])
+    assert analysis.log_weight_offset == pytest.approx(0.5 * 10 / 2)
