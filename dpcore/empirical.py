@@ -187,20 +187,40 @@ def simulate_workload_error(
     releases: int,
     rng: np.random.Generator,
     workload: str | Workload | None = None,
+    sample: int | None = None,
     confidence: float = 0.95,
     progress: ProgressCallback | None = None,
 ) -> tuple[float, float]:
-    """MSE over every range of a workload (default: the plan's), with its CI half-width."""
+    """Mean MSE over a workload (default: the plan's) and its CI half-width.
+
+    ``sample=None`` scores every range of the workload in every release.
+    ``sample=Q`` draws ``Q`` fresh random workload ranges for each release:
+    each release's mean is then an unbiased estimate of the workload average
+    and the ``T`` releases are i.i.d., so the interval covers both the noise
+    and the choice of ranges.
+    """
     load = plan.workload if workload is None else parse_workload(workload, plan.n)
-    a, b = workload_ranges(plan.n, load)
-    result = simulate_range_errors(
-        plan,
-        counts,
-        a,
-        b,
-        releases=releases,
-        rng=rng,
-        confidence=confidence,
-        progress=progress,
-    )
-    return result.overall()
+    if sample is None:
+        a, b = workload_ranges(plan.n, load)
+        result = simulate_range_errors(
+            plan,
+            counts,
+            a,
+            b,
+            releases=releases,
+            rng=rng,
+            confidence=confidence,
+            progress=progress,
+        )
+        return result.overall()
+    if releases < 1:
+        raise ValueError(f"need at least one release, got {releases}")
+    per_release = np.empty((releases, 1))
+    for t in range(releases):
+        a, b = random_ranges(plan.n, sample, rng, load)
+        one = simulate_range_errors(plan, counts, a, b, releases=1, rng=rng, confidence=confidence)
+        per_release[t, 0] = one.squared_errors.mean()
+        if progress is not None and (t + 1) % max(1, releases // 20) == 0:
+            progress((t + 1) / releases)
+    summary = EmpiricalErrors(np.zeros(1, np.int64), np.zeros(1, np.int64), per_release, confidence)
+    return summary.overall()

@@ -99,6 +99,18 @@ def test_workload_simulation_matches_exact_average_for_privelet_table2() -> None
     assert abs(mean - errors.plan_expected_error(plan)) < 2 * half
 
 
+@pytest.mark.slow
+@pytest.mark.parametrize("key", ["boost", "privelet", "binary_raw"])
+def test_sampled_workload_simulation_covers_the_exact_average(key: str) -> None:
+    """Fresh random ranges per release: the interval covers the all-range average."""
+    n = 300
+    plan = errors.prepare(key, n, 1.0)
+    mean, half = empirical.simulate_workload_error(
+        plan, np.ones(n), releases=200, sample=100, rng=np.random.default_rng(8)
+    )
+    assert abs(mean - errors.plan_expected_error(plan)) < 2 * half
+
+
 def test_bad_parameters_raise() -> None:
     plan = errors.prepare("dwork", 10, 1.0)
     rng = np.random.default_rng(0)
