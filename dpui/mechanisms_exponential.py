@@ -62,6 +62,13 @@ SOURCES = {
     "sidebar": "the sidebar's histogram (bins as candidates)",
 }
 
+SENSITIVITY_NOTE = (
+    "**Sensitivity.** The scores here are counts of people (votes, people per education "
+    "level, histogram counts). Adding or removing one person changes one count by 1, so "
+    "Δu = 1. The 2 in ε/(2Δu) covers neighbouring datasets that move different scores in "
+    "opposite directions."
+)
+
 SOURCE = ChoiceParam("exp_source", "sports", tuple(SOURCES))
 SENSITIVITY = FloatParam("exp_sens", 1.0, 1e-6, 1e12)
 DRAWS = IntParam("exp_draws", 100, 1, 1_000_000)

@@ -12,6 +12,7 @@ from numpy.typing import NDArray
 FloatArray = NDArray[np.float64]
 
 MAX_BARS = 400  # above this many entries, bars become a line (one point per entry)
+MAX_POINTS = 20_000  # above this many entries, only the first MAX_POINTS are drawn
 
 TRUE_COLOUR = "#4C78A8"
 NOISY_COLOUR = "#F58518"
@@ -21,23 +22,29 @@ SIMULATED_COLOUR = "#B279A2"
 MEAN_COLOUR = "#9D755D"
 
 
-def _layout(fig: go.Figure, *, title: str, x: str, y: str) -> go.Figure:
+def _layout(
+    fig: go.Figure, *, title: str, x: str, y: str, hovermode: str = "x unified"
+) -> go.Figure:
     fig.update_layout(
         title=title,
         xaxis_title=x,
         yaxis_title=y,
         margin={"l": 10, "r": 10, "t": 50, "b": 10},
         legend={"orientation": "h", "yanchor": "bottom", "y": 1.0, "x": 0},
-        hovermode="x unified",
+        hovermode=hovermode,
     )
     return fig
 
 
 def true_vs_noisy(labels: Sequence[str], true: FloatArray, noisy: FloatArray) -> go.Figure:
-    """True and noisy values side by side (bars up to ``MAX_BARS`` entries, lines beyond)."""
-    names = list(labels)
+    """True and noisy values side by side: bars up to ``MAX_BARS`` entries, lines beyond, and
+    only the first ``MAX_POINTS`` entries of very long vectors (the title says so)."""
+    k = len(labels)
+    shown = min(k, MAX_POINTS)
+    names = list(labels[:shown])
+    true, noisy = true[:shown], noisy[:shown]
     fig = go.Figure()
-    if len(names) <= MAX_BARS:
+    if shown <= MAX_BARS:
         fig.add_bar(x=names, y=true, name="true", marker_color=TRUE_COLOUR)
         fig.add_bar(
             x=names,
@@ -51,7 +58,10 @@ def true_vs_noisy(labels: Sequence[str], true: FloatArray, noisy: FloatArray) ->
     else:
         fig.add_scattergl(x=names, y=true, name="true", mode="lines", line_color=TRUE_COLOUR)
         fig.add_scattergl(x=names, y=noisy, name="noisy", mode="lines", line_color=NOISY_COLOUR)
-    return _layout(fig, title="True vs noisy values", x="", y="value")
+    title = "True vs noisy values"
+    if shown < k:
+        title += f" (first {shown:,} of {k:,} entries)"
+    return _layout(fig, title=title, x="", y="value")
 
 
 def noise_distribution(
@@ -60,14 +70,17 @@ def noise_distribution(
     """This draw's noise values as a density histogram, the Laplace density, and the widths."""
     reach = max(bound, float(np.abs(noise).max())) * 1.1
     grid = np.linspace(-reach, reach, 401)
+    density, edges = np.histogram(
+        noise, bins=min(80, max(10, noise.size // 4)), range=(-reach, reach), density=True
+    )
     fig = go.Figure()
-    fig.add_histogram(
-        x=noise,
-        histnorm="probability density",
+    fig.add_bar(
+        x=(edges[:-1] + edges[1:]) / 2,
+        y=density,
+        width=float(edges[1] - edges[0]),
         name=f"this draw's {noise.size:,} noise values",
         marker_color=NOISY_COLOUR,
         opacity=0.6,
-        nbinsx=min(80, max(10, noise.size // 4)),
     )
     fig.add_scatter(
         x=grid,
@@ -85,12 +98,12 @@ def noise_distribution(
         fig.add_scatter(
             x=[None], y=[None], mode="lines", name=label, line={"color": colour, "dash": dash}
         )
-    fig.update_layout(hovermode="closest")
     return _layout(
         fig,
         title=f"Noise values; all k lie within the lines with probability ≥ 1 - δ = {1 - delta:g}",
         x="noise Y_i",
         y="density",
+        hovermode="closest",
     )
 
 

@@ -18,11 +18,13 @@ import streamlit as st
 from numpy.typing import NDArray
 
 from dpcore.mechanisms import (
+    laplace_confidence_intervals,
     laplace_expected_max_error,
     laplace_max_error_bound,
     laplace_max_error_exact,
     laplace_max_error_tail,
     laplace_mechanism,
+    laplace_scale,
     simulate_laplace_max_error,
 )
 from dpui.params import ChoiceParam, FloatParam, IntParam
@@ -99,10 +101,34 @@ def release(
     return Release(
         noisy=noisy,
         noise=noisy - counts,
-        scale=sensitivity / eps,
+        scale=laplace_scale(eps, sensitivity),
         bound=laplace_max_error_bound(k, delta, eps, sensitivity),
         exact=laplace_max_error_exact(k, delta, eps, sensitivity),
     )
+
+
+def release_table(
+    labels: tuple[str, ...],
+    counts: NDArray[np.float64],
+    rel: Release,
+    *,
+    eps: float,
+    sensitivity: float,
+    delta: float,
+) -> pd.DataFrame:
+    """The release for download, with exact (1-δ) intervals: per entry and for all k at once."""
+    table = pd.DataFrame({"entry": labels, "true": counts, "noisy": rel.noisy, "noise": rel.noise})
+    for simultaneous, name in ((False, "each"), (True, "all k at once")):
+        lower, upper = laplace_confidence_intervals(
+            rel.noisy,
+            confidence=1.0 - delta,
+            eps=eps,
+            sensitivity=sensitivity,
+            simultaneous=simultaneous,
+        )
+        table[f"lower ({name})"] = lower
+        table[f"upper ({name})"] = upper
+    return table
 
 
 def effective_trials(k: int, trials: int) -> int:

@@ -63,11 +63,7 @@ else:
         table = em.table_from_editor(edited)
     except ScoreTableError as err:
         st.error(f"{err} Fix the table to see the results; your edits are kept.")
-    right.markdown(
-        "**Sensitivity.** Scores here are counts of people (votes, people per education level). "
-        "Adding or removing one person changes one count by 1, so Δu = 1. The 2 in ε/(2Δu) "
-        "covers neighbouring datasets that move different scores in opposite directions."
-    )
+    right.markdown(em.SENSITIVITY_NOTE)
 
 if table is not None:
     analysis = em.analyse(table.scores, eps, sensitivity)
@@ -95,6 +91,8 @@ if table is not None:
             r"{\sum_{r'} e^{\varepsilon u(x,r')/2\Delta u}}"
         )
         st.latex(r"\Delta u = \max_{r}\max_{x\sim y} |u(x,r)-u(y,r)|")
+        if source == "sidebar":
+            st.markdown(em.SENSITIVITY_NOTE)
         st.markdown(
             f"The chart shows ln-weights relative to the best candidate; the absolute ones are "
             f"{analysis.log_weight_offset:,.4g} higher, and e to that power "
@@ -165,11 +163,13 @@ if table is not None:
         key="exp_accuracy",
     )
     with right:
+        st.markdown("Bound (Dwork & Roth, thm. 3.11):")
         st.latex(
             r"\Pr\big[u(M(x)) \le c\big] \le \frac{|R|}{|R_{OPT}|}"
-            r"\exp\!\Big(\frac{\varepsilon (c - OPT)}{2\Delta u}\Big)"
+            r"e^{\varepsilon (c - OPT)/2\Delta u}"
         )
-        st.latex(r"\Pr\big[u(M(x)) \le c\big] = \sum_{r:\,u(x,r)\le c} \Pr[M(x)=r]")
+        st.markdown("Exact:")
+        st.latex(r"\Pr\big[u(M(x)) \le c\big] = \!\!\sum_{r:\,u(x,r)\le c}\!\! \Pr[M(x)=r]")
         if not analysis.events.empty:
             st.dataframe(analysis.events, hide_index=True)
     st.download_button(

@@ -1,6 +1,5 @@
 """Laplace mechanism: true vs noisy counts, the noise, and the max-error bound vs the truth."""
 
-import pandas as pd
 import streamlit as st
 
 from dpui import mechanisms_figures as figures
@@ -111,20 +110,19 @@ st.subheader("True vs noisy")
 left, right = st.columns([3, 1.3])
 left.plotly_chart(figures.true_vs_noisy(labels, counts, rel.noisy), key="lap_bars")
 with right:
-    st.latex(r"M(x) = f(x) + (Y_1,\dots,Y_k),\quad Y_i \sim \mathrm{Lap}(b)")
-    st.latex(
-        r"b = \frac{\Delta f}{\varepsilon},\quad \Delta f = \max_{x \sim y}\lVert f(x)-f(y)\rVert_1"
-    )
+    st.latex(r"M(x) = f(x) + (Y_1,\dots,Y_k)")
+    st.latex(r"Y_i \sim \mathrm{Lap}(b),\quad b = \frac{\Delta f}{\varepsilon}")
+    st.latex(r"\Delta f = \max_{x \sim y}\lVert f(x)-f(y)\rVert_1")
     st.markdown(
         "**Sensitivity.** Δf is how far the *whole* answer vector can move, in L1, when one "
         "person is added or removed. Each person is in exactly one country (bin), so one count "
         "moves by 1 and Δf = 1. A query where one person touches several entries needs a larger Δf."
     )
-release_table = pd.DataFrame(
-    {"entry": labels, "true": counts, "noisy": rel.noisy, "noise": rel.noise}
+release_table = lap.release_table(
+    labels, counts, rel, eps=eps, sensitivity=sensitivity, delta=delta
 )
 st.download_button(
-    "Download release (CSV)",
+    "Download release with (1-δ) intervals (CSV)",
     release_table.to_csv(index=False),
     file_name="laplace_release.csv",
     mime="text/csv",
@@ -140,7 +138,8 @@ left.plotly_chart(
     key="lap_noise",
 )
 with right:
-    st.latex(r"p(y) = \frac{1}{2b} e^{-|y|/b},\qquad \Pr[|Y| \ge t\,b] = e^{-t}")
+    st.latex(r"p(y) = \frac{1}{2b} e^{-|y|/b}")
+    st.latex(r"\Pr[|Y| \ge t\,b] = e^{-t}")
     st.latex(r"\Pr\big[\max_i |Y_i| \ge \ln(k/\delta)\, b\big] \le \delta")
     st.latex(r"\Pr\big[\max_i |Y_i| \ge t\,b\big] = 1 - (1 - e^{-t})^k")
     st.markdown(
@@ -159,10 +158,9 @@ left.plotly_chart(figures.max_error_curves(by_k, x="k", log_x=True, marks=(k, k2
 right.plotly_chart(
     figures.max_error_curves(by_delta, x="δ", log_x=True, marks=(delta,)), key="lap_by_delta"
 )
-st.latex(
-    r"t^* = -\ln\!\big(1-(1-\delta)^{1/k}\big) \;\le\; \ln(k/\delta), \qquad "
-    r"\ln(k/\delta) - t^* \;\xrightarrow[k\to\infty]{}\; \ln\frac{-\ln(1-\delta)}{\delta}"
-)
+f1, f2 = st.columns(2)
+f1.latex(r"t^* = -\ln\!\big(1-(1-\delta)^{1/k}\big) \;\le\; \ln(k/\delta)")
+f2.latex(r"\ln(k/\delta) - t^* \;\xrightarrow[k\to\infty]{}\; \ln\frac{-\ln(1-\delta)}{\delta}")
 st.caption(
     f"Simulated: the (1-δ)-quantile of max |Y_i| over independent releases (real Laplace draws; "
     f"{trials:,} trials, fewer for large k so that each point draws at most "

@@ -99,3 +99,25 @@ def test_analysis_events_compare_bound_and_exact():
     assert analysis.cumulative[-1] == pytest.approx(1.0)
     assert analysis.best_probability == pytest.approx(p[0])
     assert analysis.log_weight_offset == pytest.approx(0.5 * 10 / 2)
+
+
+def test_release_table_has_exact_intervals():
+    counts = np.array([10.0, 20.0, 30.0])
+    rel = lap.release(counts, eps=0.5, sensitivity=1.0, delta=0.1, seed=3)
+    table = lap.release_table(("a", "b", "c"), counts, rel, eps=0.5, sensitivity=1.0, delta=0.1)
+    np.testing.assert_allclose(table["noisy"] - table["true"], table["noise"])
+    each = table["upper (each)"] - table["lower (each)"]
+    np.testing.assert_allclose(each, 2 * 2.0 * math.log(10))  # b = 2, width b ln(1/δ) each side
+    together = table["upper (all k at once)"] - table["lower (all k at once)"]
+    t_star = -math.log(1 - 0.9 ** (1 / 3))
+    np.testing.assert_allclose(together, 2 * 2.0 * t_star)
+    assert rel.exact == pytest.approx(2.0 * t_star)
+
+
+def test_noise_figure_bins_values_instead_of_sending_them_all():
+    noise = np.random.default_rng(1).laplace(size=200_000)
+    fig = figures.noise_distribution(noise, scale=1.0, bound=14.0, exact=13.9, delta=0.05)
+    assert len(fig.data[0].x) <= 80
+    true = np.zeros(figures.MAX_POINTS + 5)
+    big = figures.true_vs_noisy([str(i) for i in range(true.size)], true, true)
+    assert len(big.data[0].x) == figures.MAX_POINTS and "first" in big.layout.title.text
