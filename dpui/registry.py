@@ -31,6 +31,22 @@ PAGES: tuple[PageInfo, ...] = (
         "privacy budget and noise, and the BLUE-consistent release.",
     ),
     PageInfo(
+        "pages/error_analysis.py",
+        "Error analysis",
+        ":material/query_stats:",
+        "Central DP: histograms",
+        "Exact closed-form errors of every algorithm (Dwork, trees raw and BLUE, Privelet) "
+        "beside simulations with confidence intervals, and the O(lb³N) accuracy index.",
+    ),
+    PageInfo(
+        "pages/matrix_privelet.py",
+        "Matrix mechanism / Privelet",
+        ":material/grid_on:",
+        "Central DP: histograms",
+        "Privelet's Haar strategy and reconstruction matrices, the covariance B Bᵀ, and one "
+        "range's error by the seed's algorithm 3, a sub-matrix sum and simulation.",
+    ),
+    PageInfo(
         "pages/laplace.py",
         "Laplace mechanism",
         ":material/bar_chart:",

@@ -1,0 +1,144 @@
+"""Figure factories for the error-analysis pages: pure functions from arrays/tables to figures.
+
+Convention: closed forms are lines, simulations are points with confidence-interval bars.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+import numpy as np
+import pandas as pd
+import plotly.graph_objects as go
+from numpy.typing import NDArray
+
+FloatArray = NDArray[np.float64]
+
+PALETTE = (
+    "#4C78A8",
+    "#F58518",
+    "#E45756",
+    "#72B7B2",
+    "#54A24B",
+    "#B279A2",
+    "#9D755D",
+    "#EECA3B",
+)
+
+
+def _layout(fig: go.Figure, *, title: str, x: str, y: str) -> go.Figure:
+    fig.update_layout(
+        title=title,
+        xaxis_title=x,
+        yaxis_title=y,
+        margin={"l": 10, "r": 10, "t": 60, "b": 10},
+        legend={"orientation": "h", "yanchor": "bottom", "y": 1.02, "x": 0},
+    )
+    return fig
+
+
+def matrix_heatmap(
+    matrix: FloatArray,
+    *,
+    title: str,
+    outline: tuple[int, int] | None = None,
+    symmetric_scale: bool = True,
+) -> go.Figure:
+    """A matrix as a heatmap with 1-based row/column labels.
+
+    ``outline=(l, r)`` (1-based, inclusive) draws the box of the sub-matrix
+    ``[l..r, l..r]`` whose sum is a range's error coefficient.
+    """
+    m = np.asarray(matrix, dtype=np.float64)
+    rows, cols = m.shape
+    bound = float(np.abs(m).max()) or 1.0
+    fig = go.Figure(
+        go.Heatmap(
+            z=m,
+            x=np.arange(1, cols + 1),
+            y=np.arange(1, rows + 1),
+            colorscale="RdBu",
+            reversescale=True,
+            zmid=0.0 if symmetric_scale else None,
+            zmin=-bound if symmetric_scale else None,
+            zmax=bound if symmetric_scale else None,
+            hovertemplate="row %{y}, column %{x}: %{z:.6g}<extra></extra>",
+        )
+    )
+    if outline is not None:
+        lo, hi = outline
+        fig.add_shape(
+            type="rect",
+            x0=lo - 0.5,
+            x1=hi + 0.5,
+            y0=lo - 0.5,
+            y1=hi + 0.5,
+            line={"color": "black", "width": 3, "dash": "dash"},
+        )
+    fig.update_yaxes(autorange="reversed", scaleanchor="x", constrain="domain")
+    fig.update_xaxes(constrain="domain")
+    return _layout(fig, title=title, x="column", y="row")
+
+
+def exact_vs_empirical(
+    table: pd.DataFrame,
+    *,
+    x: str,
+    title: str,
+    x_title: str,
+    y_title: str = "mean squared error",
+    log_x: bool = True,
+    log_y: bool = True,
+    categorical_x: bool = False,
+) -> go.Figure:
+    """One colour per algorithm: the closed form as a line, the simulation as points ± CI.
+
+    ``table`` has columns ``algorithm``, ``x``, ``exact`` and optionally
+    ``empirical`` and ``ci`` (half-width); missing empirical values are skipped.
+    """
+    fig = go.Figure()
+    for i, (name, rows) in enumerate(table.groupby("algorithm", sort=False)):
+        colour = PALETTE[i % len(PALETTE)]
+        rows = rows.sort_values(x)
+        fig.add_scatter(
+            x=rows[x],
+            y=rows["exact"],
+            mode="lines" if not categorical_x else "lines+markers",
+            name=f"{name} (exact)",
+            line={"color": colour},
+            marker={"symbol": "line-ew-open", "size": 12} if categorical_x else None,
+            legendgroup=str(name),
+        )
+        if "empirical" in rows and rows["empirical"].notna().any():
+            seen = rows[rows["empirical"].notna()]
+            fig.add_scatter(
+                x=seen[x],
+                y=seen["empirical"],
+                mode="markers",
+                name=f"{name} (simulated)",
+                marker={"color": colour, "size": 7},
+                error_y={"type": "data", "array": seen["ci"], "visible": True},
+                legendgroup=str(name),
+            )
+    fig.update_xaxes(type="log" if log_x else ("category" if categorical_x else "linear"))
+    fig.update_yaxes(type="log" if log_y else "linear")
+    return _layout(fig, title=title, x=x_title, y=y_title)
+
+
+def index_convergence(
+    curves: Mapping[str, pd.DataFrame], seed_index: Mapping[str, float]
+) -> go.Figure:
+    """Finite-N ratios ``lb^3 N / f(N)`` vs ``m = lb N``, with the seed's indices dashed."""
+    fig = go.Figure()
+    for i, (name, rows) in enumerate(curves.items()):
+        colour = PALETTE[i % len(PALETTE)]
+        fig.add_scatter(
+            x=rows["m"], y=rows["ratio"], mode="lines+markers", name=name, line={"color": colour}
+        )
+        if name in seed_index:
+            fig.add_hline(
+                y=seed_index[name],
+                line={"color": colour, "dash": "dash", "width": 1},
+                annotation_text=f"seed: {seed_index[name]:g}",
+            )
+    return _layout(fig, title="Convergence of the accuracy ratio", x="m = lb N", y="lb³N / f(N)")

@@ -1,0 +1,338 @@
+"""State and cached computations behind the "Error analysis" page.
+
+Every function returns a tidy table: one row per algorithm and x value, with
+the exact closed form (``exact``) and, when simulated, the empirical mean
+squared error (``empirical``) and its 95% confidence half-width (``ci``).
+Cached functions take ``seed: int`` and build their generator inside;
+``_counts`` is identified in the cache key by ``digest``; ``_progress`` is a
+UI callback (not part of the key).
+
+Budgets of per-level and per-node algorithms are optimised for the uniform
+workload (all ranges equally likely); errors of Privelet on ``n`` not a power
+of two are those of the zero-padded transform.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import numpy as np
+import pandas as pd
+import streamlit as st
+from numpy.typing import NDArray
+
+from dpcore import accuracy_index, empirical, errors
+from dpui.params import BoolParam, ChoiceParam, IntParam, Param
+
+FloatArray = NDArray[np.float64]
+Progress = Callable[[float], object] | None
+
+DEFAULT_ON = ("dwork", "binary_raw", "boost", "lue_dptree", "privelet")
+ALGORITHM_FLAGS = {key: BoolParam(f"ea_{key}", key in DEFAULT_ON) for key in errors.ALGORITHMS}
+VIEWS = {
+    "length": "(1) Error vs range length",
+    "fixed": "(2) Fixed random ranges (seed table 1)",
+    "size": "(3) Average error vs N (seed table 2)",
+    "epsilon": "(4) Error vs ε",
+    "index": "(5) Accuracy index",
+}
+VIEW = ChoiceParam("ea_view", "length", tuple(VIEWS))
+SIMULATE = BoolParam("ea_sim", True)
+RELEASES = IntParam("ea_releases", 50, 2, 1000)
+QUERIES = IntParam("ea_queries", 50, 1, 2000)
+FIXED_N = IntParam("ea_fixed_n", 1024, 2, 65_536)
+FIXED_RANGES = IntParam("ea_fixed_q", 50, 1, 500)
+MAX_M = IntParam("ea_max_m", 10, 1, 20)
+INDEX_M = IntParam("ea_index_m", 16, 6, accuracy_index.MAX_TREE_LEVELS)
+SEED = IntParam("ea_seed", 0, 0, 2**31 - 1)
+PARAMS: tuple[Param, ...] = (
+    *ALGORITHM_FLAGS.values(),
+    VIEW,
+    SIMULATE,
+    RELEASES,
+    QUERIES,
+    FIXED_N,
+    FIXED_RANGES,
+    MAX_M,
+    INDEX_M,
+    SEED,
+)
+
+SIMULATED_MAX_M = 12
+"""Table 2 simulates up to N = 2^12; larger N show the exact values only."""
+ALL_RANGES_LIMIT = 20_000
+"""Table 2 scores every range when there are at most this many, else fresh random ranges."""
+EPSILONS = (0.01, 0.03, 0.1, 0.3, 1.0, 3.0, 10.0)
+FORMULAS = {
+    "length": r"\mathrm{MSE}_{\mathrm{Dwork}}(L) = \frac{2L}{\varepsilon^2},\quad "
+    r"\mathrm{MSE}_{\mathrm{BLUE\ tree}}(w) = w^\top (A^\top W A)^{-1} w",
+    "fixed": r"\mathrm{MSE}_{\mathrm{Privelet}}([l,r]) = "
+    r"\frac{2(h+1)^2}{\varepsilon^2}\,\mathrm{coef}(l,r)",
+    "size": r"\bar c_{\mathrm{Privelet}}(2^h) = \frac{h}{6} + "
+    r"\frac{N^3 + 37N^2 + 26N + 8}{36N^2(N+1)} \to \frac{h}{6} + \frac{1}{36}",
+    "epsilon": r"\mathrm{MSE}(\varepsilon) = \mathrm{MSE}(1) / \varepsilon^2",
+    "index": r"k_A = \lim_{N\to\infty} \frac{\mathrm{lb}^3 N}{f_A(N)},\quad "
+    r"f_A(N) = \frac{\varepsilon^2}{2}\,\overline{\mathrm{MSE}}_A(N)",
+}
+
+
+def label(key: str) -> str:
+    return errors.ALGORITHMS[key].label
+
+
+def seed_indices(keys: tuple[str, ...]) -> dict[str, float]:
+    """The seed's accuracy indices of the chosen algorithms, by label."""
+    return {label(k): v for k, v in accuracy_index.SEED_INDEX.items() if k in keys}
+
+
+def curves_by_algorithm(curves: pd.DataFrame) -> dict[str, pd.DataFrame]:
+    return {str(name): rows for name, rows in curves.groupby("algorithm", sort=False)}
+
+
+def _stage(progress: Progress, done: int, total: int) -> Callable[[float], None] | None:
+    """Progress of one of ``total`` equal stages, mapped onto the whole bar."""
+    if progress is None:
+        return None
+    callback: Callable[[float], object] = progress
+
+    def report(fraction: float) -> None:
+        callback((done + fraction) / total)
+
+    return report
+
+
+@st.cache_resource(max_entries=32, show_spinner="Building trees and budgets…")
+def plan(key: str, n: int, eps: float) -> errors.Plan:
+    """A prepared algorithm (tree and budgets); cached as a resource, never mutated."""
+    return errors.prepare(key, n, eps)
+
+
+@st.cache_data(max_entries=16, show_spinner=False)
+def length_curve(
+    digest: str,
+    _counts: FloatArray,
+    keys: tuple[str, ...],
+    eps: float,
+    per_length: int,
+    releases: int,
+    seed: int,
+    simulate: bool,
+    _progress: Progress = None,
+) -> pd.DataFrame:
+    """(1) MSE vs range length ``2^0..2^k``: exact over the sampled ranges and over all windows."""
+    n = int(_counts.size)
+    rng = np.random.default_rng(seed)
+    lengths = [2**k for k in range(int(np.log2(n)) + 1)]
+    starts, ends = [], []
+    for length in lengths:
+        a, b = empirical.random_ranges(n, per_length, rng, f"length:{length}")
+        starts.append(a)
+        ends.append(b)
+    a, b = np.concatenate(starts), np.concatenate(ends)
+    rows = []
+    for i, key in enumerate(keys):
+        prepared = plan(key, n, eps)
+        exact = errors.plan_range_errors(prepared, a, b)
+        sim = None
+        if simulate:
+            sim = empirical.simulate_range_errors(
+                prepared,
+                _counts,
+                a,
+                b,
+                releases=releases,
+                rng=rng,
+                progress=_stage(_progress, i, len(keys)),
+            ).by_length()
+        for j, length in enumerate(lengths):
+            rows.append(
+                {
+                    "algorithm": label(key),
+                    "range length": length,
+                    "exact": float(exact[(b - a + 1) == length].mean()),
+                    "exact, all ranges of this length": errors.plan_expected_error(
+                        prepared, f"length:{length}"
+                    ),
+                    "empirical": float(sim[1][j]) if sim else np.nan,
+                    "ci": float(sim[2][j]) if sim else np.nan,
+                }
+            )
+    return pd.DataFrame(rows)
+
+
+@st.cache_data(max_entries=16, show_spinner=False)
+def fixed_ranges(
+    digest: str,
+    _counts: FloatArray,
+    keys: tuple[str, ...],
+    n: int,
+    eps: float,
+    count: int,
+    releases: int,
+    seed: int,
+    simulate: bool,
+    _progress: Progress = None,
+) -> pd.DataFrame:
+    """(2) Per fixed random range (seed table 1): exact beside simulated, on ``n`` bins.
+
+    The histogram is repeated or cut to ``n`` bins (the errors do not depend on the data).
+    """
+    counts = np.resize(_counts, n)
+    rng = np.random.default_rng(seed)
+    a, b = empirical.random_ranges(n, count, rng)
+    order = np.lexsort((b, a))
+    a, b = a[order], b[order]
+    rows = []
+    for i, key in enumerate(keys):
+        prepared = plan(key, n, eps)
+        exact = errors.plan_range_errors(prepared, a, b)
+        mse = half = np.full(a.size, np.nan)
+        if simulate:
+            mse, half = empirical.simulate_range_errors(
+                prepared,
+                counts,
+                a,
+                b,
+                releases=releases,
+                rng=rng,
+                progress=_stage(_progress, i, len(keys)),
+            ).per_query()
+        for q in range(a.size):
+            rows.append(
+                {
+                    "algorithm": label(key),
+                    "range #": q + 1,
+                    "l": int(a[q]) + 1,
+                    "r": int(b[q]) + 1,
+                    "exact": float(exact[q]),
+                    "empirical": float(mse[q]),
+                    "ci": float(half[q]),
+                }
+            )
+    return pd.DataFrame(rows)
+
+
+@st.cache_data(max_entries=16, show_spinner=False)
+def size_curve(
+    keys: tuple[str, ...],
+    eps: float,
+    max_m: int,
+    releases: int,
+    sample: int,
+    seed: int,
+    simulate: bool,
+    _progress: Progress = None,
+) -> pd.DataFrame:
+    """(3) Average uniform-range MSE vs ``N = 2^m`` (seed table 2) on an all-zero histogram.
+
+    Simulated up to ``2^SIMULATED_MAX_M``: every range while there are at most
+    ``ALL_RANGES_LIMIT``, else ``sample`` fresh random ranges per release.
+    """
+    rng = np.random.default_rng(seed)
+    rows = []
+    stages = len(keys) * (max_m + 1)
+    for i, key in enumerate(keys):
+        for m in range(max_m + 1):
+            n = 2**m
+            prepared = plan(key, n, eps)
+            mean = half = np.nan
+            if simulate and m <= SIMULATED_MAX_M:
+                every = n * (n + 1) // 2 <= ALL_RANGES_LIMIT
+                mean, half = empirical.simulate_workload_error(
+                    prepared,
+                    np.zeros(n),
+                    releases=releases,
+                    rng=rng,
+                    sample=None if every else sample,
+                    progress=_stage(_progress, i * (max_m + 1) + m, stages),
+                )
+            rows.append(
+                {
+                    "algorithm": label(key),
+                    "m": m,
+                    "N": n,
+                    "exact": errors.plan_expected_error(prepared),
+                    "empirical": mean,
+                    "ci": half,
+                }
+            )
+    return pd.DataFrame(rows)
+
+
+@st.cache_data(max_entries=16, show_spinner=False)
+def epsilon_curve(
+    digest: str,
+    _counts: FloatArray,
+    keys: tuple[str, ...],
+    releases: int,
+    sample: int,
+    seed: int,
+    simulate: bool,
+    _progress: Progress = None,
+) -> pd.DataFrame:
+    """(4) Average uniform-range MSE vs epsilon; simulated with fresh random ranges per release."""
+    n = int(_counts.size)
+    rng = np.random.default_rng(seed)
+    rows = []
+    stages = len(keys) * len(EPSILONS)
+    for i, key in enumerate(keys):
+        for j, eps in enumerate(EPSILONS):
+            prepared = plan(key, n, eps)
+            mean = half = np.nan
+            if simulate:
+                mean, half = empirical.simulate_workload_error(
+                    prepared,
+                    _counts,
+                    releases=releases,
+                    rng=rng,
+                    sample=sample,
+                    progress=_stage(_progress, i * len(EPSILONS) + j, stages),
+                )
+            rows.append(
+                {
+                    "algorithm": label(key),
+                    "epsilon": eps,
+                    "exact": errors.plan_expected_error(prepared),
+                    "empirical": mean,
+                    "ci": half,
+                }
+            )
+    return pd.DataFrame(rows)
+
+
+@st.cache_data(max_entries=8, show_spinner=False)
+def index_curves(keys: tuple[str, ...], max_m: int, _progress: Progress = None) -> pd.DataFrame:
+    """(5) ``lb^3 N / f(N)`` for ``m = 1..max_m`` (exact, eps = 1, uniform workload)."""
+    rows = []
+    for i, key in enumerate(keys):
+        for m in range(1, max_m + 1):
+            rows.append(
+                {
+                    "algorithm": label(key),
+                    "key": key,
+                    "m": m,
+                    "ratio": accuracy_index.lb3_ratio(key, m),
+                }
+            )
+        if _progress is not None:
+            _progress((i + 1) / len(keys))
+    return pd.DataFrame(rows)
+
+
+def index_table(curves: pd.DataFrame) -> pd.DataFrame:
+    """Per algorithm: the ratio at the largest N, the 1/m extrapolation, and the seed's value."""
+    rows = []
+    for key, part in curves.groupby("key", sort=False):
+        tail = part[part["m"] >= max(4, int(part["m"].max()) - 10)]
+        rows.append(
+            {
+                "algorithm": part["algorithm"].iloc[0],
+                "largest N": f"2^{int(part['m'].max())}",
+                "ratio at largest N": float(part["ratio"].iloc[-1]),
+                "extrapolated index (fit k + c1/m + c2/m²)": accuracy_index.extrapolated_index(
+                    tail["m"], tail["ratio"]
+                ),
+                "seed's index": accuracy_index.SEED_INDEX.get(str(key), np.nan),
+            }
+        )
+    return pd.DataFrame(rows)
