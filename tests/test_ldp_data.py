@@ -7,6 +7,7 @@ import pytest
 
 from dpcore.ldp import data as kvd
 from dpcore.ldp.data import KVDataError
+from dpcore.ldp.sampling import padding_sample
 
 
 def _brute_pairs(data: kvd.KVData) -> list[tuple[int, int, float]]:
@@ -70,13 +71,20 @@ def test_truth_matches_brute_force() -> None:
         assert data.true_mean()[k] == pytest.approx(expected)
 
 
-def test_subset_keeps_pairs_of_chosen_users() -> None:
+def test_padding_sample_of_some_users_equals_sampling_their_copy() -> None:
     data = kvd.generate(50, 10, max_length=4, rng=np.random.default_rng(4))
-    users = np.array([7, 3, 40], dtype=np.int64)
-    sub = data.subset(users)
+    users = np.array([7, 3, 40, 3], dtype=np.int64)
     pairs = _brute_pairs(data)
-    expected = [(j, k, v) for j, u in enumerate(users.tolist()) for i, k, v in pairs if i == u]
-    assert _brute_pairs(sub) == expected
+    chosen = [(j, k, v) for j, u in enumerate(users.tolist()) for i, k, v in pairs if i == u]
+    lengths = data.lengths[users]
+    offsets = np.concatenate([[0], np.cumsum(lengths)])
+    copy = kvd.KVData(  # same pairs in the same within-user order
+        offsets, np.array([p[1] for p in chosen]), np.array([p[2] for p in chosen]), data.d
+    )
+    for L in (1, 2, 5):
+        a = padding_sample(data, L, rng=np.random.default_rng(L), users=users)
+        b = padding_sample(copy, L, rng=np.random.default_rng(L))
+        assert np.array_equal(a.keys, b.keys) and np.array_equal(a.values, b.values)
 
 
 def test_csv_roundtrip_and_labels() -> None:

@@ -82,15 +82,6 @@ class KVData:
         sums = np.bincount(self.keys, weights=self.values, minlength=self.d)
         return np.divide(sums, counts, out=np.zeros(self.d), where=counts > 0)
 
-    def subset(self, users: NDArray[np.int64]) -> KVData:
-        """The dataset restricted to ``users`` (in that order)."""
-        starts = self.offsets[users]
-        lengths = self.offsets[users + 1] - starts
-        new_offsets = np.zeros(users.size + 1, dtype=np.int64)
-        np.cumsum(lengths, out=new_offsets[1:])
-        flat = np.repeat(starts - new_offsets[:-1], lengths) + np.arange(new_offsets[-1])
-        return KVData(new_offsets, self.keys[flat], self.values[flat], self.d, self.key_labels)
-
 
 def from_pairs(
     users: NDArray[np.int64], keys: NDArray[np.int64], values: NDArray[np.float64], d: int

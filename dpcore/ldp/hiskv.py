@@ -149,10 +149,12 @@ def perturb(
     value_share: float = DEFAULT_VALUE_SHARE,
     amplified: bool = True,
     rng: np.random.Generator,
+    users: NDArray[np.int64] | None = None,
 ) -> NDArray[np.int64]:
-    """Client side of LRR_KV for all users of ``data``: one reported pair index each."""
+    """Client side of LRR_KV for the ``users`` of ``data`` (default all): one reported
+    pair index each."""
     probs = pair_probabilities(eps, data.d, length, value_share=value_share, amplified=amplified)
-    sampled = padding_sample(data, length, rng=rng)
+    sampled = padding_sample(data, length, rng=rng, users=users)
     signs = discretise(sampled.values, rng=rng)
     return perturb_pairs(pair_index(sampled.keys, signs), probs, rng=rng)
 
@@ -188,7 +190,7 @@ def run(
     if not 0.0 < beta < 1.0 and length is None:
         raise ValueError("beta must lie in (0, 1)")
     distribution = None
-    reporters = data
+    reporters = None
     if length is None:
         order = rng.permutation(data.n_users)
         n_oetl = max(1, round(beta * data.n_users))
@@ -196,9 +198,11 @@ def run(
         length, distribution = oetl_length(
             oetl_perturb(lengths, eps, l_max, rng=rng), eps, l_max, quantile=quantile
         )
-        reporters = data.subset(np.sort(order[n_oetl:]))
+        reporters = order[n_oetl:]
     probs = pair_probabilities(eps, data.d, length, value_share=value_share, amplified=amplified)
-    reports = perturb(reporters, eps, length, value_share=value_share, amplified=amplified, rng=rng)
+    reports = perturb(
+        data, eps, length, value_share=value_share, amplified=amplified, rng=rng, users=reporters
+    )
     frequency, mean = estimate(reports, data.d, length, probs)
     return HISKVResult(frequency, mean, length, distribution, probs)
 

@@ -41,7 +41,13 @@ def discretise(values: NDArray[np.float64], *, rng: np.random.Generator) -> NDAr
     return np.where(plus, 1, -1).astype(np.int8)
 
 
-def padding_sample(data: KVData, length: int, *, rng: np.random.Generator) -> SampledPairs:
+def padding_sample(
+    data: KVData,
+    length: int,
+    *,
+    rng: np.random.Generator,
+    users: NDArray[np.int64] | None = None,
+) -> SampledPairs:
     """Padding-and-sampling with length ``L``, one pair per user.
 
     A user with :math:`l_i \\ge L` picks one of its own pairs uniformly (the same law as
@@ -54,16 +60,18 @@ def padding_sample(data: KVData, length: int, *, rng: np.random.Generator) -> Sa
         P(\\text{real pair}) = 1/\\max(l_i, L),\\qquad
         P(\\text{dummy } j) = (L - l_i)^+ / L^2 .
 
-    Empty sets (``l_i = 0``) are allowed and always yield a dummy.
+    Empty sets (``l_i = 0``) are allowed and always yield a dummy. ``users`` restricts
+    the sampling to those users (in that order) without copying their pairs.
     """
     if length < 1:
         raise ValueError("the padding length L must be at least 1")
-    lengths = data.lengths
+    starts = data.offsets[:-1] if users is None else data.offsets[users]
+    lengths = data.lengths if users is None else data.offsets[users + 1] - starts
     n = lengths.size
     slots = np.maximum(lengths, length)
     pick = np.minimum((rng.random(n) * slots).astype(np.int64), slots - 1)
     real = pick < lengths
-    flat = data.offsets[:-1] + np.where(real, pick, 0)
+    flat = starts + np.where(real, pick, 0)
     flat = np.minimum(flat, max(data.keys.size - 1, 0))
     dummy_keys = data.d + rng.integers(0, length, size=n)
     if data.keys.size:
@@ -80,22 +88,17 @@ def domain_sample(
     """Each user draws a key ``j`` uniformly from ``0..d-1`` and reports its state.
 
     Returns ``(j, state)`` with state :data:`ABSENT`, :data:`PLUS` or :data:`MINUS`
-    (the held value discretised by :func:`discretise`). Lookup of "does user i hold
-    j" is one ``searchsorted`` on the flat arrays, which are sorted by key per user
-    when built by :func:`dpcore.ldp.data.from_pairs`; for other layouts a sorted copy
-    is used.
+    (the held value discretised by :func:`discretise`). "Does user i hold j" is one
+    pass over the flat pairs: keys equal to their user's ``j`` (at most one per user).
     """
     n = data.n_users
     sampled = rng.integers(0, data.d, size=n, dtype=np.int64)
-    user = data.user_of_pair()
-    code = user * data.d + data.keys
-    order = None if np.all(code[1:] > code[:-1]) else np.argsort(code, kind="stable")
-    sorted_code = code if order is None else code[order]
-    target = np.arange(n, dtype=np.int64) * data.d + sampled
-    pos = np.minimum(np.searchsorted(sorted_code, target), max(code.size - 1, 0))
-    held = sorted_code[pos] == target if code.size else np.zeros(n, dtype=bool)
-    flat = pos if order is None else order[pos]
-    value = np.where(held, data.values[flat] if code.size else 0.0, 0.0)
+    hits = np.flatnonzero(data.keys == np.repeat(sampled, data.lengths))
+    hit_users = np.searchsorted(data.offsets, hits, side="right") - 1
+    held = np.zeros(n, dtype=bool)
+    held[hit_users] = True
+    value = np.zeros(n)
+    value[hit_users] = data.values[hits]
     sign = discretise(value, rng=rng)
     state = np.where(held, np.where(sign > 0, PLUS, MINUS), ABSENT).astype(np.int8)
     return sampled, state

@@ -1,0 +1,216 @@
+"""Settings and cached computations behind the "Key-value LDP" page.
+
+Datasets are cached with ``st.cache_resource`` (a million users are hundreds of
+MB of arrays that ``cache_data`` would pickle on every rerun; they are never
+mutated). Simulation results are small tables cached with ``st.cache_data`` per
+(mechanism, eps) cell, keyed by primitive specs and an explicit ``seed``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+import streamlit as st
+
+from dpcore.ldp import data as kvdata
+from dpcore.ldp import experiment, hiskv, mechanisms, privacy
+from dpcore.ldp.data import KVData
+from dpcore.ldp.mechanisms import KVSettings
+from dpui.params import BoolParam, ChoiceParam, FloatParam, IntParam
+
+SYNTHETIC = {
+    "gauss": "GAUSS-like (folded-normal keys, normal means)",
+    "lnr": "LNR-like (linear key frequencies and means)",
+    "uniform": "uniform keys and means",
+}
+UPLOAD = "upload"
+SOURCES = (*SYNTHETIC, UPLOAD)
+LENGTHS = {"heavy": "heavy-tailed (TalkingData-like)", "uniform": "uniform 1..max"}
+EPS_GRIDS = {
+    "coarse": (0.4, 0.8, 1.6, 3.2),
+    "paper": (0.1, 0.2, 0.4, 0.8, 1.6, 3.2),
+    "high": (0.8, 1.6, 3.2, 6.4),
+}
+EPS_CHOICES = tuple(f"{e:g}" for e in sorted({e for g in EPS_GRIDS.values() for e in g}))
+T_VALUES = (10, 20, 30, 40, 50)
+
+SOURCE = ChoiceParam("kv_source", "gauss", SOURCES)
+LENGTH_MODEL = ChoiceParam("kv_lengths", "heavy", tuple(LENGTHS))
+USERS = IntParam("kv_users", 20_000, 1_000, 1_000_000)
+KEYS = IntParam("kv_d", 100, 2, 5_000)
+MAX_LENGTH = IntParam("kv_max_len", 50, 1, 200)
+DATA_SEED = IntParam("kv_data_seed", 0, 0, 2**31 - 1)
+GRID = ChoiceParam("kv_grid", "coarse", tuple(EPS_GRIDS))
+REPS = IntParam("kv_reps", 3, 1, 200)
+TOP_T = IntParam("kv_t", 20, 1, 200)
+RE_EPS = ChoiceParam("kv_re_eps", "0.8", EPS_CHOICES)
+SHARE = FloatParam("kv_share", hiskv.DEFAULT_VALUE_SHARE, 0.05, 1.0)
+AMPLIFIED = BoolParam("kv_amplified", True)
+BETA = FloatParam("kv_beta", 0.1, 0.01, 0.5)
+PCKV_L = IntParam("kv_pckv_l", 0, 0, 200)
+ROUNDS = IntParam("kv_privkvm_c", 3, 1, 10)
+SEED = IntParam("kv_seed", 0, 0, 2**31 - 1)
+MECHANISM_FLAGS = {
+    name: BoolParam(f"kv_m_{name.lower().replace('-', '_')}", True)
+    for name in mechanisms.MECHANISMS
+}
+PARAMS = (
+    SOURCE, LENGTH_MODEL, USERS, KEYS, MAX_LENGTH, DATA_SEED, GRID, REPS, TOP_T, RE_EPS,
+    SHARE, AMPLIFIED, BETA, PCKV_L, ROUNDS, SEED, *MECHANISM_FLAGS.values(),
+)  # fmt: skip
+
+UPLOADED = "kv_uploaded_csv"  # session key of the last valid upload (bytes, file name)
+CHECK_D, CHECK_L = 3, 2  # small enough to enumerate every input and output exactly
+
+
+@dataclass(frozen=True)
+class DataSpec:
+    """Primitive description of the dataset (hashable cache key)."""
+
+    source: str
+    lengths: str = "heavy"
+    users: int = 20_000
+    d: int = 100
+    max_length: int = 50
+    seed: int = 0
+    csv: bytes = b""
+
+    def describe(self) -> str:
+        if self.source == UPLOAD:
+            return "uploaded CSV"
+        return (
+            f"{SYNTHETIC[self.source]}, {self.users:,} users, d = {self.d}, "
+            f"{LENGTHS[self.lengths]} set lengths (max {self.max_length}), data seed {self.seed}"
+        )
+
+
+@st.cache_resource(max_entries=4, show_spinner="Generating the key-value data…")
+def load_data(spec: DataSpec) -> KVData:
+    """The dataset of ``spec`` (raises :class:`~dpcore.ldp.data.KVDataError` on a bad CSV)."""
+    if spec.source == UPLOAD:
+        return kvdata.read_kv_csv(spec.csv)
+    return kvdata.generate(
+        spec.users,
+        spec.d,
+        keys=spec.source,  # type: ignore[arg-type]
+        lengths=spec.lengths,  # type: ignore[arg-type]
+        max_length=spec.max_length,
+        rng=np.random.default_rng(spec.seed),
+    )
+
+
+def digest(content: bytes) -> str:
+    return hashlib.sha256(content).hexdigest()[:12]
+
+
+def settings_for(
+    data: KVData, *, share: float, amplified: bool, beta: float, pckv_l: int, rounds: int
+) -> KVSettings:
+    """Mechanism settings; ``pckv_l = 0`` means the 90th percentile of the true lengths
+    (tuned on the raw data, not privately, as PCKV's experiments do)."""
+    length = pckv_l if pckv_l > 0 else auto_padding_length(data)
+    return KVSettings(
+        beta=beta,
+        value_share=share,
+        amplified=amplified,
+        padding_length=length,
+        privkvm_rounds=rounds,
+    )
+
+
+def auto_padding_length(data: KVData) -> int:
+    return max(1, int(np.ceil(np.percentile(data.lengths, 90))))
+
+
+@st.cache_data(max_entries=512, show_spinner=False)
+def experiment_cell(
+    spec: DataSpec, mechanism: str, eps: float, reps: int, settings: KVSettings, seed: int
+) -> pd.DataFrame:
+    """One (mechanism, eps) cell of the experiment, ``reps`` seeded repetitions."""
+    return experiment.run_cell(
+        load_data(spec),
+        mechanism,
+        eps,
+        t_values=T_VALUES,
+        repetitions=reps,
+        settings=settings,
+        seed=seed,
+    )
+
+
+def run_grid(
+    spec: DataSpec,
+    names: tuple[str, ...],
+    grid: tuple[float, ...],
+    reps: int,
+    settings: KVSettings,
+    seed: int,
+) -> pd.DataFrame:
+    """All cells, with a progress bar (cached cells return at once)."""
+    cells = [(m, e) for m in names for e in grid]
+    bar = st.progress(0.0, text="Simulating…")
+    frames = []
+    for i, (name, eps) in enumerate(cells):
+        bar.progress(i / len(cells), text=f"Simulating {name} at ε = {eps:g} ({reps} runs)…")
+        frames.append(experiment_cell(spec, name, eps, reps, settings, seed))
+    bar.empty()
+    return pd.concat(frames, ignore_index=True)
+
+
+@st.cache_data(max_entries=64, show_spinner="Sweeping the value budget share…")
+def share_sweep(
+    spec: DataSpec, eps: float, length: int, t: int, reps: int, amplified: bool, seed: int
+) -> pd.DataFrame:
+    shares = tuple(float(s) for s in np.round(np.linspace(0.05, 1.0, 9), 4))
+    return experiment.value_share_sweep(
+        load_data(spec), eps, shares, length=length, t=t, repetitions=reps,
+        amplified=amplified, seed=seed,
+    )  # fmt: skip
+
+
+@st.cache_data(max_entries=64, show_spinner=False)
+def truncation_table(
+    spec: DataSpec, eps: float, t: int, share: float, amplified: bool, beta: float
+) -> pd.DataFrame:
+    data = load_data(spec)
+    top = int(min(max(data.lengths.max(), 2), 200))
+    n_reports = max(1, round((1 - beta) * data.n_users))
+    return experiment.truncation_tradeoff(
+        data, eps, range(1, top + 1), t=t, n_reports=n_reports, value_share=share,
+        amplified=amplified,
+    )  # fmt: skip
+
+
+@st.cache_data(max_entries=64, show_spinner=False)
+def oetl_estimate(spec: DataSpec, eps: float, beta: float, seed: int) -> tuple[int, np.ndarray]:
+    """HISKV's OETL step alone on a ``beta`` share of users: (L, estimated length shares)."""
+    data = load_data(spec)
+    rng = experiment.cell_rng(seed, "HISKV-OETL", eps)
+    group = rng.permutation(data.n_users)[: max(1, round(beta * data.n_users))]
+    reports = hiskv.oetl_perturb(data.lengths[group], eps, 50, rng=rng)
+    return hiskv.oetl_length(reports, eps, 50)
+
+
+@st.cache_data(max_entries=64, show_spinner="Checking privacy exactly…")
+def privacy_table(eps: float, share: float, amplified: bool, rounds: int) -> pd.DataFrame:
+    """Claimed eps vs the exact worst log-ratio, every mechanism, at ``d = 3, L = 2``."""
+    settings = KVSettings(value_share=share, amplified=amplified, privkvm_rounds=rounds, l_max=8)
+    rows = []
+    for name in privacy.CHECKED:
+        check = privacy.check(name, eps, CHECK_D, CHECK_L, settings=settings)
+        rows.append(
+            {
+                "mechanism": name,
+                "claimed ε": eps,
+                "claim about": "one report" if check.claim_level == "report" else "whole set",
+                "worst ln-ratio, one report": check.report_level,
+                "worst ln-ratio, whole set": check.user_level,
+                "holds": "yes" if check.holds else "NO",
+            }
+        )
+    for name, why in mechanisms.UNAVAILABLE.items():
+        rows.append({"mechanism": name, "claimed ε": np.nan, "claim about": why})
+    return pd.DataFrame(rows)
