@@ -21,11 +21,10 @@ from numpy.typing import NDArray
 from dpcore.histogram import Histogram
 from dpcore.mechanisms import (
     ScoreTable,
-    exponential_accuracy_bound,
+    exponential_accuracy_bounds,
     exponential_expected_loss,
     exponential_log_weights,
     exponential_probabilities,
-    exponential_tail_probability,
     exponential_utility_distribution,
     parse_score_table,
     sample_exponential,
@@ -142,16 +141,18 @@ def analyse(scores: NDArray[np.float64], eps: float, sensitivity: float) -> Anal
     cumulative = np.minimum(np.cumsum(mass), 1.0)
     best = float(values[-1])
     grid = np.linspace(float(values[0]), best, 200) if values.size > 1 else values.copy()
-    bound = np.array([exponential_accuracy_bound(scores, eps, sensitivity, c) for c in grid])
+    bound = exponential_accuracy_bounds(scores, eps, sensitivity, grid)
+    # The best few wrong score levels c (just below OPT); P[u(M) <= c] is the cumulative mass.
+    levels = np.arange(values.size - 2, max(values.size - 7, -1), -1)
     events = pd.DataFrame(
-        [
-            {
-                "event": f"u(M) ≤ {c:,.6g}" + (" (a wrong answer)" if i == 0 else ""),
-                "exact probability": exponential_tail_probability(scores, eps, sensitivity, c),
-                "bound": exponential_accuracy_bound(scores, eps, sensitivity, c),
-            }
-            for i, c in enumerate(values[-2:-7:-1])
-        ]
+        {
+            "event": [
+                f"u(M) ≤ {values[i]:,.6g}" + (" (a wrong answer)" if i == values.size - 2 else "")
+                for i in levels
+            ],
+            "exact probability": cumulative[levels],
+            "bound": exponential_accuracy_bounds(scores, eps, sensitivity, values[levels]),
+        }
     )
     if not events.empty:
         events["bound ≥ 1 (useless)"] = events["bound"] >= 1.0

@@ -8,6 +8,7 @@ slack can be shown rather than asserted.
 
 from dpcore.mechanisms.exponential import (
     exponential_accuracy_bound,
+    exponential_accuracy_bounds,
     exponential_expected_loss,
     exponential_log_probabilities,
     exponential_log_weights,
@@ -35,6 +36,7 @@ __all__ = [
     "ScoreTable",
     "ScoreTableError",
     "exponential_accuracy_bound",
+    "exponential_accuracy_bounds",
     "exponential_expected_loss",
     "exponential_log_probabilities",
     "exponential_log_weights",

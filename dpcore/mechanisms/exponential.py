@@ -144,11 +144,27 @@ def exponential_accuracy_bound(
     >>> exponential_accuracy_bound([3.0, 1.0, 1.0, 1.0], 1.0, 1.0, 3.0)
     4.0
     """
+    return float(exponential_accuracy_bounds(scores, eps, sensitivity, [c])[0])
+
+
+def exponential_accuracy_bounds(
+    scores: ArrayLike, eps: float, sensitivity: float, thresholds: ArrayLike
+) -> NDArray[np.float64]:
+    """:func:`exponential_accuracy_bound` for many thresholds ``c`` at once (one pass over scores).
+
+    >>> exponential_accuracy_bounds([2.0, 0.0], 2.0, 1.0, [2.0, 1.0, 1e6])
+    array([2.        , 0.73575888,        inf])
+    """
     values = _scores(scores)
     _check_positive(eps=eps, sensitivity=sensitivity)
-    best = float(values.max())
-    log_bound = math.log(values.size / _count_best(values)) + eps * (c - best) / (2.0 * sensitivity)
-    return math.inf if log_bound > 709.0 else math.exp(log_bound)
+    cs = np.asarray(thresholds, dtype=np.float64)
+    log_bound = math.log(values.size / _count_best(values)) + (cs - values.max()) * (
+        eps / (2.0 * sensitivity)
+    )
+    # exp overflows (to inf) beyond ln(max float) ~ 709.78; say so without a warning.
+    bound: NDArray[np.float64] = np.exp(np.minimum(log_bound, 709.0))
+    bound[log_bound > 709.0] = np.inf
+    return bound
 
 
 def exponential_tail_probability(
