@@ -1,9 +1,10 @@
 """The shared sidebar: the dataset and epsilon every page reuses.
 
-Rendered once per run by ``app.py``. Pages read the choice through
-:func:`current_histogram` and :func:`current_epsilon`, which fall back to the
-defaults when a page runs on its own. A failed upload shows its error and
-leaves the previous valid histogram in place.
+Every page calls :func:`shared_controls` first (so a page run on its own has
+its real sidebar), then reads the choice through :func:`current_histogram` and
+:func:`current_epsilon`. The values survive page switches (see
+:mod:`dpui.state`). A failed upload shows its error and leaves the previous
+valid histogram in place.
 """
 
 from __future__ import annotations
@@ -14,22 +15,27 @@ import streamlit as st
 
 from dpcore.histogram import MAX_BINS, Histogram, HistogramError, parse_histogram
 from dpui import examples, state
-from dpui.params import ChoiceParam, FloatParam
+from dpui.params import ChoiceParam, FloatParam, IntParam
 
-UPLOADED = "uploaded"
+UPLOADED = "your uploaded file"
 DATASET = ChoiceParam("data", examples.DEFAULT, examples.NAMES)
 EPSILON = FloatParam("eps", 1.0, 0.001, 100.0)
+SHARED = (DATASET, EPSILON)
 LAYOUTS = {
     "auto": "auto-detect (counts, or label + count)",
     "counts": "one column of counts",
     "labelled": "label column + count column",
     "values": "raw values, to be binned",
 }
+UPLOAD_OPTIONS = (
+    ChoiceParam("upload_layout", "auto", tuple(LAYOUTS)),
+    IntParam("upload_bins", 64, 1, MAX_BINS),
+)
 
 
 def shared_controls() -> None:
     """Dataset picker, upload and epsilon, in the sidebar."""
-    state.load((DATASET, EPSILON))
+    state.load(SHARED + UPLOAD_OPTIONS)
     options = list(examples.NAMES)
     if UPLOADED in st.session_state:
         options.append(UPLOADED)
@@ -38,14 +44,15 @@ def shared_controls() -> None:
             "Dataset",
             options,
             key=DATASET.name,
-            format_func=_label,
             help="Every page uses this histogram. Bundled examples are described on the Overview.",
         )
+        if current_dataset_name() == UPLOADED:
+            st.caption(f"Uploaded: {st.session_state[UPLOADED].name}")
         with st.expander("Upload a histogram (CSV/TSV)"):
             st.radio(
                 "Layout",
-                list(LAYOUTS),
-                format_func=LAYOUTS.get,
+                tuple(LAYOUTS),
+                format_func=LAYOUTS.__getitem__,
                 key="upload_layout",
                 on_change=_parse_upload,
             )
@@ -53,7 +60,6 @@ def shared_controls() -> None:
                 "Bins (raw values only)",
                 1,
                 MAX_BINS,
-                64,
                 key="upload_bins",
                 on_change=_parse_upload,
             )
@@ -78,13 +84,9 @@ def shared_controls() -> None:
             "Teaching and exploration tool: noise comes from numpy's generator, "
             "which is not a hardened source for real releases."
         )
-    state.save((DATASET, EPSILON) if current_dataset_name() != UPLOADED else (EPSILON,))
-
-
-def _label(name: str) -> str:
-    if name == UPLOADED:
-        return f"uploaded: {st.session_state[UPLOADED].name}"
-    return name
+    # an upload cannot be reproduced from a link, so only a bundled dataset goes in the URL
+    in_url = SHARED if current_dataset_name() != UPLOADED else (EPSILON,)
+    state.save(SHARED + UPLOAD_OPTIONS, in_url=in_url)
 
 
 def _parse_upload() -> None:

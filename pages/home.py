@@ -17,6 +17,7 @@ st.markdown(
 )
 
 st.subheader("The shared dataset and ε")
+sidebar.shared_controls()
 hist = sidebar.current_histogram()
 st.markdown(
     f"Every page uses the dataset and ε chosen in the sidebar: now **{hist.name}** "

@@ -11,6 +11,7 @@ st.caption(
     "budgets on any tree and BLUE consistency (LUE-DPTree). Teaching and exploration tool."
 )
 
+sidebar.shared_controls()
 hist = sidebar.current_histogram()
 eps = sidebar.current_epsilon()
 n = hist.n_bins
@@ -53,9 +54,14 @@ with st.container(border=True):
         key=COLOUR.name,
         format_func=tree_view.COLOURS.__getitem__,
     )
-    s1, s2 = c4.columns([2, 1], vertical_alignment="bottom")
+    s1, s2, _ = st.columns([1, 1, 3], vertical_alignment="bottom")
     s1.number_input("Noise seed", SEED.lo, SEED.hi, key=SEED.name)
-    s2.button("New noise", on_click=new_noise, help="Draw a fresh release (seed + 1).")
+    s2.button(
+        "New noise",
+        icon=":material/casino:",
+        on_click=new_noise,
+        help="Draw a fresh release (seed + 1).",
+    )
 state.save(tree_view.PARAMS)
 
 choice = st.session_state[TREE.name]

@@ -1,0 +1,63 @@
+"""Brute-force oracles for the tree engine: explicit enumeration and dense linear algebra."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from dpcore.tree import Tree, from_intervals
+
+
+def random_tree(n: int, rng: np.random.Generator, max_children: int = 4) -> Tree:
+    """A random interval tree: each range splits at random cut points into 2..max_children."""
+    lo, hi = [], []
+    stack = [(0, n - 1)]
+    while stack:
+        a, b = stack.pop()
+        lo.append(a)
+        hi.append(b)
+        if a == b:
+            continue
+        parts = int(rng.integers(2, min(max_children, b - a + 1) + 1))
+        cuts = np.sort(rng.choice(np.arange(a + 1, b + 1), size=parts - 1, replace=False))
+        edges = [a, *cuts.tolist(), b + 1]
+        stack.extend((edges[i], edges[i + 1] - 1) for i in range(parts))
+    return from_intervals(lo, hi)
+
+
+def workload_ranges(n: int, workload: str) -> list[tuple[int, int]]:
+    """Every range of the workload, 0-based inclusive."""
+    if workload == "uniform":
+        return [(a, b) for a in range(n) for b in range(a, n)]
+    if workload == "prefix":
+        return [(0, b) for b in range(n)]
+    length = int(workload.split(":")[1])
+    return [(a, a + length - 1) for a in range(n - length + 1)]
+
+
+def canonical_nodes(tree: Tree, a: int, b: int) -> list[int]:
+    """Nodes x with [a,b] ⊇ x and [a,b] ⊉ parent(x), by definition."""
+    inside = (tree.lo >= a) & (tree.hi <= b)
+    parent_inside = np.where(tree.parent >= 0, inside[np.maximum(tree.parent, 0)], False)
+    return np.flatnonzero(inside & ~parent_inside).tolist()
+
+
+def coverage_by_enumeration(tree: Tree, workload: str) -> np.ndarray:
+    counts = np.zeros(tree.size)
+    ranges = workload_ranges(tree.n_bins, workload)
+    for a, b in ranges:
+        counts[canonical_nodes(tree, a, b)] += 1
+    return counts / len(ranges)
+
+
+def strategy_matrix(tree: Tree) -> np.ndarray:
+    """Nodes x bins 0/1 matrix: row x sums the bins of node x."""
+    bins = np.arange(tree.n_bins)
+    return ((bins >= tree.lo[:, None]) & (bins <= tree.hi[:, None])).astype(float)
+
+
+def dense_blue(tree: Tree, noisy: np.ndarray, budgets: np.ndarray) -> np.ndarray:
+    """Weighted least squares with weights eps_x^2, solved densely; returns node values."""
+    a = strategy_matrix(tree)
+    w = budgets**2
+    bins = np.linalg.solve(a.T @ (w[:, None] * a), a.T @ (w * noisy))
+    return a @ bins

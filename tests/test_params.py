@@ -1,0 +1,48 @@
+"""The query-parameter codec: round trips, and invalid values fall back with a notice."""
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from dpui.params import BoolParam, ChoiceParam, FloatParam, IntParam, decode, encode
+
+PARAMS = (
+    IntParam("k", 2, 2, 20),
+    FloatParam("eps", 1.0, 0.001, 100.0),
+    ChoiceParam("alloc", "node", ("uniform", "level", "node")),
+    BoolParam("flag", False),
+)
+
+
+def test_missing_values_take_defaults_silently():
+    values, notices = decode(PARAMS, {})
+    assert values == {"k": 2, "eps": 1.0, "alloc": "node", "flag": False} and notices == []
+
+
+def test_invalid_values_fall_back_with_a_notice_each():
+    raw = {"k": "99", "eps": "nan", "alloc": "magic", "flag": "maybe"}
+    values, notices = decode(PARAMS, raw)
+    assert values == decode(PARAMS, {})[0]
+    assert len(notices) == 4
+    assert "k=99" in notices[0] and "outside [2, 20]" in notices[0]
+    assert "alloc=magic" in notices[2] and "uniform, level, node" in notices[2]
+
+
+@given(
+    k=st.integers(2, 20),
+    eps=st.floats(0.001, 100.0),
+    alloc=st.sampled_from(["uniform", "level", "node"]),
+    flag=st.booleans(),
+)
+def test_round_trip(k, eps, alloc, flag):
+    values = {"k": k, "eps": eps, "alloc": alloc, "flag": flag}
+    back, notices = decode(PARAMS, encode(PARAMS, values))
+    assert notices == []
+    assert back["k"] == k and back["alloc"] == alloc and back["flag"] == flag
+    assert abs(back["eps"] - eps) <= 1e-5 * eps
+
+
+@given(st.dictionaries(st.sampled_from(["k", "eps", "alloc", "flag"]), st.text(max_size=8)))
+def test_any_query_string_decodes_to_valid_values(raw):
+    values, _ = decode(PARAMS, raw)
+    assert 2 <= values["k"] <= 20 and 0.001 <= values["eps"] <= 100
+    assert values["alloc"] in ("uniform", "level", "node") and isinstance(values["flag"], bool)
