@@ -3,9 +3,11 @@
 Every function returns a tidy table: one row per algorithm and x value, with
 the exact closed form (``exact``) and, when simulated, the empirical mean
 squared error (``empirical``) and its 95% confidence half-width (``ci``).
-Cached functions take ``seed: int`` and build their generator inside;
-``_counts`` is identified in the cache key by ``digest``; ``_progress`` is a
-UI callback (not part of the key).
+Cached "cells" (one algorithm, one x value) take ``seed: int`` and build
+their generators inside; ``_counts`` is identified in the cache key by
+``digest``. The uncached ``*_curve`` functions run the cells and report
+progress between them, outside the caches (a cache hit must never replay a
+progress bar created elsewhere).
 
 Budgets of per-level and per-node algorithms are optimised for the uniform
 workload (all ranges equally likely); errors of Privelet on ``n`` not a power
@@ -14,7 +16,8 @@ of two are those of the zero-padded transform.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from functools import partial
 
 import numpy as np
 import pandas as pd
@@ -89,16 +92,15 @@ def curves_by_algorithm(curves: pd.DataFrame) -> dict[str, pd.DataFrame]:
     return {str(name): rows for name, rows in curves.groupby("algorithm", sort=False)}
 
 
-def _stage(progress: Progress, done: int, total: int) -> Callable[[float], None] | None:
-    """Progress of one of ``total`` equal stages, mapped onto the whole bar."""
-    if progress is None:
-        return None
-    callback: Callable[[float], object] = progress
-
-    def report(fraction: float) -> None:
-        callback((done + fraction) / total)
-
-    return report
+def _collect(cells: Sequence[Callable[[], pd.DataFrame]], progress: Progress) -> pd.DataFrame:
+    """Run cached cells one by one, reporting progress between them (outside the caches,
+    so that a cache hit never replays a progress bar)."""
+    parts = []
+    for i, cell in enumerate(cells):
+        parts.append(cell())
+        if progress is not None:
+            progress((i + 1) / len(cells))
+    return pd.concat(parts, ignore_index=True)
 
 
 @st.cache_resource(max_entries=32, show_spinner="Building trees and budgets…")
@@ -107,63 +109,113 @@ def plan(key: str, n: int, eps: float) -> errors.Plan:
     return errors.prepare(key, n, eps)
 
 
-@st.cache_data(max_entries=16, show_spinner=False)
-def length_curve(
+def _length_queries(n: int, per_length: int, seed: int) -> tuple[NDArray[np.int64], ...]:
+    rng = np.random.default_rng([seed, 0])
+    lengths = [2**k for k in range(int(np.log2(n)) + 1)]
+    drawn = [empirical.random_ranges(n, per_length, rng, f"length:{x}") for x in lengths]
+    return (
+        np.asarray(lengths, dtype=np.int64),
+        np.concatenate([a for a, _ in drawn]),
+        np.concatenate([b for _, b in drawn]),
+    )
+
+
+@st.cache_data(max_entries=64, show_spinner=False)
+def length_cell(
     digest: str,
     _counts: FloatArray,
+    key: str,
+    eps: float,
+    per_length: int,
+    releases: int,
+    seed: int,
+    simulate: bool,
+) -> pd.DataFrame:
+    """One algorithm's MSE vs range length ``2^0..2^k`` (same random ranges for every algorithm)."""
+    n = int(_counts.size)
+    lengths, a, b = _length_queries(n, per_length, seed)
+    prepared = plan(key, n, eps)
+    exact = errors.plan_range_errors(prepared, a, b)
+    empirical_mse = half = np.full(lengths.size, np.nan)
+    if simulate:
+        rng = np.random.default_rng([seed, 1, list(errors.ALGORITHMS).index(key)])
+        sim = empirical.simulate_range_errors(prepared, _counts, a, b, releases=releases, rng=rng)
+        _, empirical_mse, half = sim.by_length()
+    return pd.DataFrame(
+        {
+            "algorithm": label(key),
+            "range length": lengths,
+            "exact": [float(exact[(b - a + 1) == x].mean()) for x in lengths],
+            "exact, all ranges of this length": [
+                errors.plan_expected_error(prepared, f"length:{x}") for x in lengths
+            ],
+            "empirical": empirical_mse,
+            "ci": half,
+        }
+    )
+
+
+def length_curve(
+    digest: str,
+    counts: FloatArray,
     keys: tuple[str, ...],
     eps: float,
     per_length: int,
     releases: int,
     seed: int,
     simulate: bool,
-    _progress: Progress = None,
+    progress: Progress = None,
 ) -> pd.DataFrame:
-    """(1) MSE vs range length ``2^0..2^k``: exact over the sampled ranges and over all windows."""
-    n = int(_counts.size)
-    rng = np.random.default_rng(seed)
-    lengths = [2**k for k in range(int(np.log2(n)) + 1)]
-    starts, ends = [], []
-    for length in lengths:
-        a, b = empirical.random_ranges(n, per_length, rng, f"length:{length}")
-        starts.append(a)
-        ends.append(b)
-    a, b = np.concatenate(starts), np.concatenate(ends)
-    rows = []
-    for i, key in enumerate(keys):
-        prepared = plan(key, n, eps)
-        exact = errors.plan_range_errors(prepared, a, b)
-        sim = None
-        if simulate:
-            sim = empirical.simulate_range_errors(
-                prepared,
-                _counts,
-                a,
-                b,
-                releases=releases,
-                rng=rng,
-                progress=_stage(_progress, i, len(keys)),
-            ).by_length()
-        for j, length in enumerate(lengths):
-            rows.append(
-                {
-                    "algorithm": label(key),
-                    "range length": length,
-                    "exact": float(exact[(b - a + 1) == length].mean()),
-                    "exact, all ranges of this length": errors.plan_expected_error(
-                        prepared, f"length:{length}"
-                    ),
-                    "empirical": float(sim[1][j]) if sim else np.nan,
-                    "ci": float(sim[2][j]) if sim else np.nan,
-                }
-            )
-    return pd.DataFrame(rows)
+    """(1) MSE vs range length: exact over the sampled ranges (and over all windows)."""
+    cells = [
+        partial(length_cell, digest, counts, key, eps, per_length, releases, seed, simulate)
+        for key in keys
+    ]
+    return _collect(cells, progress)
 
 
-@st.cache_data(max_entries=16, show_spinner=False)
-def fixed_ranges(
+@st.cache_data(max_entries=64, show_spinner=False)
+def fixed_cell(
     digest: str,
     _counts: FloatArray,
+    key: str,
+    n: int,
+    eps: float,
+    count: int,
+    releases: int,
+    seed: int,
+    simulate: bool,
+) -> pd.DataFrame:
+    """One algorithm on ``count`` fixed random ranges of ``n`` bins (seed table 1).
+
+    The histogram is repeated or cut to ``n`` bins (the errors do not depend on the data).
+    """
+    counts = np.resize(_counts, n)
+    a, b = empirical.random_ranges(n, count, np.random.default_rng([seed, 0]))
+    order = np.lexsort((b, a))
+    a, b = a[order], b[order]
+    prepared = plan(key, n, eps)
+    mse = half = np.full(a.size, np.nan)
+    if simulate:
+        rng = np.random.default_rng([seed, 2, list(errors.ALGORITHMS).index(key)])
+        sim = empirical.simulate_range_errors(prepared, counts, a, b, releases=releases, rng=rng)
+        mse, half = sim.per_query()
+    return pd.DataFrame(
+        {
+            "algorithm": label(key),
+            "range #": np.arange(1, a.size + 1),
+            "l": a + 1,
+            "r": b + 1,
+            "exact": errors.plan_range_errors(prepared, a, b),
+            "empirical": mse,
+            "ci": half,
+        }
+    )
+
+
+def fixed_ranges(
+    digest: str,
+    counts: FloatArray,
     keys: tuple[str, ...],
     n: int,
     eps: float,
@@ -171,48 +223,45 @@ def fixed_ranges(
     releases: int,
     seed: int,
     simulate: bool,
-    _progress: Progress = None,
+    progress: Progress = None,
 ) -> pd.DataFrame:
-    """(2) Per fixed random range (seed table 1): exact beside simulated, on ``n`` bins.
+    """(2) Per fixed random range: exact beside simulated (1-based ``l..r``)."""
+    cells = [
+        partial(fixed_cell, digest, counts, key, n, eps, count, releases, seed, simulate)
+        for key in keys
+    ]
+    return _collect(cells, progress)
 
-    The histogram is repeated or cut to ``n`` bins (the errors do not depend on the data).
+
+@st.cache_data(max_entries=256, show_spinner=False)
+def size_cell(
+    key: str, eps: float, m: int, releases: int, sample: int, seed: int, simulate: bool
+) -> pd.DataFrame:
+    """One algorithm's average uniform-range MSE on ``N = 2^m`` all-zero bins (seed table 2).
+
+    Simulated up to ``2^SIMULATED_MAX_M``: every range while there are at most
+    ``ALL_RANGES_LIMIT``, else ``sample`` fresh random ranges per release.
     """
-    counts = np.resize(_counts, n)
-    rng = np.random.default_rng(seed)
-    a, b = empirical.random_ranges(n, count, rng)
-    order = np.lexsort((b, a))
-    a, b = a[order], b[order]
-    rows = []
-    for i, key in enumerate(keys):
-        prepared = plan(key, n, eps)
-        exact = errors.plan_range_errors(prepared, a, b)
-        mse = half = np.full(a.size, np.nan)
-        if simulate:
-            mse, half = empirical.simulate_range_errors(
-                prepared,
-                counts,
-                a,
-                b,
-                releases=releases,
-                rng=rng,
-                progress=_stage(_progress, i, len(keys)),
-            ).per_query()
-        for q in range(a.size):
-            rows.append(
-                {
-                    "algorithm": label(key),
-                    "range #": q + 1,
-                    "l": int(a[q]) + 1,
-                    "r": int(b[q]) + 1,
-                    "exact": float(exact[q]),
-                    "empirical": float(mse[q]),
-                    "ci": float(half[q]),
-                }
-            )
-    return pd.DataFrame(rows)
+    n = 2**m
+    prepared = plan(key, n, eps)
+    mean = half = np.nan
+    if simulate and m <= SIMULATED_MAX_M:
+        every = n * (n + 1) // 2 <= ALL_RANGES_LIMIT
+        rng = np.random.default_rng([seed, 3, m, list(errors.ALGORITHMS).index(key)])
+        mean, half = empirical.simulate_workload_error(
+            prepared, np.zeros(n), releases=releases, rng=rng, sample=None if every else sample
+        )
+    row = {
+        "algorithm": label(key),
+        "m": m,
+        "N": n,
+        "exact": errors.plan_expected_error(prepared),
+        "empirical": mean,
+        "ci": half,
+    }
+    return pd.DataFrame([row])
 
 
-@st.cache_data(max_entries=16, show_spinner=False)
 def size_curve(
     keys: tuple[str, ...],
     eps: float,
@@ -221,102 +270,85 @@ def size_curve(
     sample: int,
     seed: int,
     simulate: bool,
-    _progress: Progress = None,
+    progress: Progress = None,
 ) -> pd.DataFrame:
-    """(3) Average uniform-range MSE vs ``N = 2^m`` (seed table 2) on an all-zero histogram.
-
-    Simulated up to ``2^SIMULATED_MAX_M``: every range while there are at most
-    ``ALL_RANGES_LIMIT``, else ``sample`` fresh random ranges per release.
-    """
-    rng = np.random.default_rng(seed)
-    rows = []
-    stages = len(keys) * (max_m + 1)
-    for i, key in enumerate(keys):
-        for m in range(max_m + 1):
-            n = 2**m
-            prepared = plan(key, n, eps)
-            mean = half = np.nan
-            if simulate and m <= SIMULATED_MAX_M:
-                every = n * (n + 1) // 2 <= ALL_RANGES_LIMIT
-                mean, half = empirical.simulate_workload_error(
-                    prepared,
-                    np.zeros(n),
-                    releases=releases,
-                    rng=rng,
-                    sample=None if every else sample,
-                    progress=_stage(_progress, i * (max_m + 1) + m, stages),
-                )
-            rows.append(
-                {
-                    "algorithm": label(key),
-                    "m": m,
-                    "N": n,
-                    "exact": errors.plan_expected_error(prepared),
-                    "empirical": mean,
-                    "ci": half,
-                }
-            )
-    return pd.DataFrame(rows)
+    """(3) Average uniform-range MSE vs ``N = 2^m``, ``m = 0..max_m``."""
+    cells = [
+        partial(size_cell, key, eps, m, releases, sample, seed, simulate)
+        for key in keys
+        for m in range(max_m + 1)
+    ]
+    return _collect(cells, progress)
 
 
-@st.cache_data(max_entries=16, show_spinner=False)
-def epsilon_curve(
+@st.cache_data(max_entries=256, show_spinner=False)
+def epsilon_cell(
     digest: str,
     _counts: FloatArray,
+    key: str,
+    eps: float,
+    releases: int,
+    sample: int,
+    seed: int,
+    simulate: bool,
+) -> pd.DataFrame:
+    """One algorithm's average uniform-range MSE at one epsilon (fresh ranges per release)."""
+    n = int(_counts.size)
+    prepared = plan(key, n, eps)
+    mean = half = np.nan
+    if simulate:
+        rng = np.random.default_rng(
+            [seed, 4, EPSILONS.index(eps), list(errors.ALGORITHMS).index(key)]
+        )
+        mean, half = empirical.simulate_workload_error(
+            prepared, _counts, releases=releases, rng=rng, sample=sample
+        )
+    row = {
+        "algorithm": label(key),
+        "epsilon": eps,
+        "exact": errors.plan_expected_error(prepared),
+        "empirical": mean,
+        "ci": half,
+    }
+    return pd.DataFrame([row])
+
+
+def epsilon_curve(
+    digest: str,
+    counts: FloatArray,
     keys: tuple[str, ...],
     releases: int,
     sample: int,
     seed: int,
     simulate: bool,
-    _progress: Progress = None,
+    progress: Progress = None,
 ) -> pd.DataFrame:
-    """(4) Average uniform-range MSE vs epsilon; simulated with fresh random ranges per release."""
-    n = int(_counts.size)
-    rng = np.random.default_rng(seed)
-    rows = []
-    stages = len(keys) * len(EPSILONS)
-    for i, key in enumerate(keys):
-        for j, eps in enumerate(EPSILONS):
-            prepared = plan(key, n, eps)
-            mean = half = np.nan
-            if simulate:
-                mean, half = empirical.simulate_workload_error(
-                    prepared,
-                    _counts,
-                    releases=releases,
-                    rng=rng,
-                    sample=sample,
-                    progress=_stage(_progress, i * len(EPSILONS) + j, stages),
-                )
-            rows.append(
-                {
-                    "algorithm": label(key),
-                    "epsilon": eps,
-                    "exact": errors.plan_expected_error(prepared),
-                    "empirical": mean,
-                    "ci": half,
-                }
-            )
-    return pd.DataFrame(rows)
+    """(4) Average uniform-range MSE vs epsilon over :data:`EPSILONS`."""
+    cells = [
+        partial(epsilon_cell, digest, counts, key, eps, releases, sample, seed, simulate)
+        for key in keys
+        for eps in EPSILONS
+    ]
+    return _collect(cells, progress)
 
 
-@st.cache_data(max_entries=8, show_spinner=False)
-def index_curves(keys: tuple[str, ...], max_m: int, _progress: Progress = None) -> pd.DataFrame:
-    """(5) ``lb^3 N / f(N)`` for ``m = 1..max_m`` (exact, eps = 1, uniform workload)."""
-    rows = []
-    for i, key in enumerate(keys):
-        for m in range(1, max_m + 1):
-            rows.append(
-                {
-                    "algorithm": label(key),
-                    "key": key,
-                    "m": m,
-                    "ratio": accuracy_index.lb3_ratio(key, m),
-                }
-            )
-        if _progress is not None:
-            _progress((i + 1) / len(keys))
-    return pd.DataFrame(rows)
+@st.cache_data(max_entries=64, show_spinner=False)
+def index_cell(key: str, max_m: int) -> pd.DataFrame:
+    """``lb^3 N / f(N)`` for ``m = 1..max_m`` (exact, eps = 1, uniform workload)."""
+    ms = np.arange(1, max_m + 1)
+    return pd.DataFrame(
+        {
+            "algorithm": label(key),
+            "key": key,
+            "m": ms,
+            "ratio": accuracy_index.ratio_curve(key, ms),
+        }
+    )
+
+
+def index_curves(keys: tuple[str, ...], max_m: int, progress: Progress = None) -> pd.DataFrame:
+    """(5) The finite-N accuracy ratios of every chosen algorithm."""
+    return _collect([partial(index_cell, key, max_m) for key in keys], progress)
 
 
 def index_table(curves: pd.DataFrame) -> pd.DataFrame:

@@ -85,7 +85,7 @@ def report(fraction: float) -> None:
 workload_note = "uniform workload (all ranges equally likely) for budgets and averages"
 if choice == "length":
     table = view.length_curve(
-        digest, hist.counts, keys, eps, queries, releases, seed, simulate, _progress=report
+        digest, hist.counts, keys, eps, queries, releases, seed, simulate, progress=report
     )
     fig = figures.exact_vs_empirical(
         table, x="range length", title="MSE vs range length", x_title="range length L"
@@ -106,7 +106,7 @@ elif choice == "fixed":
         releases,
         seed,
         simulate,
-        _progress=report,
+        progress=report,
     )
     fig = figures.exact_vs_empirical(
         table,
@@ -121,7 +121,7 @@ elif choice == "fixed":
     )
 elif choice == "size":
     max_m = int(st.session_state[MAX_M.name])
-    table = view.size_curve(keys, eps, max_m, releases, queries, seed, simulate, _progress=report)
+    table = view.size_curve(keys, eps, max_m, releases, queries, seed, simulate, progress=report)
     fig = figures.exact_vs_empirical(
         table, x="N", title="Average MSE over all ranges vs N", x_title="N = 2^m"
     )
@@ -132,7 +132,7 @@ elif choice == "size":
     )
 elif choice == "epsilon":
     table = view.epsilon_curve(
-        digest, hist.counts, keys, releases, queries, seed, simulate, _progress=report
+        digest, hist.counts, keys, releases, queries, seed, simulate, progress=report
     )
     fig = figures.exact_vs_empirical(
         table, x="epsilon", title="Average MSE over all ranges vs ε", x_title="ε"
@@ -142,7 +142,7 @@ elif choice == "epsilon":
         "release. Every algorithm's MSE scales exactly as 1/ε²."
     )
 else:
-    curves = view.index_curves(keys, int(st.session_state[INDEX_M.name]), _progress=report)
+    curves = view.index_curves(keys, int(st.session_state[INDEX_M.name]), progress=report)
     table = view.index_table(curves)
     fig = figures.index_convergence(view.curves_by_algorithm(curves), view.seed_indices(keys))
     note = (

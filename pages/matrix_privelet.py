@@ -92,7 +92,7 @@ table = view.three_ways(
     eps,
     int(st.session_state[RELEASES.name]),
     int(st.session_state[SEED.name]),
-    _progress=lambda f: bar.progress(f, text="Simulating Privelet releases…"),
+    progress=lambda f: bar.progress(f, text="Simulating Privelet releases…"),
 )
 bar.empty()
 st.dataframe(table, hide_index=True)

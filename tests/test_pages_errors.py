@@ -1,0 +1,132 @@
+"""Error analysis and Matrix mechanism / Privelet pages: AppTest runs and the figure factories."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from dpcore import privelet
+from dpui import errors_figures as figures
+from dpui import errors_view
+
+ROOT = Path(__file__).resolve().parents[1]
+ERRORS_PAGE = str(ROOT / "pages" / "error_analysis.py")
+MATRIX_PAGE = str(ROOT / "pages" / "matrix_privelet.py")
+
+
+def _errors(at: AppTest) -> list[str]:
+    return [str(e.value) for e in at.error]
+
+
+def test_matrix_page_default_shows_the_seed_example_three_ways() -> None:
+    at = AppTest.from_file(MATRIX_PAGE, default_timeout=60).run()
+    assert not at.exception and not _errors(at)
+    table = at.dataframe[0].value
+    coefficients = table["error coefficient"].to_numpy()
+    expected = privelet.range_error_coefficient(8, 3, 7)
+    np.testing.assert_allclose(coefficients[:3], expected, rtol=1e-12)
+    # the simulation (5,000 releases) lands near the exact value
+    assert abs(coefficients[3] - expected) / expected < 0.1
+
+
+def test_matrix_page_rejects_a_reversed_range_and_keeps_the_input() -> None:
+    at = AppTest.from_file(MATRIX_PAGE, default_timeout=60).run()
+    at.number_input(key="mp_l").set_value(8).run()
+    assert not at.exception
+    assert any("after the last bin" in e for e in _errors(at))
+    assert at.number_input(key="mp_l").value == 8
+    assert len(at.dataframe) == 0  # no numbers for an invalid range
+
+
+def test_matrix_page_pads_n_that_is_not_a_power_of_two() -> None:
+    at = AppTest.from_file(MATRIX_PAGE, default_timeout=60).run()
+    at.number_input(key="mp_n").set_value(5).run()
+    at.number_input(key="mp_r").set_value(5).run()
+    assert not at.exception and not _errors(at)
+    sizes = {m.label: m.value for m in at.metric}
+    assert sizes["Transform size N"] == "8"
+    table = at.dataframe[0].value
+    assert table["error coefficient"].iloc[0] == pytest.approx(
+        privelet.range_error_coefficient(5, 3, 5)
+    )
+
+
+def test_matrix_page_bad_link_falls_back_with_a_notice() -> None:
+    at = AppTest.from_file(MATRIX_PAGE, default_timeout=60)
+    at.query_params["mp_n"] = "1000"
+    at.run()
+    assert not at.exception
+    assert any("mp_n=1000" in str(w.value) for w in at.warning)
+    assert at.number_input(key="mp_n").value == 8
+
+
+def test_error_page_default_and_every_view() -> None:
+    at = AppTest.from_file(ERRORS_PAGE, default_timeout=120).run()
+    assert not at.exception and not _errors(at)
+    table = at.dataframe[0].value
+    assert {"algorithm", "range length", "exact", "empirical", "ci"} <= set(table.columns)
+    assert table["empirical"].notna().all()
+    for view in ("fixed", "size", "epsilon", "index"):
+        at.selectbox(key="ea_view").set_value(view).run()
+        assert not at.exception and not _errors(at), view
+        assert len(at.dataframe[0].value) > 0
+
+
+def test_error_page_without_algorithms_warns() -> None:
+    at = AppTest.from_file(ERRORS_PAGE, default_timeout=120)
+    at.query_params["ea_sim"] = "false"
+    at.run()
+    for flag in errors_view.ALGORITHM_FLAGS.values():
+        at.checkbox(key=flag.name).uncheck()
+    at.run()
+    assert not at.exception
+    assert any("at least one algorithm" in str(w.value) for w in at.warning)
+
+
+def test_error_page_closed_forms_only_has_no_simulated_values() -> None:
+    at = AppTest.from_file(ERRORS_PAGE, default_timeout=120)
+    at.query_params["ea_sim"] = "false"
+    at.query_params["ea_view"] = "size"
+    at.run()
+    assert not at.exception
+    table = at.dataframe[0].value
+    assert table["empirical"].isna().all() and (table["exact"] > 0).all()
+
+
+def test_matrix_heatmap_outlines_the_range() -> None:
+    fig = figures.matrix_heatmap(privelet.covariance_matrix(8), title="t", outline=(3, 7))
+    (shape,) = fig.layout.shapes
+    assert (shape.x0, shape.x1, shape.y0, shape.y1) == (2.5, 7.5, 2.5, 7.5)
+    np.testing.assert_allclose(np.asarray(fig.data[0].z), privelet.covariance_matrix(8))
+
+
+def test_exact_vs_empirical_draws_lines_and_points_with_bars() -> None:
+    table = pd.DataFrame(
+        {
+            "algorithm": ["A", "A", "B", "B"],
+            "L": [1, 2, 1, 2],
+            "exact": [1.0, 2.0, 3.0, 4.0],
+            "empirical": [1.1, np.nan, 2.9, 4.2],
+            "ci": [0.1, np.nan, 0.2, 0.3],
+        }
+    )
+    fig = figures.exact_vs_empirical(table, x="L", title="t", x_title="L")
+    modes = [trace.mode for trace in fig.data]
+    assert modes == ["lines", "markers", "lines", "markers"]
+    assert list(fig.data[1].y) == [1.1]  # the missing simulation is skipped
+    assert list(fig.data[3].error_y.array) == [0.2, 0.3]
+
+
+def test_index_table_reports_the_extrapolated_and_seed_index() -> None:
+    seen: list[float] = []
+    curves = errors_view.index_curves(("privelet", "dwork"), 20, progress=seen.append)
+    assert seen == [0.5, 1.0]
+    table = errors_view.index_table(curves)
+    assert len(table) == 2
+    row = table.iloc[0]
+    assert row["seed's index"] == 6.0
+    assert row["ratio at largest N"] < 5.5 < row["extrapolated index (fit k + c1/m + c2/m²)"]
