@@ -112,7 +112,7 @@ def _parse_upload() -> None:
 
 
 def current_dataset_name() -> str:
-    name = st.session_state.get(DATASET.name, DATASET.default)
+    name = state.get(DATASET)
     if name == UPLOADED and UPLOADED not in st.session_state:
         return str(DATASET.default)
     return str(name)

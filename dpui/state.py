@@ -62,5 +62,5 @@ def save(params: Sequence[codec.Param], *, in_url: Sequence[codec.Param] | None 
 
 
 def get(param: codec.Param) -> Any:
-    """The widget value of ``param``, or its default when the widget is not on screen."""
-    return st.session_state.get(param.name, param.default)
+    """The widget value of ``param``, else the kept one, else its default."""
+    return st.session_state.get(param.name, st.session_state.get(_kept(param.name), param.default))
