@@ -84,3 +84,19 @@ def test_upload_then_bad_upload_keeps_previous_histogram():
     at.switch_page("pages/tree_budgets.py").run()
     assert not at.exception
     assert metric(at, "Bins n") == "5"
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("n", [1, 2, 2**20])
+def test_page_handles_one_bin_to_a_million_bins(n):
+    import numpy as np
+
+    from dpcore.histogram import from_counts
+
+    at = AppTest.from_file(str(ROOT / "pages" / "tree_budgets.py"), default_timeout=300)
+    at.session_state[sidebar.UPLOADED] = from_counts(np.ones(n), "ones")
+    at.session_state["data"] = sidebar.UPLOADED
+    at.run()
+    assert not at.exception
+    assert metric(at, "Bins n") == f"{n:,}"
+    assert float(metric(at, "Release ε (max path sum)")) == pytest.approx(1.0)
