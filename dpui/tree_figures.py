@@ -117,21 +117,26 @@ def histogram_comparison(
     return fig
 
 
-def allocation_errors(errors: Mapping[str, float], chosen: str) -> go.Figure:
-    """Bar per allocation: expected squared error of a random workload range (raw tree)."""
-    names = list(errors)
-    fig = go.Figure(
-        go.Bar(
+def allocation_errors(errors: Mapping[str, Mapping[str, float]], chosen: str) -> go.Figure:
+    """Grouped bars: per allocation, the expected squared error of a random workload range,
+    one bar per way of answering (``errors[answering][allocation]``); ``chosen`` is outlined."""
+    fig = go.Figure()
+    for answering, by_allocation in errors.items():
+        names = list(by_allocation)
+        fig.add_bar(
             x=names,
-            y=[errors[name] for name in names],
-            marker_color=["#1f77b4" if name == chosen else "#aec7e8" for name in names],
-            text=[f"{errors[name]:,.4g}" for name in names],
+            y=[by_allocation[name] for name in names],
+            name=answering,
+            text=[f"{by_allocation[name]:,.4g}" for name in names],
             textposition="outside",
+            marker_line_width=[3 if name == chosen else 0 for name in names],
+            marker_line_color="black",
         )
-    )
     fig.update_layout(
-        height=300,
+        barmode="group",
+        height=320,
         margin={"t": 30, "l": 10, "r": 10, "b": 10},
         yaxis_title="expected squared error",
+        legend={"orientation": "h", "y": 1.12},
     )
     return fig

@@ -14,7 +14,7 @@ import pandas as pd
 import streamlit as st
 from numpy.typing import NDArray
 
-from dpcore import budget, consistency, coverage, queries, release, tree
+from dpcore import budget, consistency, coverage, errors, queries, release, tree
 from dpcore.histogram import MAX_BINS, Histogram
 from dpcore.workload import parse_workload
 from dpui.params import ChoiceParam, IntParam
@@ -65,6 +65,7 @@ def build_tree(n: int, choice: str) -> tree.Tree:
 class Allocation:
     budgets: FloatArray
     expected_error: float
+    consistent_error: float
     release_epsilon: float
 
 
@@ -86,7 +87,12 @@ def analyse(n: int, choice: str, eps: float, workload: str) -> Analysis:
     return Analysis(
         p,
         {
-            name: Allocation(b, budget.raw_expected_error(p, b), budget.release_epsilon(t, b))
+            name: Allocation(
+                b,
+                budget.raw_expected_error(p, b),
+                errors.expected_range_error(t, b, consistent=True, workload=workload),
+                budget.release_epsilon(t, b),
+            )
             for name, b in made.items()
         },
     )
@@ -160,7 +166,8 @@ def allocation_table(analysis: Analysis) -> pd.DataFrame:
     return pd.DataFrame(
         {
             "allocation": [ALLOCATIONS[k] for k in analysis.allocations],
-            "expected error": [a.expected_error for a in analysis.allocations.values()],
+            "raw tree": [a.expected_error for a in analysis.allocations.values()],
+            "after BLUE": [a.consistent_error for a in analysis.allocations.values()],
             "release ε": [a.release_epsilon for a in analysis.allocations.values()],
         }
     )
