@@ -25,6 +25,7 @@ from dpcore.mechanisms import (
     exponential_expected_loss,
     exponential_log_weights,
     exponential_probabilities,
+    exponential_threshold,
     exponential_utility_distribution,
     parse_score_table,
     sample_exponential,
@@ -126,7 +127,7 @@ class Analysis:
     probabilities: NDArray[np.float64]
     values: NDArray[np.float64]  # distinct scores, increasing
     cumulative: NDArray[np.float64]  # exact Pr[u(M) <= value]
-    grid: NDArray[np.float64]
+    grid: NDArray[np.float64]  # thresholds c for the bound curve (also the chart's x range)
     bound: NDArray[np.float64]  # the textbook bound on the grid
     events: pd.DataFrame  # bound vs exact for the best few wrong score levels
     best_probability: float
@@ -140,7 +141,9 @@ def analyse(scores: NDArray[np.float64], eps: float, sensitivity: float) -> Anal
     values, mass = exponential_utility_distribution(scores, eps, sensitivity)
     cumulative = np.minimum(np.cumsum(mass), 1.0)
     best = float(values[-1])
-    grid = np.linspace(float(values[0]), best, 200) if values.size > 1 else values.copy()
+    # Plot c from where the bound falls to e^-37 (~1e-16) up to OPT: below that both are ~0.
+    lowest = max(float(values[0]), exponential_threshold(scores, eps, sensitivity, 37.0))
+    grid = np.linspace(lowest, best, 200) if lowest < best else np.array([best])
     bound = exponential_accuracy_bounds(scores, eps, sensitivity, grid)
     # The best few wrong score levels c (just below OPT); P[u(M) <= c] is the cumulative mass.
     levels = np.arange(values.size - 2, max(values.size - 7, -1), -1)

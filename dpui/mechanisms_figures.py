@@ -210,6 +210,9 @@ def accuracy_curves(
     fig.add_hline(y=1.0, line_color="grey", line_dash="dot", annotation_text="1: useless above")
     fig.add_vline(x=best, line_color="grey", line_dash="dot", annotation_text="OPT")
     fig.update_yaxes(type="log", exponentformat="power", range=[np.log10(floor), np.log10(top)])
+    low, high = float(grid[0]), float(grid[-1])
+    pad = 0.03 * (high - low) if high > low else 1.0
+    fig.update_xaxes(range=[low - pad, high + pad])
     return _layout(
         fig, title="Accuracy: probability that the output scores at most c", x="c", y="probability"
     )

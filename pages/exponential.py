@@ -15,6 +15,7 @@ st.caption(
     "other candidate stays possible. Teaching and exploration tool: numpy's generator is not "
     "a hardened noise source."
 )
+sidebar.shared_controls()
 state.load(em.PARAMS)
 
 with st.container(border=True):
@@ -170,8 +171,12 @@ if table is not None:
         )
         st.markdown("Exact:")
         st.latex(r"\Pr\big[u(M(x)) \le c\big] = \!\!\sum_{r:\,u(x,r)\le c}\!\! \Pr[M(x)=r]")
-        if not analysis.events.empty:
-            st.dataframe(analysis.events, hide_index=True)
+    if not analysis.events.empty:
+        st.markdown(
+            "The same event, bound vs exact, for the best few wrong score levels c "
+            "(the first row is the probability of not returning a best candidate):"
+        )
+        st.dataframe(analysis.events, hide_index=True)
     st.download_button(
         "Download candidates and probabilities (CSV)",
         em.candidate_table(table, analysis).to_csv(index=False),

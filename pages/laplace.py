@@ -24,6 +24,7 @@ st.caption(
     "bound with the exact probability and a simulation. Teaching and exploration tool: "
     "numpy's generator is not a hardened noise source."
 )
+sidebar.shared_controls()
 state.load(lap.PARAMS)
 
 
