@@ -65,6 +65,7 @@ class Node:
     def __init__(self, lo: int, hi: int) -> None:
         self.lo, self.hi = lo, hi
         self.children: list[Node] = []
+        self.p = self.share = self.value = self.eps = self.noisy = self.z = self.var = 0.0
 
 
 def naive_pipeline(n: int, k: int, counts: np.ndarray, seed: int) -> float:
