@@ -29,8 +29,8 @@ def _layout(
         title=title,
         xaxis_title=x,
         yaxis_title=y,
-        margin={"l": 10, "r": 10, "t": 50, "b": 10},
-        legend={"orientation": "h", "yanchor": "bottom", "y": 1.0, "x": 0},
+        margin={"l": 10, "r": 10, "t": 40, "b": 10},
+        legend={"orientation": "h", "yanchor": "top", "y": -0.22, "x": 0},
         hovermode=hovermode,
     )
     return fig

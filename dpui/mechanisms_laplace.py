@@ -59,6 +59,9 @@ MAX_SIMULATED_DRAWS = 10_000_000
 MIN_TRIALS = 20
 SWEEP_MAX_K = 10_000
 SWEEP_DELTAS = tuple(float(d) for d in np.geomspace(1e-4, 0.5, 25))
+# A simulated (1-δ)-quantile is shown only when at least this many of the trials are
+# expected beyond it; with fewer it is just the sample maximum and would mislead.
+MIN_EXPECTED_BEYOND = 5
 
 
 def prose() -> str:
@@ -165,7 +168,7 @@ def max_error_vs_k(
                 "k": k,
                 "bound ln(k/δ)·b": laplace_max_error_bound(k, delta, 1.0, 1.0) * scale,
                 "exact t*·b": laplace_max_error_exact(k, delta, 1.0, 1.0) * scale,
-                "simulated (1-δ)-quantile": float(np.quantile(maxima, 1.0 - delta)) * scale,
+                "simulated (1-δ)-quantile": _quantile(maxima, delta) * scale,
                 "mean max error b·H_k": laplace_expected_max_error(k, 1.0, 1.0) * scale,
                 "trials": maxima.size,
             }
@@ -182,9 +185,16 @@ def max_error_vs_delta(k: int, scale: float, trials: int, seed: int) -> pd.DataF
             "δ": deltas,
             "bound ln(k/δ)·b": [laplace_max_error_bound(k, d, 1.0, 1.0) * scale for d in deltas],
             "exact t*·b": [laplace_max_error_exact(k, d, 1.0, 1.0) * scale for d in deltas],
-            "simulated (1-δ)-quantile": np.quantile(maxima, 1.0 - deltas) * scale,
+            "simulated (1-δ)-quantile": [_quantile(maxima, d) * scale for d in deltas],
         }
     )
+
+
+def _quantile(maxima: NDArray[np.float64], delta: float) -> float:
+    """The empirical (1-δ)-quantile, or NaN when too few trials lie beyond it to estimate it."""
+    if maxima.size * delta < MIN_EXPECTED_BEYOND:
+        return math.nan
+    return float(np.quantile(maxima, 1.0 - delta))
 
 
 def two_k_comparison(

@@ -84,14 +84,14 @@ if table is not None:
         )
 
     st.subheader("Weights and probabilities")
-    left, right = st.columns([3, 1.3])
+    left, right = st.columns([2, 1])
     left.plotly_chart(figures.log_weights(names, analysis.log_weights[shown]), key="exp_weights")
     with right:
         st.latex(
             r"\Pr[M(x)=r] = \frac{e^{\varepsilon u(x,r)/2\Delta u}}"
             r"{\sum_{r'} e^{\varepsilon u(x,r')/2\Delta u}}"
         )
-        st.latex(r"\Delta u = \max_{r}\max_{x\sim y} |u(x,r)-u(y,r)|")
+        st.latex(r"\Delta u = \max_{r,\, x\sim y} |u(x,r)-u(y,r)|")
         if source == "sidebar":
             st.markdown(em.SENSITIVITY_NOTE)
         st.markdown(
@@ -156,7 +156,7 @@ if table is not None:
     st.fragment(animation, run_every=em.FRAME_SECONDS if em.playing() else None)()
 
     st.subheader("Accuracy: the bound vs the exact probability")
-    left, right = st.columns([3, 1.3])
+    left, right = st.columns([2, 1])
     left.plotly_chart(
         figures.accuracy_curves(
             analysis.values, analysis.cumulative, analysis.grid, analysis.bound, best=best
@@ -166,11 +166,14 @@ if table is not None:
     with right:
         st.markdown("Bound (Dwork & Roth, thm. 3.11):")
         st.latex(
-            r"\Pr\big[u(M(x)) \le c\big] \le \frac{|R|}{|R_{OPT}|}"
-            r"e^{\varepsilon (c - OPT)/2\Delta u}"
+            r"\begin{aligned}&\Pr\big[u(M(x)) \le c\big] \\"
+            r"&\le \frac{|R|}{|R_{OPT}|} e^{\varepsilon (c - OPT)/2\Delta u}\end{aligned}"
         )
         st.markdown("Exact:")
-        st.latex(r"\Pr\big[u(M(x)) \le c\big] = \!\!\sum_{r:\,u(x,r)\le c}\!\! \Pr[M(x)=r]")
+        st.latex(
+            r"\begin{aligned}&\Pr\big[u(M(x)) \le c\big] \\"
+            r"&= \sum_{r:\,u(x,r)\le c} \Pr[M(x)=r]\end{aligned}"
+        )
     if not analysis.events.empty:
         st.markdown(
             "The same event, bound vs exact, for the best few wrong score levels c "

@@ -108,7 +108,7 @@ m[4].metric(
 )
 
 st.subheader("True vs noisy")
-left, right = st.columns([3, 1.3])
+left, right = st.columns([2, 1])
 left.plotly_chart(figures.true_vs_noisy(labels, counts, rel.noisy), key="lap_bars")
 with right:
     st.latex(r"M(x) = f(x) + (Y_1,\dots,Y_k)")
@@ -131,7 +131,7 @@ st.download_button(
 )
 
 st.subheader("The noise")
-left, right = st.columns([3, 1.3])
+left, right = st.columns([2, 1])
 left.plotly_chart(
     figures.noise_distribution(
         rel.noise, scale=rel.scale, bound=rel.bound, exact=rel.exact, delta=delta
@@ -141,8 +141,9 @@ left.plotly_chart(
 with right:
     st.latex(r"p(y) = \frac{1}{2b} e^{-|y|/b}")
     st.latex(r"\Pr[|Y| \ge t\,b] = e^{-t}")
-    st.latex(r"\Pr\big[\max_i |Y_i| \ge \ln(k/\delta)\, b\big] \le \delta")
-    st.latex(r"\Pr\big[\max_i |Y_i| \ge t\,b\big] = 1 - (1 - e^{-t})^k")
+    st.latex(r"\Pr\big[\max_i |Y_i| \ge \ln\tfrac{k}{\delta}\, b\big] \le \delta")
+    st.latex(r"\Pr\big[\max_i |Y_i| \ge t\,b\big]")
+    st.latex(r"= 1 - (1 - e^{-t})^k")
     st.markdown(
         f"Largest |noise| in this draw: **{abs(rel.noise).max():.4g}**; the bound is a "
         f"(1-δ)-quantile, so a single draw usually stays well inside it."
@@ -167,7 +168,8 @@ st.caption(
     f"{trials:,} trials, fewer for large k so that each point draws at most "
     f"{lap.MAX_SIMULATED_DRAWS:,} values, but never fewer than {lap.MIN_TRIALS}; see the table). "
     "Dotted lines: this query's k and the "
-    "comparison k₂; the chosen δ. Small δ needs many trials for a stable quantile."
+    f"comparison k₂; the chosen δ. A quantile is shown only when δ × trials ≥ "
+    f"{lap.MIN_EXPECTED_BEYOND} (otherwise it would just be the largest trial)."
 )
 with st.expander("Sweep over k (table)"):
     st.dataframe(by_k, hide_index=True)

@@ -121,3 +121,11 @@ def test_noise_figure_bins_values_instead_of_sending_them_all():
     true = np.zeros(figures.MAX_POINTS + 5)
     big = figures.true_vs_noisy([str(i) for i in range(true.size)], true, true)
     assert len(big.data[0].x) == figures.MAX_POINTS and "first" in big.layout.title.text
+
+
+def test_simulated_quantile_is_hidden_when_too_few_trials_lie_beyond_it():
+    table = lap.max_error_vs_delta(10, 1.0, 400, 0)
+    expected_beyond = table["δ"] * 400
+    hidden = table["simulated (1-δ)-quantile"].isna()
+    assert (hidden == (expected_beyond < lap.MIN_EXPECTED_BEYOND)).all()
+    assert hidden.any() and not hidden.all()
