@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -19,7 +20,7 @@ from dpcore.ldp import data as kvdata
 from dpcore.ldp import experiment, hiskv, mechanisms, privacy
 from dpcore.ldp.data import KVData
 from dpcore.ldp.mechanisms import KVSettings
-from dpui.params import BoolParam, ChoiceParam, FloatParam, IntParam
+from dpui.params import BoolParam, ChoiceParam, FloatParam, IntParam, Param
 
 SYNTHETIC = {
     "gauss": "GAUSS-like (folded-normal keys, normal means)",
@@ -57,11 +58,12 @@ MECHANISM_FLAGS = {
     name: BoolParam(f"kv_m_{name.lower().replace('-', '_')}", True)
     for name in mechanisms.MECHANISMS
 }
-PARAMS = (
+PARAMS: tuple[Param, ...] = (
     SOURCE, LENGTH_MODEL, USERS, KEYS, MAX_LENGTH, DATA_SEED, GRID, REPS, TOP_T, RE_EPS,
     SHARE, AMPLIFIED, BETA, PCKV_L, ROUNDS, SEED, *MECHANISM_FLAGS.values(),
 )  # fmt: skip
 
+ASSETS = Path(__file__).resolve().parent.parent / "assets"
 UPLOADED = "kv_uploaded_csv"  # session key of the last valid upload (bytes, file name)
 CHECK_D, CHECK_L = 3, 2  # small enough to enumerate every input and output exactly
 
@@ -127,14 +129,20 @@ def auto_padding_length(data: KVData) -> int:
 
 @st.cache_data(max_entries=512, show_spinner=False)
 def experiment_cell(
-    spec: DataSpec, mechanism: str, eps: float, reps: int, settings: KVSettings, seed: int
+    spec: DataSpec,
+    mechanism: str,
+    eps: float,
+    reps: int,
+    settings: KVSettings,
+    seed: int,
+    t_values: tuple[int, ...],
 ) -> pd.DataFrame:
     """One (mechanism, eps) cell of the experiment, ``reps`` seeded repetitions."""
     return experiment.run_cell(
         load_data(spec),
         mechanism,
         eps,
-        t_values=T_VALUES,
+        t_values=t_values,
         repetitions=reps,
         settings=settings,
         seed=seed,
@@ -148,14 +156,17 @@ def run_grid(
     reps: int,
     settings: KVSettings,
     seed: int,
+    t: int,
 ) -> pd.DataFrame:
-    """All cells, with a progress bar (cached cells return at once)."""
+    """All cells, errors at ``t = 10..50`` and the chosen ``t``, with a progress bar
+    (cached cells return at once)."""
+    t_values = tuple(sorted({*T_VALUES, t}))
     cells = [(m, e) for m in names for e in grid]
     bar = st.progress(0.0, text="Simulating…")
     frames = []
     for i, (name, eps) in enumerate(cells):
         bar.progress(i / len(cells), text=f"Simulating {name} at ε = {eps:g} ({reps} runs)…")
-        frames.append(experiment_cell(spec, name, eps, reps, settings, seed))
+        frames.append(experiment_cell(spec, name, eps, reps, settings, seed, t_values))
     bar.empty()
     return pd.concat(frames, ignore_index=True)
 
@@ -209,8 +220,67 @@ def privacy_table(eps: float, share: float, amplified: bool, rounds: int) -> pd.
                 "worst ln-ratio, one report": check.report_level,
                 "worst ln-ratio, whole set": check.user_level,
                 "holds": "yes" if check.holds else "NO",
+                "note": "reconstructed" if name.startswith("HISKV") else "",
             }
         )
     for name, why in mechanisms.UNAVAILABLE.items():
-        rows.append({"mechanism": name, "claimed ε": np.nan, "claim about": why})
+        rows.append({"mechanism": name, "holds": "unavailable", "note": why})
     return pd.DataFrame(rows)
+
+
+def prose() -> str:
+    return (ASSETS / "kv_ldp.md").read_text(encoding="utf-8")
+
+
+def nearest(value: float, grid: tuple[float, ...]) -> float:
+    return min(grid, key=lambda e: abs(np.log(e) - np.log(value)))
+
+
+def probability_table(eps: float, d: int, length: int, share: float) -> pd.DataFrame:
+    """LRR_KV's probabilities under both accountings at the page's settings."""
+    rows = []
+    for amplified in (False, True):
+        probs = hiskv.pair_probabilities(eps, d, length, value_share=share, amplified=amplified)
+        eps_star = hiskv.amplified_epsilon(eps, length) if amplified else eps
+        rows.append(
+            {
+                "accounting": "padding-amplified" if amplified else "conservative",
+                "ε* per report": eps_star,
+                "ε_v": share * eps_star,
+                "p1 (keep)": probs.p1,
+                "q1 (flip value)": probs.q1,
+                "q2 (other pair)": probs.q2,
+                "D = 2(d+L)": 2 * (d + length),
+            }
+        )
+    return pd.DataFrame(rows)
+
+
+def data_summary(data: KVData) -> dict[str, str]:
+    lengths = data.lengths
+    return {
+        "Users n": f"{data.n_users:,}",
+        "Keys d": f"{data.d:,}",
+        "Pairs": f"{data.keys.size:,}",
+        "Mean set length": f"{lengths.mean():.1f}",
+        "90th pct length": f"{auto_padding_length(data)}",
+    }
+
+
+UPLOAD_WIDGET = "kv_upload_widget"
+UPLOAD_ERROR = "kv_upload_error"
+
+
+def on_upload() -> None:
+    """Keep a new CSV only if it is valid; otherwise keep the previous one and say why."""
+    file = st.session_state.get(UPLOAD_WIDGET)
+    if file is None:
+        return
+    content = file.getvalue()
+    try:
+        load_data(DataSpec(UPLOAD, csv=content))
+    except kvdata.KVDataError as err:
+        st.session_state[UPLOAD_ERROR] = f"{file.name}: {err}"
+        return
+    st.session_state[UPLOADED] = content
+    st.session_state[UPLOAD_ERROR] = None

@@ -62,6 +62,14 @@ PAGES: tuple[PageInfo, ...] = (
         "Pick the best candidate privately: exact output probabilities, an animated run of "
         "repeated draws, and the accuracy bound vs the exact probability (which can be >1).",
     ),
+    PageInfo(
+        "pages/kv_ldp.py",
+        "Key-value LDP",
+        ":material/key:",
+        "Local DP",
+        "HISKV (reconstructed) against PCKV, PrivKV, KVUE/KVOH, Harmony and SUE: accuracy vs "
+        "ε and top-t, the truncation-length and value/key budget trade-offs, exact privacy checks.",
+    ),
 )
 
 SECTIONS: tuple[str, ...] = (
