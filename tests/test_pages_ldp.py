@@ -1,0 +1,141 @@
+"""The "Key-value LDP" page driven through Streamlit's AppTest (widgets set by key)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from dpui import ldp_view as view
+
+ROOT = Path(__file__).resolve().parents[1]
+PAGE = str(ROOT / "pages" / "kv_ldp.py")
+GOOD_CSV = b"user,key,value\nu1,apple,0.5\nu2,apple,-1\nu2,pear,1\nu3,fig,0\nu3,pear,0.2\n"
+
+
+def _page() -> AppTest:
+    at = AppTest.from_file(PAGE, default_timeout=120)
+    at.session_state[view.USERS.name] = 2_000
+    at.session_state[view.KEYS.name] = 30
+    at.session_state[view.REPS.name] = 2
+    return at
+
+
+def _text(at: AppTest) -> str:
+    parts = [e.value for e in (*at.markdown, *at.caption, *at.info, *at.warning, *at.error)]
+    return " ".join(str(p) for p in parts)
+
+
+def _metric(at: AppTest, label: str) -> str:
+    return next(m.value for m in at.metric if m.label == label)
+
+
+def test_defaults_render_every_section_and_label_the_reconstruction() -> None:
+    at = AppTest.from_file(PAGE, default_timeout=120).run()
+    assert not at.exception, at.exception
+    assert not at.error, [e.value for e in at.error]
+    headers = [h.value for h in at.header]
+    assert headers == [
+        "Accuracy vs ε",
+        "Relative error vs top-t",
+        "Truncation length (HISKV's OETL)",
+        "Value / key budget split (HISKV)",
+        "Privacy check (exact)",
+    ]
+    assert "reconstructed from the paper's description" in at.warning[0].value
+    assert "Reconstruction notice" in _text(at)  # the prose in assets/kv_ldp.md
+    privacy = at.dataframe[-1].value
+    checked = privacy[privacy["holds"] != "unavailable"]
+    assert set(checked["holds"]) == {"yes"}
+    assert privacy.set_index("mechanism").loc["LDPKV", "holds"] == "unavailable"
+    assert len(at.get("download_button")) == 2
+
+
+def test_mechanism_selection_and_eps_not_in_grid() -> None:
+    at = _page().run()
+    for flag in view.MECHANISM_FLAGS.values():
+        at.checkbox(key=flag.name).uncheck()
+    at.run()
+    assert not at.exception
+    assert "Tick at least one mechanism" in _text(at)
+    at.checkbox(key=view.MECHANISM_FLAGS["HISKV"].name).check()
+    at.selectbox(key=view.RE_EPS.name).set_value("0.1")  # not in the default grid
+    at.run()
+    assert not at.exception and not at.error
+    assert "is not in the grid; showing ε = 0.4" in _text(at)
+
+
+def test_settings_survive_in_the_url_and_bad_links_fall_back() -> None:
+    at = _page()
+    at.query_params[view.GRID.name] = "bogus"
+    at.query_params[view.SHARE.name] = "0.3"
+    at.run()
+    assert not at.exception
+    assert any("kv_grid=bogus" in w.value for w in at.warning)
+    assert at.session_state[view.GRID.name] == "coarse"
+    assert at.session_state[view.SHARE.name] == pytest.approx(0.3)
+
+
+def test_upload_source_waits_for_a_file_then_uses_it() -> None:
+    at = _page().run()
+    at.selectbox(key=view.SOURCE.name).set_value(view.UPLOAD)
+    at.run()
+    assert not at.exception and not at.error
+    assert "Upload a CSV with columns user,key,value" in _text(at)
+    at.file_uploader(key=view.UPLOAD_WIDGET).set_value(("mine.csv", GOOD_CSV, "text/csv"))
+    at.run()
+    assert not at.exception and not at.error, [e.value for e in at.error]
+    assert _metric(at, "Keys d") == "3" and _metric(at, "Users n") == "3"
+
+
+@pytest.mark.parametrize(
+    ("content", "reason"),
+    [
+        (b"user,key,value\nu1,a,1.5\n", "[-1, 1]; see line(s) 2"),
+        (b"user,key,value\nu1,a,x\n", "must be numbers"),
+        (b"user,key,value\nu1,a,0.1\nu1,a,0.2\n", "same key twice"),
+        (b"user,key,value\nu1,,0.1\n", "empty key"),
+        (b"user,value\nu1,0.1\n", "missing column(s) key"),
+        (b"", "the file is empty"),
+    ],
+)
+def test_bad_csv_is_rejected_and_previous_data_kept(content: bytes, reason: str) -> None:
+    at = _page().run()
+    at.selectbox(key=view.SOURCE.name).set_value(view.UPLOAD)
+    at.run()
+    at.file_uploader(key=view.UPLOAD_WIDGET).set_value(("mine.csv", GOOD_CSV, "text/csv"))
+    at.run()
+    at.file_uploader(key=view.UPLOAD_WIDGET).set_value(("bad.csv", content, "text/csv"))
+    at.run()
+    assert not at.exception
+    errors = " ".join(e.value for e in at.error)
+    assert "Upload rejected, previous data kept" in errors and "bad.csv" in errors
+    assert reason in errors
+    assert _metric(at, "Keys d") == "3"  # still the good file
+
+
+def test_a_bad_file_without_a_previous_one_shows_only_the_error() -> None:
+    at = _page().run()
+    at.selectbox(key=view.SOURCE.name).set_value(view.UPLOAD)
+    at.run()
+    at.file_uploader(key=view.UPLOAD_WIDGET).set_value(("bad.csv", b"user,key\n", "text/csv"))
+    at.run()
+    assert not at.exception
+    assert "missing column(s) value" in " ".join(e.value for e in at.error)
+    assert not at.header  # nothing computed on data we do not have
+
+
+def test_share_slider_and_accounting_change_the_probability_table() -> None:
+    at = _page().run()
+    before = at.dataframe[0].value
+    at.slider(key=view.SHARE.name).set_value(1.0)
+    at.toggle(key=view.AMPLIFIED.name).set_value(False)
+    at.run()
+    assert not at.exception and not at.error
+    after = at.dataframe[0].value
+    assert after["q1 (flip value)"].tolist() == pytest.approx(after["q2 (other pair)"].tolist())
+    assert not before["q1 (flip value)"].equals(after["q1 (flip value)"])
+    privacy = at.dataframe[-1].value.set_index("mechanism")
+    assert privacy.loc["HISKV", "claim about"] == "one report"
+    assert privacy.loc["HISKV", "holds"] == "yes"
