@@ -14,7 +14,7 @@ import hashlib
 import streamlit as st
 
 from dpcore.histogram import MAX_BINS, Histogram, HistogramError, parse_histogram
-from dpui import examples, state
+from dpui import examples, routing, state
 from dpui.params import ChoiceParam, FloatParam, IntParam
 
 UPLOADED = "your uploaded file"
@@ -35,6 +35,7 @@ UPLOAD_OPTIONS = (
 
 def shared_controls() -> None:
     """Dataset picker, upload and epsilon, in the sidebar."""
+    routing.leave_pages_folder_mode()
     state.load(SHARED + UPLOAD_OPTIONS)
     options = list(examples.NAMES)
     if UPLOADED in st.session_state:
