@@ -18,8 +18,11 @@ METRIC_LABELS = {
 
 
 def _error_bars(frame: pd.DataFrame, metric: str) -> dict[str, object]:
+    """Confidence bars for a log axis: a lower end at or below 0 cannot be drawn, so it is
+    cut at a tenth of the mean (the page says so)."""
     upper = (frame[f"{metric}_hi"] - frame[metric]).to_numpy()
     lower = (frame[metric] - frame[f"{metric}_lo"]).to_numpy()
+    lower = np.minimum(lower, 0.9 * frame[metric].to_numpy())
     if np.all(np.isnan(upper)):
         return {"visible": False}
     return {"type": "data", "array": upper, "arrayminus": lower, "visible": True}

@@ -84,9 +84,9 @@ with st.container(border=True):
     g[2].number_input("Top-t keys for MSE", view.TOP_T.lo, view.TOP_T.hi, key=view.TOP_T.name)
     g[3].selectbox("ε for RE vs top-t", view.EPS_CHOICES, key=view.RE_EPS.name)
     g[4].number_input("Simulation seed", view.SEED.lo, view.SEED.hi, key=view.SEED.name)
-    boxes = st.columns(len(MECHANISMS))
-    for box, (name, flag) in zip(boxes, view.MECHANISM_FLAGS.items(), strict=True):
-        box.checkbox(name, key=flag.name, help=MECHANISMS[name].note)
+    boxes = st.columns(5)
+    for i, (name, flag) in enumerate(view.MECHANISM_FLAGS.items()):
+        boxes[i % 5].checkbox(name, key=flag.name, help=MECHANISMS[name].note)
     h = st.columns(5)
     h[0].slider(
         "HISKV value share ε_v/ε*",
@@ -173,7 +173,8 @@ else:
         r"\mathrm{RE} = \frac1t\sum_{k}\frac{|\hat x_k - x_k|}{\max(|x_k|,\delta)}"
     )
     st.caption(
-        f"Mean over {ss[view.REPS.name]} seeded runs per point with 95% Student-t intervals; "
+        f"Mean over {ss[view.REPS.name]} seeded runs per point with 95% Student-t intervals "
+        "(a lower end at or below 0 is drawn at a tenth of the mean on the log axis); "
         f"top-{t} keys by true frequency. PCKV/SUE use padding l = {settings.padding_length}; "
         "Harmony's means divide by the TRUE frequency (an advantage it would not have). "
         f"δ = 0 for frequencies, {metrics.MEAN_RE_FLOOR} for means. "
@@ -229,10 +230,10 @@ st.header("Value / key budget split (HISKV)")
 sweep = view.share_sweep(spec, eps, length, t, ss[view.REPS.name], ss[view.AMPLIFIED.name], seed)
 left, right = st.columns([3, 2])
 left.plotly_chart(ldp_figures.share_tradeoff(sweep, ss[view.SHARE.name]), key="kv_share_chart")
+right.latex(r"Z = e^{\varepsilon^*} + e^{\varepsilon^*-\varepsilon_v} + D - 2")
 right.latex(
-    r"Z = e^{\varepsilon^*} + e^{\varepsilon^*-\varepsilon_v} + D - 2,\ "
-    r"p_1 = \frac{e^{\varepsilon^*}}{Z},\ q_1 = \frac{e^{\varepsilon^*-\varepsilon_v}}{Z},\ "
-    r"q_2 = \frac1Z"
+    r"p_1 = \frac{e^{\varepsilon^*}}{Z},\quad q_1 = \frac{e^{\varepsilon^*-\varepsilon_v}}{Z},"
+    r"\quad q_2 = \frac1Z"
 )
 right.dataframe(view.probability_table(eps, data.d, length, ss[view.SHARE.name]), hide_index=True)
 right.caption(
@@ -241,10 +242,10 @@ right.caption(
 )
 
 st.header("Privacy check (exact)")
-st.dataframe(
-    view.privacy_table(eps, ss[view.SHARE.name], ss[view.AMPLIFIED.name], ss[view.ROUNDS.name]),
-    hide_index=True,
+privacy = view.privacy_table(
+    eps, ss[view.SHARE.name], ss[view.AMPLIFIED.name], ss[view.ROUNDS.name]
 )
+st.dataframe(privacy, hide_index=True, height=36 * (len(privacy) + 1) + 2)
 st.caption(
     f"Every input set over d = {view.CHECK_D} keys (values ±1, sets up to L + 1 pairs so "
     f"truncation is included) and every output is enumerated at L = l = {view.CHECK_L}; the "

@@ -26,6 +26,11 @@ def test_error_vs_eps_plots_the_summary(summary: pd.DataFrame) -> None:
     assert list(fig.data[0].y) == pytest.approx(hiskv_rows.mse_freq.tolist())
     upper = np.asarray(fig.data[0].error_y.array)
     assert upper == pytest.approx((hiskv_rows.mse_freq_hi - hiskv_rows.mse_freq).to_numpy())
+    lower = np.asarray(fig.data[0].error_y.arrayminus)
+    drawn_low = hiskv_rows.mse_freq.to_numpy() - lower
+    assert np.all(drawn_low > 0)  # drawable on the log axis
+    expected_low = np.maximum(hiskv_rows.mse_freq_lo, 0.1 * hiskv_rows.mse_freq).to_numpy()
+    assert drawn_low == pytest.approx(expected_low)
     assert fig.layout.xaxis.type == "log" and fig.layout.yaxis.type == "log"
 
 
