@@ -321,3 +321,23 @@ def test_estimators_are_exact_on_expected_counts(mechanism: str) -> None:
     f, m = _truth(copies)
     assert est.frequency == pytest.approx(f, rel=1e-12)
     assert est.mean == pytest.approx(m, rel=1e-12)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("kind", ["grr", "ue"])
+def test_pckv_frequency_variance_has_the_same_closed_form(kind: str, short_sets: KVData) -> None:
+    """Per key, every user adds one Bernoulli (a if it sampled the key, else b) to
+    C+ + C-, for GRR's single pair and UE's bit vector alike."""
+    L, eps = 3, 1.0
+    if kind == "grr":
+        pr = pckv.grr_probabilities(eps, short_sets.d, L)
+        samples = _repeat(lambda rng: FREQUENCY_ESTIMATORS["PCKV-GRR"](short_sets, rng), 800, 38)
+    else:
+        pr = pckv.ue_probabilities(eps, short_sets.d, L)
+        samples = _repeat(lambda rng: FREQUENCY_ESTIMATORS["PCKV-UE"](short_sets, rng), 800, 39)
+    predicted = frequency_variance(
+        short_sets.true_frequency(), short_sets.n_users, L, p1=pr.p1, q1=pr.q1, q2=pr.q2
+    )
+    ratio = samples.var(axis=0, ddof=1) / predicted
+    assert abs(ratio.mean() - 1) < 0.1, ratio
+    assert np.all(np.abs(ratio - 1) < 0.3), ratio

@@ -57,7 +57,8 @@ def amplified_epsilon(eps: float, length: int) -> float:
 def perturbation_probabilities(
     eps: float, d: int, L: int, eps_v: float | None = None, amplified: bool = False
 ) -> tuple[float, float, float]:
-    """``(p1, q1, q2)`` of LRR_KV (reconstructed; spec 04, step 5).
+    """``(p1, q1, q2)`` of LRR_KV (reconstructed; spec 04, step 5). Public entry point:
+    keep this signature stable.
 
     .. math::
         Z = e^{\\varepsilon^*} + e^{\\varepsilon^* - \\varepsilon_v} + D - 2,\\quad
