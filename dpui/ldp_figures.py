@@ -28,22 +28,29 @@ def _error_bars(frame: pd.DataFrame, metric: str) -> dict[str, object]:
     return {"type": "data", "array": upper, "arrayminus": lower, "visible": True}
 
 
-def error_vs_eps(summary: pd.DataFrame, metric: str, t: int) -> go.Figure:
-    """One line per mechanism: mean ``metric`` over the top-``t`` keys vs eps, log axes,
-    95% confidence bars over the repetitions."""
+def _lines_per_mechanism(rows: pd.DataFrame, x: str, metric: str) -> go.Figure:
+    """One line (with 95% bars) per mechanism of ``metric`` against column ``x``."""
     fig = go.Figure()
-    rows = summary[(summary["t"] == t) & summary[metric].notna()]
     for name, frame in rows.groupby("mechanism", sort=False):
-        frame = frame.sort_values("eps")
+        frame = frame.sort_values(x)
         fig.add_trace(
             go.Scatter(
-                x=frame["eps"],
+                x=frame[x],
                 y=frame[metric],
                 mode="lines+markers",
                 name=str(name),
                 error_y=_error_bars(frame, metric),
             )
         )
+    return fig
+
+
+def error_vs_eps(summary: pd.DataFrame, metric: str, t: int) -> go.Figure:
+    """One line per mechanism: mean ``metric`` over the top-``t`` keys vs eps, log axes,
+    95% confidence bars over the repetitions."""
+    fig = _lines_per_mechanism(
+        summary[(summary["t"] == t) & summary[metric].notna()], "eps", metric
+    )
     fig.update_layout(
         title=f"{METRIC_LABELS[metric]}, top-{t} keys",
         xaxis_title="ε",
@@ -57,19 +64,8 @@ def error_vs_eps(summary: pd.DataFrame, metric: str, t: int) -> go.Figure:
 
 def error_vs_t(summary: pd.DataFrame, metric: str, eps: float) -> go.Figure:
     """One line per mechanism: ``metric`` vs ``t`` (top-t keys) at one eps."""
-    fig = go.Figure()
     rows = summary[np.isclose(summary["eps"], eps) & summary[metric].notna()]
-    for name, frame in rows.groupby("mechanism", sort=False):
-        frame = frame.sort_values("t")
-        fig.add_trace(
-            go.Scatter(
-                x=frame["t"],
-                y=frame[metric],
-                mode="lines+markers",
-                name=str(name),
-                error_y=_error_bars(frame, metric),
-            )
-        )
+    fig = _lines_per_mechanism(rows, "t", metric)
     fig.update_layout(
         title=f"{METRIC_LABELS[metric]} at ε = {eps:g}",
         xaxis_title="t (top-t most frequent keys)",
