@@ -4,9 +4,9 @@ from pathlib import Path
 
 import streamlit as st
 
+from dpui import downloads, sidebar, state
 from dpui import errors_figures as figures
 from dpui import errors_view as view
-from dpui import sidebar, state
 from dpui.errors_view import (
     ALGORITHM_FLAGS,
     FIXED_N,
@@ -157,10 +157,4 @@ chart.plotly_chart(fig, key="ea_chart")
 side.latex(view.FORMULAS[choice])
 side.caption(note + f" Assumes the {workload_note}.")
 st.dataframe(table, hide_index=True)
-st.download_button(
-    "Download results (CSV)",
-    table.to_csv(index=False),
-    file_name=f"error_analysis_{choice}.csv",
-    mime="text/csv",
-    icon=":material/download:",
-)
+downloads.csv_button("Download results (CSV)", table, f"error_analysis_{choice}.csv")

@@ -4,9 +4,9 @@ import numpy as np
 import streamlit as st
 
 from dpcore.mechanisms import ScoreTableError
+from dpui import downloads, sidebar, state
 from dpui import mechanisms_exponential as em
 from dpui import mechanisms_figures as figures
-from dpui import sidebar, state
 from dpui.mechanisms_exponential import DRAWS, SEED, SENSITIVITY, SOURCE
 
 st.title("Exponential mechanism")
@@ -180,12 +180,10 @@ if table is not None:
             "(the first row is the probability of not returning a best candidate):"
         )
         st.dataframe(analysis.events, hide_index=True)
-    st.download_button(
+    downloads.csv_button(
         "Download candidates and probabilities (CSV)",
-        em.candidate_table(table, analysis).to_csv(index=False),
-        file_name="exponential_mechanism.csv",
-        mime="text/csv",
-        icon=":material/download:",
+        em.candidate_table(table, analysis),
+        "exponential_mechanism.csv",
     )
 
 st.markdown(em.prose())

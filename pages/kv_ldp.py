@@ -5,7 +5,7 @@ import streamlit as st
 from dpcore.ldp import experiment, hiskv, metrics
 from dpcore.ldp.data import KVDataError
 from dpcore.ldp.mechanisms import MECHANISMS, UNAVAILABLE
-from dpui import ldp_figures, sidebar, state
+from dpui import downloads, ldp_figures, sidebar, state
 from dpui import ldp_view as view
 
 st.title("Key-value LDP")
@@ -190,14 +190,8 @@ else:
     left.plotly_chart(ldp_figures.error_vs_t(summary, "re_freq", re_eps), key="kv_re_freq")
     right.plotly_chart(ldp_figures.error_vs_t(summary, "re_mean", re_eps), key="kv_re_mean")
     d1, d2 = st.columns(2)
-    d1.download_button(
-        "Download summary (CSV)", summary.to_csv(index=False), file_name="kv_ldp_summary.csv",
-        mime="text/csv", icon=":material/download:",
-    )  # fmt: skip
-    d2.download_button(
-        "Download every run (CSV)", runs.to_csv(index=False), file_name="kv_ldp_runs.csv",
-        mime="text/csv", icon=":material/download:",
-    )  # fmt: skip
+    downloads.csv_button("Download summary (CSV)", summary, "kv_ldp_summary.csv", where=d1)
+    downloads.csv_button("Download every run (CSV)", runs, "kv_ldp_runs.csv", where=d2)
 
 st.header("Truncation length (HISKV's OETL)")
 length, estimated = view.oetl_estimate(spec, eps, ss[view.BETA.name], seed)

@@ -2,9 +2,9 @@
 
 import streamlit as st
 
+from dpui import downloads, sidebar, state
 from dpui import mechanisms_figures as figures
 from dpui import mechanisms_laplace as lap
-from dpui import sidebar, state
 from dpui.mechanisms_laplace import (
     DELTA,
     K2,
@@ -122,12 +122,8 @@ with right:
 release_table = lap.release_table(
     labels, counts, rel, eps=eps, sensitivity=sensitivity, delta=delta
 )
-st.download_button(
-    "Download release with (1-δ) intervals (CSV)",
-    release_table.to_csv(index=False),
-    file_name="laplace_release.csv",
-    mime="text/csv",
-    icon=":material/download:",
+downloads.csv_button(
+    "Download release with (1-δ) intervals (CSV)", release_table, "laplace_release.csv"
 )
 
 st.subheader("The noise")
@@ -173,13 +169,7 @@ st.caption(
 )
 with st.expander("Sweep over k (table)"):
     st.dataframe(by_k, hide_index=True)
-    st.download_button(
-        "Download sweep (CSV)",
-        by_k.to_csv(index=False),
-        file_name="laplace_max_error_by_k.csv",
-        mime="text/csv",
-        icon=":material/download:",
-    )
+    downloads.csv_button("Download sweep (CSV)", by_k, "laplace_max_error_by_k.csv")
 
 st.subheader("The seed's two-k check")
 c1, c2 = st.columns([1, 3])

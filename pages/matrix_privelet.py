@@ -4,9 +4,9 @@ from pathlib import Path
 
 import streamlit as st
 
+from dpui import downloads, sidebar, state
 from dpui import errors_figures as figures
 from dpui import errors_matrix as view
-from dpui import sidebar, state
 from dpui.errors_matrix import LEFT, RELEASES, RIGHT, SEED, N
 
 ASSETS = Path(__file__).resolve().parents[1] / "assets"
@@ -72,12 +72,11 @@ text_col.markdown(
     "with `k` the height of the lowest common ancestor of bins `i ≠ j`. The dashed box is the "
     "chosen range's sub-matrix: its sum is the range's error coefficient."
 )
-text_col.download_button(
+downloads.csv_button(
     "Download B Bᵀ (CSV)",
     view.covariance_csv(n),
-    file_name=f"privelet_covariance_n{mats.padded}.csv",
-    mime="text/csv",
-    icon=":material/download:",
+    f"privelet_covariance_n{mats.padded}.csv",
+    where=text_col,
 )
 
 st.subheader(f"The error of range [{left}, {right}], three ways and simulated")
@@ -100,10 +99,4 @@ st.caption(
     f"ε = {eps:g} (sidebar). The simulation releases an all-zero histogram: Privelet's error does "
     "not depend on the data. The interval is a normal-approximation 95% CI."
 )
-st.download_button(
-    "Download the comparison (CSV)",
-    table.to_csv(index=False),
-    file_name="privelet_range_error.csv",
-    mime="text/csv",
-    icon=":material/download:",
-)
+downloads.csv_button("Download the comparison (CSV)", table, "privelet_range_error.csv")

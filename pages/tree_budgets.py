@@ -2,7 +2,7 @@
 
 import streamlit as st
 
-from dpui import sidebar, state, tree_figures, tree_view
+from dpui import downloads, sidebar, state, tree_figures, tree_view
 from dpui.tree_view import ALLOCATION, COLOUR, LENGTH, SEED, TREE, WORKLOAD
 
 st.title("Tree & budgets")
@@ -167,10 +167,4 @@ table = tree_view.node_table(t, analysis.coverage, chosen.budgets, rel, tree_vie
 if t.size > tree_view.TABLE_LIMIT:
     st.caption(f"The first {tree_view.TABLE_LIMIT:,} of {t.size:,} nodes (breadth-first).")
 st.dataframe(table, hide_index=True, height=300)
-st.download_button(
-    "Download nodes (CSV)",
-    table.to_csv(index=False),
-    file_name="tree_nodes.csv",
-    mime="text/csv",
-    icon=":material/download:",
-)
+downloads.csv_button("Download nodes (CSV)", table, "tree_nodes.csv")
