@@ -576,7 +576,8 @@ ALGORITHMS: dict[str, AlgorithmSpec] = {
     "boost_un": AlgorithmSpec(
         "Boost-UN (binary, per-level, BLUE)", "tree", "binary", "per_level", True
     ),
-    "sc_tree": AlgorithmSpec("SC tree (uniform, BLUE)", "tree", "sc", "uniform", True),
+    "sc_raw": AlgorithmSpec("SC tree, raw (no consistency)", "tree", "sc", "uniform", False),
+    "sc_tree": AlgorithmSpec("SC tree, uniform budgets + BLUE", "tree", "sc", "uniform", True),
     "lue_dptree": AlgorithmSpec(
         "LUE-DPTree (SC tree, per-node, BLUE)", "tree", "sc", "optimal", True
     ),

@@ -12,6 +12,8 @@ import pandas as pd
 import plotly.graph_objects as go
 from numpy.typing import NDArray
 
+from dpcore.accuracy_index import IndexEstimate
+
 FloatArray = NDArray[np.float64]
 
 PALETTE = (
@@ -126,19 +128,105 @@ def exact_vs_empirical(
 
 
 def index_convergence(
-    curves: Mapping[str, pd.DataFrame], seed_index: Mapping[str, float]
+    curves: Mapping[str, pd.DataFrame],
+    limits: Mapping[str, IndexEstimate],
+    paper_index: Mapping[str, float],
 ) -> go.Figure:
-    """Finite-N ratios ``lb^3 N / f(N)`` vs ``m = lb N``, with the seed's indices dashed."""
+    """Finite-N ratios ``lb^3 N / f(N)`` against ``1/m``, so that ``m -> ∞`` is a visible edge.
+
+    The x axis is ``1/m`` (reversed, labelled in ``m``, from ``m = 4``): a curve that converges
+    runs into the right edge at its limit. Reliable extrapolations are drawn
+    there as a point with the window-fit spread as its bar, with the fitted
+    cubic's ratio curve dashed from the fit window to the edge; a limit of 0 is
+    a point at 0; the paper's indices are open diamonds.
+    """
     fig = go.Figure()
     for i, (name, rows) in enumerate(curves.items()):
         colour = PALETTE[i % len(PALETTE)]
+        m = rows["m"].to_numpy(dtype=np.float64)
         fig.add_scatter(
-            x=rows["m"], y=rows["ratio"], mode="lines+markers", name=name, line={"color": colour}
+            x=1.0 / m,
+            y=rows["ratio"],
+            mode="lines+markers",
+            name=name,
+            line={"color": colour},
+            legendgroup=name,
+            customdata=m,
+            hovertemplate="m = %{customdata:.0f}: %{y:.4f}<extra>" + name + "</extra>",
         )
-        if name in seed_index:
-            fig.add_hline(
-                y=seed_index[name],
-                line={"color": colour, "dash": "dash", "width": 1},
-                annotation_text=f"seed: {seed_index[name]:g}",
+        est = limits.get(name)
+        if est is not None and est.reliable and est.fit is not None:
+            u = np.linspace(0.0, 1.0 / (m.max() - 5), 60)
+            c3, c2, c1, c0 = est.fit
+            fig.add_scatter(
+                x=u,
+                y=1.0 / (c3 + c2 * u + c1 * u**2 + c0 * u**3),
+                mode="lines",
+                line={"color": colour, "dash": "dot"},
+                name=f"{name}: fitted cubic",
+                legendgroup=name,
+                showlegend=False,
+                hoverinfo="skip",
             )
-    return _layout(fig, title="Convergence of the accuracy ratio", x="m = lb N", y="lb³N / f(N)")
+        if est is not None and est.reliable:
+            bar = (
+                {
+                    "type": "data",
+                    "array": [est.high - est.limit],
+                    "arrayminus": [est.limit - est.low],
+                }
+                if np.isfinite(est.low)
+                else None
+            )
+            fig.add_scatter(
+                x=[0.0],
+                y=[est.limit],
+                mode="markers",
+                marker={"color": colour, "size": 11, "symbol": "circle"},
+                error_y=bar,
+                name=f"{name}: limit {est.limit:.3g}",
+                legendgroup=name,
+                showlegend=False,
+            )
+        if name in paper_index:
+            fig.add_scatter(
+                x=[0.0],
+                y=[paper_index[name]],
+                mode="markers",
+                marker={
+                    "color": colour,
+                    "size": 13,
+                    "symbol": "diamond-open",
+                    "line": {"width": 2},
+                },
+                name=f"{name}: paper's index {paper_index[name]:g}",
+                legendgroup=name,
+                showlegend=False,
+            )
+    for symbol, text in (
+        ("circle", "extrapolated limit (bar: fits on other m windows)"),
+        ("diamond-open", "the paper's index"),
+    ):
+        fig.add_scatter(
+            x=[None],
+            y=[None],
+            mode="markers",
+            name=text,
+            marker={"symbol": symbol, "color": "grey"},
+        )
+    shown = [4, 5, 6, 8, 12, 20]
+    fig.update_xaxes(
+        range=[1 / 3.8, -0.01],
+        tickvals=[1 / m for m in shown] + [0.0],
+        ticktext=[str(m) for m in shown] + ["∞"],
+    )
+    _layout(
+        fig,
+        title="Convergence of the accuracy ratio (m → ∞ at the right edge)",
+        x="m = lb N (axis linear in 1/m; m = 1..3 off the left edge)",
+        y="lb³N / f(N)",
+    )
+    fig.update_layout(
+        height=520, legend={"orientation": "v", "x": 1.02, "y": 1.0, "yanchor": "top"}
+    )
+    return fig

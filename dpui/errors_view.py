@@ -83,9 +83,9 @@ def label(key: str) -> str:
     return errors.ALGORITHMS[key].label
 
 
-def seed_indices(keys: tuple[str, ...]) -> dict[str, float]:
-    """The seed's accuracy indices of the chosen algorithms, by label."""
-    return {label(k): v for k, v in accuracy_index.SEED_INDEX.items() if k in keys}
+def paper_indices(keys: tuple[str, ...]) -> dict[str, float]:
+    """The accuracy indices Wu et al. (2018) report for the chosen algorithms, by label."""
+    return {label(k): v for k, v in accuracy_index.PAPER_INDEX.items() if k in keys}
 
 
 def curves_by_algorithm(curves: pd.DataFrame) -> dict[str, pd.DataFrame]:
@@ -334,14 +334,16 @@ def epsilon_curve(
 
 @st.cache_data(max_entries=64, show_spinner=False)
 def index_cell(key: str, max_m: int) -> pd.DataFrame:
-    """``lb^3 N / f(N)`` for ``m = 1..max_m`` (exact, eps = 1, uniform workload)."""
+    """``f(2^m)`` and ``lb^3 N / f(N)`` for ``m = 1..max_m`` (exact, eps = 1, uniform workload)."""
     ms = np.arange(1, max_m + 1)
+    coefficient = accuracy_index.coefficient_curve(key, ms)
     return pd.DataFrame(
         {
             "algorithm": label(key),
             "key": key,
             "m": ms,
-            "ratio": accuracy_index.ratio_curve(key, ms),
+            "f": coefficient,
+            "ratio": ms.astype(np.float64) ** 3 / coefficient,
         }
     )
 
@@ -351,20 +353,37 @@ def index_curves(keys: tuple[str, ...], max_m: int, progress: Progress = None) -
     return _collect([partial(index_cell, key, max_m) for key in keys], progress)
 
 
+def index_estimates(curves: pd.DataFrame) -> dict[str, accuracy_index.IndexEstimate]:
+    """Per algorithm label: the extrapolated index in the form stated for that algorithm."""
+    return {
+        str(part["algorithm"].iloc[0]): accuracy_index.estimate_index(
+            str(key), part["m"], part["f"]
+        )
+        for key, part in curves.groupby("key", sort=False)
+    }
+
+
 def index_table(curves: pd.DataFrame) -> pd.DataFrame:
-    """Per algorithm: the ratio at the largest N, the 1/m extrapolation, and the seed's value."""
+    """Per algorithm: the ratio at the largest N, the limit (or why none is shown), the paper's."""
+    estimates = index_estimates(curves)
     rows = []
     for key, part in curves.groupby("key", sort=False):
-        tail = part[part["m"] >= max(4, int(part["m"].max()) - 10)]
+        name = str(part["algorithm"].iloc[0])
+        est = estimates[name]
+        limit = {"zero": "→ 0", "irregular": "not fitted", "unknown": "not fitted"}.get(
+            est.kind, f"{est.value:.3f}" if est.reliable else "not shown"
+        )
         rows.append(
             {
-                "algorithm": part["algorithm"].iloc[0],
+                "algorithm": name,
                 "largest N": f"2^{int(part['m'].max())}",
                 "ratio at largest N": float(part["ratio"].iloc[-1]),
-                "extrapolated index (fit k + c1/m + c2/m²)": accuracy_index.extrapolated_index(
-                    tail["m"], tail["ratio"]
+                "limit (index)": limit,
+                "fits on other m windows": (
+                    f"{est.low:.3f} … {est.high:.3f}" if np.isfinite(est.low) else ""
                 ),
-                "seed's index": accuracy_index.SEED_INDEX.get(str(key), np.nan),
+                "paper's index": accuracy_index.PAPER_INDEX.get(str(key), np.nan),
+                "how": est.note,
             }
         )
     return pd.DataFrame(rows)

@@ -144,10 +144,13 @@ elif choice == "epsilon":
 else:
     curves = view.index_curves(keys, int(st.session_state[INDEX_M.name]), progress=report)
     table = view.index_table(curves)
-    fig = figures.index_convergence(view.curves_by_algorithm(curves), view.seed_indices(keys))
+    fig = figures.index_convergence(
+        view.curves_by_algorithm(curves), view.index_estimates(curves), view.paper_indices(keys)
+    )
     note = (
-        "Exact values at ε = 1, uniform workload. The finite-N ratio converges like 1/lb N; "
-        "the fit uses the last 11 values of m."
+        "Exact values at ε = 1, uniform workload. A limit is extrapolated only where the "
+        "algorithm's f(2^m) is known to be a cubic in m, and shown only when fits on different "
+        "m windows agree within 2%; the column 'how' says why for each algorithm."
     )
 if bar is not None:
     bar.empty()

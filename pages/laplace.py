@@ -141,8 +141,9 @@ with right:
     st.latex(r"\Pr\big[\max_i |Y_i| \ge t\,b\big]")
     st.latex(r"= 1 - (1 - e^{-t})^k")
     st.markdown(
-        f"Largest |noise| in this draw: **{abs(rel.noise).max():.4g}**; the bound is a "
-        f"(1-δ)-quantile, so a single draw usually stays well inside it."
+        f"Largest |noise| in this draw: **{abs(rel.noise).max():.4g}**; the bound is an upper "
+        f"bound on the (1-δ)-quantile of the largest |noise| (the exact quantile is t*·b, "
+        f"below), so a single draw usually stays well inside it."
     )
 
 st.subheader("Bound vs exact vs simulated max error")

@@ -157,7 +157,7 @@ right.markdown(
     "each node a query uses adds its Laplace variance 2/ε_x²; p_x is the probability that a "
     "random range of the workload uses node x in its canonical decomposition. "
     "**After BLUE**, answers come from the consistent leaves; that error is exact too "
-    "(computed in O(n) from the tree's Gaussian-Markov structure; see Error analysis). "
+    "(computed in O(n · height) from the tree's Gaussian-Markov structure; see Error analysis). "
     "The outlined bars are the allocation of this release."
 )
 right.dataframe(tree_view.allocation_table(analysis), hide_index=True)

@@ -246,3 +246,17 @@ def test_bad_parameters_raise() -> None:
         errors.prepare("lue_dptree", 8, 1.0, "length:9")
     with pytest.raises(ValueError, match="weights"):
         errors.blue_linear_query_variance(t, np.ones(t.size), np.ones(3))
+
+
+def test_sc_tree_is_offered_raw_and_with_blue_under_exact_names() -> None:
+    raw, blue = errors.prepare("sc_raw", 100, 1.0), errors.prepare("sc_tree", 100, 1.0)
+    assert raw.spec.label == "SC tree, raw (no consistency)"
+    assert blue.spec.label == "SC tree, uniform budgets + BLUE"
+    assert raw.tree is not None and blue.tree is not None and raw.budgets is not None
+    np.testing.assert_array_equal(raw.tree.lo, blue.tree.lo)
+    np.testing.assert_array_equal(raw.budgets, blue.budgets)
+    # raw: eq. 3.6, sum_x p_x 2 / eps_x^2 with uniform eps / height
+    p = coverage.coverage_probabilities(raw.tree)
+    expected = float(np.sum(p * 2.0 / (1.0 / raw.tree.height) ** 2))
+    assert errors.plan_expected_error(raw) == pytest.approx(expected)
+    assert errors.plan_expected_error(blue) < expected

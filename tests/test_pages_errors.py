@@ -121,12 +121,41 @@ def test_exact_vs_empirical_draws_lines_and_points_with_bars() -> None:
     assert list(fig.data[3].error_y.array) == [0.2, 0.3]
 
 
-def test_index_table_reports_the_extrapolated_and_seed_index() -> None:
+def test_index_table_labels_limits_and_withholds_unjustified_fits() -> None:
     seen: list[float] = []
-    curves = errors_view.index_curves(("privelet", "dwork"), 20, progress=seen.append)
-    assert seen == [0.5, 1.0]
-    table = errors_view.index_table(curves)
-    assert len(table) == 2
-    row = table.iloc[0]
-    assert row["seed's index"] == 6.0
-    assert row["ratio at largest N"] < 5.5 < row["extrapolated index (fit k + c1/m + c2/m²)"]
+    curves = errors_view.index_curves(("privelet", "dwork", "lue_dptree"), 16, progress=seen.append)
+    assert seen == pytest.approx([1 / 3, 2 / 3, 1.0])
+    table = errors_view.index_table(curves).set_index("algorithm")
+    privelet_row = table.loc[errors_view.label("privelet")]
+    assert privelet_row["paper's index"] == 6.0
+    assert privelet_row["ratio at largest N"] < 5.5
+    assert float(privelet_row["limit (index)"]) == pytest.approx(6.0, abs=0.05)
+    assert table.loc[errors_view.label("dwork"), "limit (index)"] == "→ 0"
+    assert table.loc[errors_view.label("lue_dptree"), "limit (index)"] == "not fitted"
+
+
+def test_index_figure_puts_limits_at_the_m_infinity_edge() -> None:
+    curves = errors_view.index_curves(("boost", "dwork"), 14)
+    fig = figures.index_convergence(
+        errors_view.curves_by_algorithm(curves),
+        errors_view.index_estimates(curves),
+        errors_view.paper_indices(("boost", "dwork")),
+    )
+    edge = {t.name: t.y[0] for t in fig.data if len(t.x) == 1 and t.x[0] == 0.0}
+    assert fig.layout.xaxis.range[0] > fig.layout.xaxis.range[1]  # reversed: m grows rightwards
+    boost = errors_view.label("boost")
+    assert edge[f"{boost}: paper's index 6"] == 6.0
+    assert [v for k, v in edge.items() if k.startswith(errors_view.label("dwork"))] == [0.0]
+
+
+def test_error_page_index_view_shows_the_limits() -> None:
+    at = AppTest.from_file(ERRORS_PAGE, default_timeout=120)
+    at.query_params["ea_view"] = "index"
+    at.query_params["ea_index_m"] = "14"
+    at.run()
+    assert not at.exception and not _errors(at)
+    table = at.dataframe[0].value.set_index("algorithm")
+    assert table.loc[errors_view.label("dwork"), "limit (index)"] == "→ 0"
+    assert float(table.loc[errors_view.label("boost"), "limit (index)"]) == pytest.approx(
+        6, abs=0.03
+    )

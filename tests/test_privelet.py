@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 from scipy import stats
@@ -175,3 +177,24 @@ def test_release_mse_matches_closed_form_for_fixed_ranges() -> None:
         expected = privelet.noise_variance(n, eps) * privelet.range_error_coefficients(n, a, b)
         stderr = sq.std(ddof=1) / np.sqrt(sq.size)
         assert abs(sq.mean() - expected) < 4 * stderr, (a, b)
+
+
+def test_diagonal_sum_is_right_only_for_single_bins_and_the_middle_pair() -> None:
+    """The Matrix page's prose: ignoring covariances is wrong for every longer range except
+    ``[N/2, N/2 + 1]`` (1-based), whose only covariance (LCA = root) is 0."""
+    for n in (4, 8, 16, 32):
+        sigma = privelet.covariance_matrix(n)
+        same = [
+            (lo + 1, hi + 1)
+            for lo in range(n)
+            for hi in range(lo + 1, n)
+            if np.isclose(
+                sigma[lo : hi + 1, lo : hi + 1].sum(), np.trace(sigma[lo : hi + 1, lo : hi + 1])
+            )
+        ]
+        assert same == [(n // 2, n // 2 + 1)]
+    assert privelet.range_error_coefficient(8, 4, 5) == pytest.approx(0.6875)
+    assert (
+        "0.6875"
+        in (Path(__file__).resolve().parents[1] / "assets" / "matrix_privelet.md").read_text()
+    )
