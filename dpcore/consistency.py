@@ -13,16 +13,137 @@ This is the Gaussian smoother on a tree; it equals the dense weighted
 least-squares solve (tested to 1e-9 on random trees and budgets). Unmeasured
 nodes (budget 0) carry infinite variance: they take the whole correction,
 shared evenly when several siblings are unmeasured.
+
+Both passes are linear in the measurements with coefficients that depend on
+the budgets only (:class:`BlueSmoother`), so running them backwards (the
+transposed map) gives the weight of every measurement in any linear function
+of the consistent values, in O(n): :func:`blue_range_weights`.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
-from numpy.typing import NDArray
+from numpy.typing import ArrayLike, NDArray
 
 from dpcore.tree import Tree
 
 FloatArray = NDArray[np.float64]
+BoolArray = NDArray[np.bool_]
+
+
+@dataclass(frozen=True, eq=False)
+class BlueSmoother:
+    """The BLUE of one tree and budget vector as a linear map from measurements to node values.
+
+    Upward, ``z_x = own_x * h~_x + kids_x * sum_c z_c`` (leaves: ``own = 1``,
+    ``kids = 0``); downward, ``h^_c = z_c + share_c (h^_x - sum_c' z_c')``.
+    Unmeasured nodes' measurements are ignored (``own_x`` multiplies 0).
+    """
+
+    tree: Tree
+    measured: BoolArray
+    own: FloatArray
+    kids: FloatArray
+    share: FloatArray
+
+    @staticmethod
+    def build(tree: Tree, budgets: ArrayLike) -> BlueSmoother:
+        """The pass coefficients for ``budgets`` (one per node, 0 = not measured)."""
+        eps = np.asarray(budgets, dtype=np.float64)
+        if eps.shape != (tree.size,):
+            raise ValueError(f"expected {tree.size} budgets (one per node), got {eps.shape}")
+        measured = eps > 0
+        precision = np.where(measured, eps**2, 0.0)
+        with np.errstate(divide="ignore"):
+            var = 1.0 / precision
+        own = np.ones(tree.size)
+        kids = np.zeros(tree.size)
+        child_var = np.zeros(tree.size)
+        levels = tree.levels()
+        for d in range(tree.height - 1, 0, -1):
+            below, above = levels[d], levels[d - 1]
+            slot = tree.parent[below] - above.start
+            width = above.stop - above.start
+            child_var[above] = np.bincount(slot, weights=var[below], minlength=width)
+            inner = ~tree.is_leaf[above]  # a leaf keeps own 1, kids 0 and its variance
+            with np.errstate(divide="ignore", invalid="ignore"):
+                child_precision = 1.0 / child_var[above]  # inf on leaves: masked below
+                total = precision[above] + child_precision
+                known = total > 0
+                own[above] = np.where(inner, np.where(known, precision[above] / total, 0.0), 1.0)
+                kids[above] = np.where(inner, np.where(known, child_precision / total, 1.0), 0.0)
+                var[above] = np.where(inner, 1.0 / total, var[above])
+        share = np.zeros(tree.size)
+        for d in range(1, tree.height):
+            below, above = levels[d], levels[d - 1]
+            parent_var = _to_children(tree, above, child_var[above])
+            with np.errstate(invalid="ignore", divide="ignore"):
+                part = var[below] / parent_var
+            unknown = np.isinf(var[below])
+            if unknown.any():
+                # siblings of unknown variance absorb the whole correction, evenly
+                slot = tree.parent[below] - above.start
+                n_unknown = np.bincount(slot, weights=unknown, minlength=above.stop - above.start)
+                even = unknown / np.maximum(n_unknown[slot], 1.0)
+                part = np.where(np.isinf(parent_var), even, part)
+            share[below] = part
+        return BlueSmoother(tree, measured, own, kids, share)
+
+    def apply(self, noisy: ArrayLike) -> FloatArray:
+        """Consistent node values from noisy ones (NaN allowed where unmeasured)."""
+        t = self.tree
+        measurement = np.where(self.measured, np.asarray(noisy, dtype=np.float64), 0.0)
+        z = self.own * measurement
+        child_z = np.zeros(t.size)
+        levels = t.levels()
+        for d in range(t.height - 1, 0, -1):
+            below, above = levels[d], levels[d - 1]
+            slot = t.parent[below] - above.start
+            width = above.stop - above.start
+            child_z[above] = np.bincount(slot, weights=z[below], minlength=width)
+            z[above] = self.own[above] * measurement[above] + self.kids[above] * child_z[above]
+        estimate = z.copy()
+        for d in range(1, t.height):
+            below, above = levels[d], levels[d - 1]
+            correction = _to_children(t, above, estimate[above] - child_z[above])
+            estimate[below] = z[below] + self.share[below] * correction
+        return estimate
+
+    def transpose(self, output_weights: ArrayLike) -> FloatArray:
+        """Measurement weights ``c`` with ``c^T h~ = u^T apply(h~)`` for every ``h~``.
+
+        The two passes run backwards (reverse-mode differentiation of a linear
+        map); ``c`` is 0 on unmeasured nodes. ``O(size)``.
+        """
+        t = self.tree
+        z_bar = np.array(output_weights, dtype=np.float64)
+        if z_bar.shape != (t.size,):
+            raise ValueError(f"expected {t.size} output weights, got shape {z_bar.shape}")
+        child_z_bar = np.zeros(t.size)
+        levels = t.levels()
+        for d in range(t.height - 1, 0, -1):  # the downward pass, backwards
+            below, above = levels[d], levels[d - 1]
+            slot = t.parent[below] - above.start
+            width = above.stop - above.start
+            flow = np.bincount(slot, weights=self.share[below] * z_bar[below], minlength=width)
+            z_bar[above] += flow
+            child_z_bar[above] -= flow
+        weights = np.zeros(t.size)
+        for d in range(1, t.height):  # the upward pass, backwards
+            below, above = levels[d], levels[d - 1]
+            weights[above] = self.own[above] * z_bar[above]
+            to_kids = child_z_bar[above] + self.kids[above] * z_bar[above]
+            z_bar[below] += _to_children(t, above, to_kids)
+        deepest = levels[-1]
+        weights[deepest] = self.own[deepest] * z_bar[deepest]
+        return np.where(self.measured, weights, 0.0)
+
+
+def _to_children(tree: Tree, above: slice, values: FloatArray) -> FloatArray:
+    """One value per node of level ``above``, repeated for each child (the next level)."""
+    return np.repeat(values, tree.n_children[above])
 
 
 def blue(tree: Tree, noisy: FloatArray, budgets: FloatArray) -> FloatArray:
@@ -31,52 +152,24 @@ def blue(tree: Tree, noisy: FloatArray, budgets: FloatArray) -> FloatArray:
     .. math:: \\hat h = \\arg\\min_{h\\ \\mathrm{consistent}} \\sum_x \\epsilon_x^2
               (\\tilde h_x - h_x)^2
     """
-    budgets = np.asarray(budgets, dtype=np.float64)
-    measured = budgets > 0
-    precision = np.where(measured, budgets**2, 0.0)
-    own = np.where(measured, noisy, 0.0)
-    z = own.copy()
-    with np.errstate(divide="ignore"):
-        var = 1.0 / precision
-    child_z = np.zeros(tree.size)
-    child_var = np.zeros(tree.size)
-    levels = tree.levels()
-    for d in range(tree.height - 1, 0, -1):
-        kids, above = levels[d], levels[d - 1]
-        slot = tree.parent[kids] - above.start
-        width = above.stop - above.start
-        child_z[above] = np.bincount(slot, weights=z[kids], minlength=width)
-        child_var[above] = np.bincount(slot, weights=var[kids], minlength=width)
-        inner = np.arange(above.start, above.stop)[~tree.is_leaf[above]]
-        with np.errstate(divide="ignore", invalid="ignore"):
-            child_precision = 1.0 / child_var[inner]
-            total = precision[inner] + child_precision
-            z[inner] = np.where(
-                total > 0,
-                (precision[inner] * own[inner] + child_precision * child_z[inner]) / total,
-                child_z[inner],
-            )
-            var[inner] = 1.0 / total
-    return _distribute(tree, z, var, child_z, child_var)
+    return BlueSmoother.build(tree, budgets).apply(noisy)
 
 
-def _distribute(
-    tree: Tree, z: FloatArray, var: FloatArray, child_z: FloatArray, child_var: FloatArray
-) -> FloatArray:
-    estimate = z.copy()
-    levels = tree.levels()
-    for d in range(1, tree.height):
-        kids, above = levels[d], levels[d - 1]
-        par = tree.parent[kids]
-        correction = estimate[par] - child_z[par]
-        with np.errstate(invalid="ignore", divide="ignore"):
-            share = var[kids] / child_var[par]
-        unknown = np.isinf(var[kids])
-        if unknown.any():
-            # siblings of unknown variance absorb the whole correction, evenly
-            slot = par - above.start
-            n_unknown = np.bincount(slot, weights=unknown, minlength=above.stop - above.start)
-            even = unknown / np.maximum(n_unknown[slot], 1.0)
-            share = np.where(np.isinf(child_var[par]), even, share)
-        estimate[kids] = z[kids] + share * correction
-    return estimate
+def blue_range_weights(tree: Tree, budgets: ArrayLike, a: int, b: int) -> FloatArray:
+    """Weight of every node's measurement in the BLUE-consistent answer to ``[a, b]``, ``O(n)``.
+
+    The consistent answer (the sum of the consistent leaves in ``[a, b]``) is
+    ``sum_x c_x h~_x``; ``c`` is returned (0 on unmeasured nodes). Its error
+    is ``sum_x c_x^2 2/eps_x^2``, which equals
+    :func:`dpcore.errors.blue_range_errors` wherever that is finite.
+
+    .. math:: c^T = w^T (A^T W A)^{-1} A^T W, \\quad W = \\mathrm{diag}(\\epsilon_x^2)
+
+    with ``A`` the nodes x bins 0/1 strategy matrix and ``w`` the range's
+    indicator over the bins.
+    """
+    if not 0 <= a <= b < tree.n_bins:
+        raise ValueError(f"the range must satisfy 0 <= a <= b < {tree.n_bins}, got [{a}, {b}]")
+    picked = np.zeros(tree.size)
+    picked[tree.leaf_of_bin[a : b + 1]] = 1.0
+    return BlueSmoother.build(tree, budgets).transpose(picked)

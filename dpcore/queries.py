@@ -8,12 +8,14 @@ Ranges are 0-based inclusive ``[a, b]``.
   maximal ones, and the nodes of one depth inside ``[a, b]`` are contiguous,
   so each query costs two binary searches per level.
 * From consistent values: the leaves in bin order and their prefix sums.
+
+:func:`canonical_decomposition` lists the nodes one raw answer sums.
 """
 
 from __future__ import annotations
 
 import numpy as np
-from numpy.typing import NDArray
+from numpy.typing import ArrayLike, NDArray
 
 from dpcore.tree import Tree
 
@@ -69,6 +71,44 @@ def answer_raw(tree: Tree, noisy: FloatArray, a: IntArray, b: IntArray) -> Float
         stop = np.maximum(np.searchsorted(hi, b, side="right"), first)
         answer += prefix[stop] - prefix[first]
     return answer
+
+
+def canonical_decomposition(
+    tree: Tree, a: int, b: int, budgets: ArrayLike | None = None
+) -> IntArray:
+    """The nodes whose raw noisy values sum to the answer of ``[a, b]``, breadth-first.
+
+    Without ``budgets``: the maximal nodes inside ``[a, b]``. With ``budgets``,
+    an unmeasured internal node (``eps_x = 0``) stands for the sum of its
+    children, as in :func:`answer_raw`, so it is replaced by its children,
+    recursively; an unmeasured leaf stays (the answer is then undefined).
+    One binary search per level plus the nodes inside the range at that level.
+
+    >>> from dpcore.tree import kary_tree
+    >>> t = kary_tree(4, 2)
+    >>> [(int(t.lo[x]), int(t.hi[x])) for x in canonical_decomposition(t, 1, 3)]
+    [(2, 3), (1, 1)]
+    """
+    if not 0 <= a <= b < tree.n_bins:
+        raise ValueError(f"the range must satisfy 0 <= a <= b < {tree.n_bins}, got [{a}, {b}]")
+    if budgets is None:
+        measured = np.ones(tree.size, dtype=bool)
+    else:
+        measured = np.asarray(budgets, dtype=np.float64) > 0
+    # summed[x]: x is inside [a, b] and its value is part of the answer through x or an ancestor
+    summed = np.zeros(tree.size, dtype=bool)
+    found: list[IntArray] = []
+    for level in tree.levels():
+        first = level.start + int(np.searchsorted(tree.lo[level], a, side="left"))
+        stop = level.start + int(np.searchsorted(tree.hi[level], b, side="right"))
+        if stop <= first:
+            continue
+        inside = np.arange(first, stop)
+        par = tree.parent[inside]
+        free = (par < 0) | ~summed[np.maximum(par, 0)]
+        found.append(inside[free & (measured[inside] | tree.is_leaf[inside])])
+        summed[inside] = ~free | measured[inside]
+    return np.concatenate(found) if found else np.zeros(0, dtype=np.int64)
 
 
 def leaf_values(tree: Tree, node_values: FloatArray) -> FloatArray:
