@@ -8,6 +8,7 @@ that actually runs.
 
 from __future__ import annotations
 
+import itertools
 import math
 
 import numpy as np
@@ -230,3 +231,42 @@ def test_pckv_ue_client_matches_report_channel() -> None:
     for i, (keys, values) in enumerate(users):
         row = 2 * keys[0] + (values[0] < 0)
         _assert_frequencies(code[i::2], channel[row])
+
+
+def _privkvm_enumerated(eps: float, d: int, rounds: int) -> tuple[float, float]:
+    """(report level, user level) of PrivKVM by brute force: every sequence of fake means
+    in {-1, 0, 1}, the joint law of all rounds' outputs for every input set."""
+    sets = privacy.enumerate_sets(d, d)
+    items = np.array([privacy.domain_item_distribution(s, d) for s in sets])
+    worst_user = worst_report = 0.0
+    for fakes in itertools.product((-1.0, 0.0, 1.0), repeat=rounds):
+        joint = np.ones((len(sets), 1))
+        report_joint = np.ones((3, 1))
+        for fake in fakes:
+            state = privkv.state_channel(eps / rounds, fake)
+            per_round = items @ np.kron(np.eye(d), state)
+            joint = (joint[:, :, None] * per_round[:, None, :]).reshape(len(sets), -1)
+            report_joint = (report_joint[:, :, None] * state[:, None, :]).reshape(3, -1)
+        worst_user = max(worst_user, privacy.worst_log_ratio(joint))
+        worst_report = max(worst_report, privacy.worst_log_ratio(report_joint))
+    return worst_report, worst_user
+
+
+@pytest.mark.parametrize(
+    ("d", "rounds"), [(1, 1), (1, 4), (2, 1), (2, 3), (3, 1), (3, 2), (3, 3), (2, 5)]
+)
+@pytest.mark.parametrize("eps", [0.3, 1.0, 4.0])
+def test_privkvm_closed_form_equals_enumeration(eps: float, d: int, rounds: int) -> None:
+    report, user = _privkvm_enumerated(eps, d, rounds)
+    check = privacy.check("PrivKVM", eps, d, 2, settings=KVSettings(privkvm_rounds=rounds))
+    assert check.report_level == pytest.approx(report, rel=1e-9)
+    assert check.user_level == pytest.approx(user, rel=1e-9)
+    assert check.holds
+
+
+def test_privkvm_check_is_instant_for_many_rounds() -> None:
+    """c = 10 enumerated 3^10 fake-mean sequences (and 8.66 GiB); the closed form spends
+    exactly eps whatever c (each round's worst ratio is e^(eps/c))."""
+    for rounds in (10, 1000):
+        check = privacy.check("PrivKVM", 2.0, 3, 2, settings=KVSettings(privkvm_rounds=rounds))
+        assert check.user_level == pytest.approx(2.0, rel=1e-9)
