@@ -20,6 +20,7 @@ from dpcore.ldp import data as kvdata
 from dpcore.ldp import experiment, hiskv, mechanisms, privacy
 from dpcore.ldp.data import KVData
 from dpcore.ldp.mechanisms import KVSettings
+from dpui import untrusted
 from dpui.params import BoolParam, ChoiceParam, FloatParam, IntParam, Param
 
 SYNTHETIC = {
@@ -280,7 +281,8 @@ def on_upload() -> None:
     try:
         load_data(DataSpec(UPLOAD, csv=content))
     except kvdata.KVDataError as err:
-        st.session_state[UPLOAD_ERROR] = f"{file.name}: {err}"
+        name = untrusted.file_name(file.name)
+        st.session_state[UPLOAD_ERROR] = f"{name}: {untrusted.markdown(err, 600)}"
         return
     st.session_state[UPLOADED] = content
     st.session_state[UPLOAD_ERROR] = None

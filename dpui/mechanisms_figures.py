@@ -9,6 +9,8 @@ import pandas as pd
 import plotly.graph_objects as go
 from numpy.typing import NDArray
 
+from dpui import untrusted
+
 FloatArray = NDArray[np.float64]
 
 MAX_BARS = 400  # above this many entries, bars become a line (one point per entry)
@@ -41,7 +43,7 @@ def true_vs_noisy(labels: Sequence[str], true: FloatArray, noisy: FloatArray) ->
     only the first ``MAX_POINTS`` entries of very long vectors (the title says so)."""
     k = len(labels)
     shown = min(k, MAX_POINTS)
-    names = list(labels[:shown])
+    names = untrusted.plot_labels(labels[:shown])
     true, noisy = true[:shown], noisy[:shown]
     fig = go.Figure()
     if shown <= MAX_BARS:
@@ -142,7 +144,9 @@ def max_error_curves(
 
 def log_weights(names: Sequence[str], values: FloatArray) -> go.Figure:
     """ln-weights of the exponential mechanism relative to the best, ``ε (u - OPT) / (2Δu)``."""
-    fig = go.Figure(go.Bar(x=list(names), y=values, marker_color=TRUE_COLOUR, name="ln weight"))
+    fig = go.Figure(
+        go.Bar(x=untrusted.plot_labels(names), y=values, marker_color=TRUE_COLOUR, name="ln weight")
+    )
     return _layout(
         fig,
         title="ln-weights relative to the best: ε·(u − OPT)/(2Δu)",
@@ -159,10 +163,11 @@ def probabilities_vs_frequencies(
 ) -> go.Figure:
     """Exact output probabilities as bars, empirical frequencies of ``drawn`` runs as markers."""
     fig = go.Figure()
-    fig.add_bar(x=list(names), y=probabilities, name="exact probability", marker_color=TRUE_COLOUR)
+    names = untrusted.plot_labels(names)
+    fig.add_bar(x=names, y=probabilities, name="exact probability", marker_color=TRUE_COLOUR)
     if drawn > 0:
         fig.add_scatter(
-            x=list(names),
+            x=names,
             y=counts / drawn,
             customdata=counts,
             mode="markers",

@@ -14,6 +14,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+from dpui import untrusted
+
 
 class Param(Protocol):
     @property
@@ -62,7 +64,7 @@ class FloatParam:
         except ValueError:
             raise ValueError(f"expected a number in [{self.lo:g}, {self.hi:g}]") from None
         if not math.isfinite(value) or not self.lo <= value <= self.hi:
-            raise ValueError(f"{raw} is outside [{self.lo:g}, {self.hi:g}]")
+            raise ValueError(f"{value:g} is outside [{self.lo:g}, {self.hi:g}]")
         return value
 
     def encode(self, value: Any) -> str:
@@ -77,7 +79,7 @@ class ChoiceParam:
 
     def parse(self, raw: str) -> str:
         if raw not in self.options:
-            raise ValueError(f"'{raw}' is not one of: {', '.join(self.options)}")
+            raise ValueError(f"expected one of: {', '.join(self.options)}")
         return raw
 
     def encode(self, value: Any) -> str:
@@ -105,7 +107,9 @@ def decode(params: Sequence[Param], raw: Mapping[str, str]) -> tuple[dict[str, A
     """Values for ``params`` from a query mapping, and a notice per replaced value.
 
     Missing keys take the default silently; invalid ones take the default and
-    produce a notice naming the parameter, the bad value and what is accepted.
+    produce a notice naming the parameter, the bad value and what is accepted. The
+    notice is markdown: the value is escaped and cut (:func:`dpui.untrusted.markdown`),
+    so a link cannot put its own links, images or pages of text into the app's warning.
 
     >>> decode([IntParam("k", 2, 2, 20)], {"k": "99"})
     ({'k': 2}, ["Ignored k=99 in the link (99 is outside [2, 20]); using 2."])
@@ -121,7 +125,7 @@ def decode(params: Sequence[Param], raw: Mapping[str, str]) -> tuple[dict[str, A
         except ValueError as err:
             values[param.name] = param.default
             notices.append(
-                f"Ignored {param.name}={raw[param.name]} in the link ({err}); "
+                f"Ignored {param.name}={untrusted.markdown(raw[param.name])} in the link ({err}); "
                 f"using {param.encode(param.default)}."
             )
     return values, notices

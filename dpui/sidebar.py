@@ -14,7 +14,7 @@ import hashlib
 import streamlit as st
 
 from dpcore.histogram import MAX_BINS, Histogram, HistogramError, parse_histogram
-from dpui import examples, routing, state
+from dpui import examples, routing, state, untrusted
 from dpui.params import ChoiceParam, FloatParam, IntParam
 
 UPLOADED = "your uploaded file"
@@ -98,13 +98,14 @@ def _parse_upload() -> None:
     try:
         hist = parse_histogram(
             file.getvalue(),
-            name=file.name,
+            name=untrusted.file_name(file.name),
             layout=st.session_state.get("upload_layout", "auto"),
             bins=int(st.session_state.get("upload_bins", 64)),
         )
     except HistogramError as err:
         st.session_state["upload_error"] = (
-            f"{file.name} was not loaded: {err} The previous dataset is still in use."
+            f"{untrusted.file_name(file.name)} was not loaded: {untrusted.markdown(err, 600)} "
+            "The previous dataset is still in use."
         )
         return
     st.session_state.pop("upload_error", None)

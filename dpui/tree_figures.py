@@ -9,6 +9,7 @@ import plotly.graph_objects as go
 from numpy.typing import NDArray
 
 from dpcore.tree import Tree
+from dpui import untrusted
 
 FloatArray = NDArray[np.float64]
 IntArray = NDArray[np.int64]
@@ -96,7 +97,7 @@ def histogram_comparison(
     block = max(1, -(-n // MAX_DRAWN_POINTS))
     fig = go.Figure()
     if block == 1 and labels is not None:
-        x: list[str] | IntArray = list(labels)
+        x: list[str] | IntArray = untrusted.plot_labels(labels)
     else:
         x = np.arange(0, n, block) + 1
     for name, values in series.items():

@@ -4,7 +4,7 @@ import numpy as np
 import streamlit as st
 
 from dpcore.mechanisms import ScoreTableError
-from dpui import downloads, sidebar, state
+from dpui import downloads, sidebar, state, untrusted
 from dpui import mechanisms_exponential as em
 from dpui import mechanisms_figures as figures
 from dpui.mechanisms_exponential import DRAWS, SEED, SENSITIVITY, SOURCE
@@ -137,7 +137,7 @@ if table is not None:
             key="exp_frequencies",
         )
         if done:
-            recent = ", ".join(candidates.names[i] for i in outputs[-8:][::-1])
+            recent = ", ".join(untrusted.markdown(candidates.names[i]) for i in outputs[-8:][::-1])
             st.caption(
                 f"Best answer output {int(counts[is_best].sum()):,} times in {done:,} runs. "
                 f"Latest outputs (newest first): {recent}."

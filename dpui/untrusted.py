@@ -1,0 +1,85 @@
+"""Showing text that came from a link or an upload, so that it can only ever be text.
+
+Streamlit renders every message (``st.warning``, ``st.caption``, ...) as markdown:
+a value such as ``[Your session expired](http://attacker)`` from a query string
+would become a clickable link inside the app's own warning, and
+``![x](http://attacker/p.png)`` would make the browser fetch a remote image.
+Plotly renders a subset of HTML in labels (``<a href=...>``, ``<b>``). Every value
+echoed from a link or a file goes through :func:`markdown` or :func:`plot_label`
+first: special characters are escaped, line breaks flattened and long values cut.
+This module is pure (no Streamlit).
+"""
+
+from __future__ import annotations
+
+import html
+import re
+from collections import Counter
+from collections.abc import Sequence
+
+MARKDOWN_LIMIT = 80
+"""Characters of an untrusted value shown in a message before it is cut."""
+LABEL_LIMIT = 40
+"""Characters of an untrusted label shown in a chart before it is cut."""
+
+MARKDOWN_SPECIAL = "\\`*_{}[]()#!|<>~$:.@&"
+"""Characters that can start markdown syntax inside a line (links, images, emphasis, code,
+HTML, directives such as ``:red[...]``, math, and www./email autolinks)."""
+_SPECIAL = re.compile("([" + re.escape(MARKDOWN_SPECIAL) + "])")
+_BREAKS = re.compile(r"[\x00-\x1f\x7f\u2028\u2029]+")
+
+
+def shorten(value: object, limit: int) -> str:
+    """``value`` as one line of at most ``limit`` characters (an ellipsis marks a cut).
+
+    >>> shorten("a" * 10, 5)
+    'aaaa…'
+    """
+    text = _BREAKS.sub(" ", str(value))
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def markdown(value: object, limit: int = MARKDOWN_LIMIT) -> str:
+    """``value`` as literal text inside a line of Streamlit markdown: one line, shortened,
+    every :data:`MARKDOWN_SPECIAL` character backslash-escaped (CommonMark renders ``\\x``
+    as ``x``), so no link, image, emphasis, directive, math or autolink can form.
+
+    >>> print(markdown("[a](b)"))
+    \\[a\\]\\(b\\)
+    """
+    return _SPECIAL.sub(r"\\\1", shorten(value, limit))
+
+
+def plot_label(value: object, limit: int = LABEL_LIMIT) -> str:
+    """``value`` as literal text in a Plotly label: shortened, ``& < >`` as entities
+    (Plotly shows entities as the characters and parses tags only from raw ``<``).
+
+    >>> plot_label('<a href="http://x">y</a>')
+    '&lt;a href="http://x"&gt;y&lt;/a&gt;'
+    """
+    return html.escape(shorten(value, limit), quote=False)
+
+
+def plot_labels(values: Sequence[object], limit: int = LABEL_LIMIT) -> list[str]:
+    """:func:`plot_label` of each value, kept distinct: labels that the cut would merge
+    (one category, one bar) get their 1-based position appended.
+
+    >>> plot_labels(["a" * 50 + "x", "a" * 50 + "y", "<b>"], limit=5)
+    ['aaaa… (1)', 'aaaa… (2)', '&lt;b&gt;']
+    """
+    shown = [plot_label(v, limit) for v in values]
+    if len(set(shown)) == len(shown):
+        return shown
+    seen = Counter(shown)
+    return [f"{s} ({i + 1})" if seen[s] > 1 else s for i, s in enumerate(shown)]
+
+
+def file_name(name: str, limit: int = 60) -> str:
+    """An uploaded file's name reduced to letters, digits, ``. - _`` and spaces, so that it
+    can be shown anywhere (messages, captions, chart legends) as it is.
+
+    >>> file_name("![x](http://a/p.png).csv")
+    'x_http_a_p.png_.csv'
+    """
+    kept = re.sub(r"[^\w.\- ]+", "_", shorten(name, limit)).strip("_ ")
+    return kept or "upload"
