@@ -4,11 +4,16 @@ The shared sidebar (dataset, epsilon) is drawn by each page through
 ``dpui.sidebar.shared_controls()``, so that every page also runs on its own.
 """
 
+from pathlib import Path
+
 import streamlit as st
 
 from dpui import registry
 
-st.set_page_config(page_title="DP Explorer", page_icon=":material/shield_lock:", layout="wide")
+# shipped with the app: a Material icon name would be fetched from a font CDN (fails offline)
+ICON = Path(__file__).resolve().parent / "assets" / "favicon.svg"
+
+st.set_page_config(page_title="DP Explorer", page_icon=str(ICON), layout="wide")
 
 sections: dict[str, list[st.Page]] = {}
 for info in registry.PAGES:
