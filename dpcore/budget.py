@@ -23,10 +23,19 @@ def _check_eps(eps: float) -> None:
         raise ValueError(f"epsilon must be a positive finite number, got {eps}")
 
 
-def uniform_budgets(tree: Tree, eps: float) -> FloatArray:
-    """Homoscedastic budgets (Hay et al.'s "Boost"): ``eps_x = eps / Δ`` for every node."""
+def uniform_budgets(tree: Tree, eps: float, *, measure_root: bool = True) -> FloatArray:
+    """Homoscedastic budgets (Hay et al.'s "Boost"): ``eps_x = eps / Δ`` for every node.
+
+    With ``measure_root=False`` the root's total is not released (budget 0) and
+    the other levels share ``eps``: ``eps / (Δ - 1)`` each, the H_b rule of
+    Qardaji, Yang, Li (VLDB 2013). A single-node tree always measures its root.
+    """
     _check_eps(eps)
-    return np.full(tree.size, eps / tree.height)
+    if measure_root or tree.height == 1:
+        return np.full(tree.size, eps / tree.height)
+    budgets = np.full(tree.size, eps / (tree.height - 1))
+    budgets[0] = 0.0
+    return budgets
 
 
 def per_level_budgets(tree: Tree, eps: float, coverage: FloatArray) -> FloatArray:
@@ -82,7 +91,7 @@ def optimal_budgets(tree: Tree, eps: float, coverage: FloatArray) -> FloatArray:
         share[idx] = node_share
         cost[idx] = total**3
     _split_dead_subtrees(tree, share)
-    return _spend_top_down(tree, eps, share)
+    return budgets_from_shares(tree, eps, share)
 
 
 def _split_dead_subtrees(tree: Tree, share: FloatArray) -> None:
@@ -98,7 +107,12 @@ def _split_dead_subtrees(tree: Tree, share: FloatArray) -> None:
     share[dead] = 1.0 / height[dead]
 
 
-def _spend_top_down(tree: Tree, eps: float, share: FloatArray) -> FloatArray:
+def budgets_from_shares(tree: Tree, eps: float, share: FloatArray) -> FloatArray:
+    """Budgets from each internal node's share of its path's remaining budget.
+
+    ``eps_x = rem_x share_x``, ``rem_child = rem_x (1 - share_x)``; leaves take
+    their whole ``rem``, so every root-to-leaf path sums to exactly ``eps``.
+    """
     remaining = np.empty(tree.size)
     remaining[0] = eps
     levels = tree.levels()

@@ -1,0 +1,484 @@
+"""Budgets that minimise the error AFTER BLUE consistency, and the H_b root rule.
+
+The per-node rule of LUE-DPTree (:func:`dpcore.budget.optimal_budgets`) and the
+per-level rule of Boost-UN minimise the error of the *raw* noisy tree. After
+BLUE consistency the error is a different function of the budgets,
+
+.. math:: f(\\lambda) = \\mathrm{tr}(G M^{-1}) / m, \\quad
+          M = \\sum_x \\lambda_x a_x a_x^T, \\quad \\lambda_x = \\epsilon_x^2 / 2,
+          \\quad G = W^T W,
+
+(``a_x`` the 0/1 indicator of node ``x``'s bins, ``W`` the ``m`` workload
+ranges), and its optimum is a different allocation. Its gradient is
+
+.. math:: \\frac{\\partial f}{\\partial \\lambda_x} = -\\frac{\\|W M^{-1} a_x\\|^2}{m},
+          \\qquad \\frac{\\partial f}{\\partial \\epsilon_x}
+          = \\epsilon_x \\frac{\\partial f}{\\partial \\lambda_x},
+
+computed here for every node at once in ``O(size)`` from the tree's Gaussian
+Markov structure (:class:`dpcore.errors.GaussMarkovTree`): ``M^{-1} a_x`` is the
+covariance of the bins' BLUE errors with node ``x``'s, which is piecewise a
+scaled "profile" of the subtrees hanging off ``x``'s root path; the prefix sums
+of such a vector give ``||W M^{-1} a_x||^2`` for the all-range and prefix
+workloads (``r^T G r = (n+1) \\sum_a R_a^2 - (\\sum_a R_a)^2`` resp.
+``\\sum_a R_a^2`` with ``R`` the prefix sums of ``r``). By homogeneity
+``f = \\sum_x \\lambda_x \\|W M^{-1} a_x\\|^2 / m``, so the error comes free.
+Other workloads (ranges of one length) use a dense ``O(n^3)`` computation,
+limited to :data:`DENSE_GRADIENT_LIMIT` bins.
+
+H_b (Qardaji, Yang, Li, "Understanding hierarchical methods for differentially
+private histograms", VLDB 2013): a ``b``-ary tree with ``b`` minimising their
+average-error estimate, the root's total not released, every other level
+``eps / (h - 1)``, then least squares (BLUE). The math is restated in the
+team's notes on allocation and strategies.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+import numpy as np
+import scipy.optimize
+from numpy.typing import NDArray
+
+from dpcore import budget, coverage
+from dpcore.errors import GaussMarkovTree, blue_expected_error
+from dpcore.tree import MAX_FANOUT, Tree, kary_tree
+from dpcore.workload import Workload, parse_workload
+
+FloatArray = NDArray[np.float64]
+Granularity = Literal["level", "node"]
+
+DENSE_GRADIENT_LIMIT = 1024
+"""Largest ``n`` for the dense gradient (workloads other than all ranges and prefixes)."""
+
+_LEAF_FLOOR = 1e-4
+"""Smallest share of a level holding leaves (an unmeasured leaf makes the error infinite)."""
+_SHARE_CAP = 1.0 - 1e-6
+"""Largest share of its path's remaining budget an internal node may take."""
+
+
+# ------------------------------------------------------------------------ H_b
+
+
+def hb_variance_estimate(n: int, b: int) -> float:
+    """Qardaji et al.'s average-error estimate (their eq. 3) of a ``b``-ary tree over ``n`` bins.
+
+    .. math:: V(b) = (b - 1) h^3 - \\frac{2 (b + 1) h^2}{3}, \\quad h = \\lceil \\log_b n \\rceil
+
+    >>> hb_variance_estimate(4096, 16)
+    303.0
+    """
+    h, size = 0, 1
+    while size < n:  # integer ceil(log_b n): no floating-point log
+        size *= b
+        h += 1
+    return (b - 1) * h**3 - 2.0 * (b + 1) * h**2 / 3.0
+
+
+def hb_fanout(n: int, *, max_fanout: int = MAX_FANOUT) -> int:
+    """H_b's fan-out: ``b`` in ``[2, max_fanout]`` minimising :func:`hb_variance_estimate`.
+
+    The published rule searches ``b`` up to ``n``; the product's trees stop at
+    :data:`dpcore.tree.MAX_FANOUT`.
+
+    >>> hb_fanout(4096), hb_fanout(65536)
+    (16, 16)
+    """
+    if n < 2:
+        return 2
+    candidates = range(2, max(2, min(max_fanout, n)) + 1)
+    return min(candidates, key=lambda b: hb_variance_estimate(n, b))
+
+
+def hb_tree(n: int) -> Tree:
+    """H_b's tree: :func:`hb_fanout`-ary over ``n`` bins."""
+    return kary_tree(n, hb_fanout(n))
+
+
+# ------------------------------------------------------- the exact gradient
+
+
+@dataclass(frozen=True)
+class ErrorGradient:
+    """The exact mean range MSE after BLUE and its gradient.
+
+    ``d_precision[x] = d error / d lambda_x`` (``lambda_x = eps_x^2 / 2``) and
+    ``d_budget[x] = d error / d eps_x``.
+    """
+
+    error: float
+    d_precision: FloatArray
+    d_budget: FloatArray
+
+
+def blue_error_gradient(
+    tree: Tree, budgets: FloatArray, workload: str | Workload = "uniform"
+) -> ErrorGradient:
+    """Exact error after BLUE and its gradient with respect to every node's budget.
+
+    .. math:: \\frac{\\partial f}{\\partial \\lambda_x} = -\\|W M^{-1} a_x\\|^2 / m
+
+    ``O(size)`` for the all-range and prefix workloads; a dense ``O(n^3)``
+    computation for ranges of one length (``n <= DENSE_GRADIENT_LIMIT``).
+    Every leaf must be measured (budget > 0).
+
+    Raises
+    ------
+    ValueError
+        If a leaf is unmeasured, or the workload is a fixed length and ``n`` is
+        above :data:`DENSE_GRADIENT_LIMIT`.
+    """
+    eps = np.asarray(budgets, dtype=np.float64)
+    if eps.shape != (tree.size,) or not np.all(np.isfinite(eps)) or np.any(eps < 0):
+        raise ValueError(f"budgets must be {tree.size} finite, non-negative values")
+    if np.any(eps[tree.is_leaf] <= 0):
+        raise ValueError("every leaf must be measured (budget > 0) for a finite error")
+    n = tree.n_bins
+    spec = parse_workload(workload, n)
+    if spec.kind == "length":
+        influence = _dense_influence_norms(tree, eps, spec)
+    else:
+        influence = _tree_influence_norms(tree, eps, all_ranges=spec.kind == "uniform")
+    m = spec.size(n)
+    precision = eps**2 / 2.0
+    d_precision = -influence / m
+    return ErrorGradient(
+        error=float(np.sum(precision * influence) / m),
+        d_precision=d_precision,
+        d_budget=eps * d_precision,
+    )
+
+
+def _tree_influence_norms(tree: Tree, eps: FloatArray, *, all_ranges: bool) -> FloatArray:
+    """``||W M^{-1} a_x||^2`` for every node, all-range or prefix workload, ``O(size)``.
+
+    ``M^{-1} a_x`` is ``Cov(bin errors, e_x)``. With ``φ_c`` node ``c``'s profile
+    (the product of the shares ``r`` from ``c`` down to each of its bins), it
+    equals ``var_h[x] φ_x`` on ``x`` and ``Cov(e_c, e_x) φ_c`` on every subtree
+    ``c`` hanging off ``x``'s root path. For a child ``x`` of ``w`` that covariance
+    is ``r_x (r_c var_h[w] - V_c)`` for a sibling ``c`` and ``r_x`` times ``w``'s
+    for the pieces outside ``w``; so the prefix sums ``R`` of ``M^{-1} a_x`` are
+    assembled top-down from each piece's ``L_c = sum Φ_c`` and ``Q_c = sum Φ_c^2``
+    (``Φ_c`` the running sum of ``φ_c``), with left/right running totals.
+    """
+    gm = GaussMarkovTree.build(tree, eps)
+    if gm.has_undetermined:
+        raise ValueError("every bin must be determined by the measured nodes")
+    size = (tree.hi - tree.lo + 1).astype(np.float64)
+    r, vf, var_h = gm.r, gm.vf, gm.var_h
+    levels = tree.levels()
+    # bottom-up: L_c and Q_c of every node's profile
+    sum_phi = np.ones(tree.size)
+    sum_phi_sq = np.ones(tree.size)
+    r_before = gm.r_before
+    for d in range(tree.height - 1, 0, -1):
+        kids, above = levels[d], levels[d - 1]
+        slot = tree.parent[kids] - above.start
+        width = above.stop - above.start
+        offset, share = r_before[kids], r[kids]
+        lin = size[kids] * offset + share * sum_phi[kids]
+        quad = (
+            size[kids] * offset**2
+            + 2.0 * offset * share * sum_phi[kids]
+            + share**2 * sum_phi_sq[kids]
+        )
+        inner = ~tree.is_leaf[above]
+        sum_phi[above] = np.where(inner, np.bincount(slot, lin, width), sum_phi[above])
+        sum_phi_sq[above] = np.where(inner, np.bincount(slot, quad, width), sum_phi_sq[above])
+    # per child: amplitude beta_c = Cov(e_c, e_parent) - V_c, pieces in the parent's frame
+    parent = np.maximum(tree.parent, 0)
+    beta = r * var_h[parent] - vf
+    beta[0] = 0.0
+    b_before, b_after = gm._sibling_sums(beta)
+    a1 = size * b_before + beta * sum_phi
+    a2 = size * b_before**2 + 2.0 * b_before * beta * sum_phi + beta**2 * sum_phi_sq
+    n_before, n_after = gm._sibling_sums(size)
+    a1_before, a1_after = gm._sibling_sums(a1)
+    a2_before, a2_after = gm._sibling_sums(a2)
+    # top-down: left region (offset, sum R, sum R^2) and right region relative to its start
+    left_mass = np.zeros(tree.size)
+    left1 = np.zeros(tree.size)
+    left2 = np.zeros(tree.size)
+    right_count = np.zeros(tree.size)
+    right1 = np.zeros(tree.size)
+    right2 = np.zeros(tree.size)
+    for d in range(1, tree.height):
+        x = np.arange(levels[d].start, levels[d].stop)
+        w = tree.parent[x]
+        rx, mw = r[x], left_mass[w]
+        left_mass[x] = rx * (mw + b_before[x])
+        left1[x] = rx * (left1[w] + a1_before[x] + mw * n_before[x])
+        left2[x] = rx**2 * (left2[w] + a2_before[x] + 2.0 * mw * a1_before[x] + mw**2 * n_before[x])
+        start = b_before[x] + beta[x]
+        after = b_after[x]
+        sib1 = a1_after[x] - start * n_after[x]
+        sib2 = a2_after[x] - 2.0 * start * a1_after[x] + start**2 * n_after[x]
+        right_count[x] = n_after[x] + right_count[w]
+        right1[x] = rx * (sib1 + right1[w] + right_count[w] * after)
+        right2[x] = rx**2 * (sib2 + right2[w] + 2.0 * after * right1[w] + right_count[w] * after**2)
+    own_offset, amp = left_mass, var_h
+    own1 = size * own_offset + amp * sum_phi
+    own2 = size * own_offset**2 + 2.0 * own_offset * amp * sum_phi + amp**2 * sum_phi_sq
+    tail = own_offset + amp
+    total1 = left1 + own1 + right_count * tail + right1
+    total2 = left2 + own2 + right2 + 2.0 * tail * right1 + right_count * tail**2
+    if not all_ranges:
+        return total2
+    n = tree.n_bins
+    return np.maximum((n + 1) * total2 - total1**2, 0.0)
+
+
+def _dense_influence_norms(tree: Tree, eps: FloatArray, spec: Workload) -> FloatArray:
+    """``||W M^{-1} a_x||^2`` by dense algebra, for a fixed-length workload (small ``n``)."""
+    n = tree.n_bins
+    if n > DENSE_GRADIENT_LIMIT:
+        raise ValueError(
+            f"the exact gradient for ranges of one length is computed densely, up to "
+            f"n = {DENSE_GRADIENT_LIMIT:,} bins (got {n:,}); use all ranges or prefixes"
+        )
+    assert spec.length is not None
+    precision = eps**2 / 2.0
+    # M_ij = sum of precisions of the nodes containing both bins i and j
+    bins = np.arange(n)
+    member = (bins >= tree.lo[:, None]) & (bins <= tree.hi[:, None])
+    a = member.astype(np.float64)
+    covariance = np.linalg.inv(a.T @ (a * precision[:, None]))
+    influence = covariance @ a.T  # n x size: M^-1 a_x per column
+    prefix = np.vstack((np.zeros((1, tree.size)), np.cumsum(influence, axis=0)))
+    windows = prefix[spec.length :] - prefix[: n - spec.length + 1]
+    return np.asarray(np.sum(windows**2, axis=0), dtype=np.float64)
+
+
+# --------------------------------------------------------------- optimising
+
+
+def consistent_optimal_budgets(
+    tree: Tree,
+    eps: float,
+    workload: str | Workload = "uniform",
+    *,
+    granularity: Granularity = "level",
+    max_iter: int = 300,
+) -> FloatArray:
+    """Budgets minimising the exact error AFTER BLUE, every root-to-leaf path summing to ``eps``.
+
+    ``granularity="level"``: one share of ``eps`` per depth (any share may be
+    0, e.g. the root's), optimised from uniform, H_b (root not measured) and
+    the per-level raw rule (Boost-UN), the best result kept. ``"node"``: one
+    share of its path's remaining budget per internal node (leaves take what
+    is left, so every path sums to ``eps``), optimised with the exact
+    gradient (:func:`blue_error_gradient`) from the best of uniform, H_b,
+    LUE-DPTree's per-node raw optimum and the consistent per-level result.
+    L-BFGS-B (scipy) finds a local optimum (the error is convex in the
+    precisions but the privacy constraint is not), and the result is never
+    worse than any of its starts.
+
+    .. math:: \\min_{\\epsilon} \\mathrm{tr}(G M(\\epsilon)^{-1}) / m \\ \\text{s.t.}
+              \\sum_{x \\in \\mathrm{path}} \\epsilon_x = \\epsilon \\ \\forall\\ \\text{leaves}
+    """
+    if not (np.isfinite(eps) and eps > 0):
+        raise ValueError(f"epsilon must be a positive finite number, got {eps}")
+    if granularity not in ("level", "node"):
+        raise ValueError(f"granularity must be 'level' or 'node', got {granularity!r}")
+    load = parse_workload(workload, tree.n_bins)
+    p = coverage.coverage_probabilities(tree, load)
+    if granularity == "level":
+        starts = [
+            budget.uniform_budgets(tree, 1.0),
+            budget.uniform_budgets(tree, 1.0, measure_root=False),
+            budget.per_level_budgets(tree, 1.0, p),
+        ]
+        best = min((_optimise_levels(tree, s, load, max_iter) for s in starts), key=lambda c: c[0])
+        return _tight_paths(tree, eps, eps * best[1])
+    candidates = [
+        budget.uniform_budgets(tree, 1.0),
+        budget.uniform_budgets(tree, 1.0, measure_root=False),
+        budget.optimal_budgets(tree, 1.0, p),
+        consistent_optimal_budgets(tree, 1.0, load, granularity="level", max_iter=max_iter),
+    ]
+    # each start as given, and with its leaves taking their paths' slack
+    candidates += [budget.budgets_from_shares(tree, 1.0, _shares_of(tree, c)) for c in candidates]
+    scored = [(blue_expected_error(tree, c, load), c) for c in candidates]
+    start_error, start = min(scored, key=lambda c: c[0])
+    error, found = _optimise_nodes(tree, _shares_of(tree, start), load, max_iter)
+    chosen = budget.budgets_from_shares(tree, 1.0, found) if error <= start_error else start
+    return _tight_paths(tree, eps, eps * chosen)
+
+
+def _tight_paths(tree: Tree, eps: float, budgets: FloatArray) -> FloatArray:
+    """Round the leaves of the (nearly) tight paths so the release epsilon is ``eps`` exactly.
+
+    Floating-point products and sums leave path sums a few ulps off ``eps``;
+    each such leaf becomes ``eps - (sum above it)``, then is stepped down
+    (or the largest up) one ulp at a time until :func:`dpcore.budget.release_epsilon`
+    returns ``eps`` itself.
+    """
+    out = budgets.copy()
+    leaves = np.flatnonzero(tree.is_leaf)
+    above = (budget.path_sums(tree, out) - out)[leaves]
+    tight = np.abs(above + out[leaves] - eps) <= 1e-9 * eps
+    out[leaves[tight]] = eps - above[tight]
+    for _ in range(64):
+        total = budget.path_sums(tree, out)[leaves]
+        over = total > eps
+        if over.any():
+            out[leaves[over]] = np.nextafter(out[leaves[over]], 0.0)
+            continue
+        top = int(np.argmax(total))
+        if total[top] == eps:
+            break
+        out[leaves[top]] = np.nextafter(out[leaves[top]], np.inf)
+    return out
+
+
+def _optimise_levels(
+    tree: Tree, start: FloatArray, load: Workload, max_iter: int
+) -> tuple[float, FloatArray]:
+    """L-BFGS-B over level weights ``θ >= 0`` (shares ``θ / sum θ``) from budgets ``start``
+    (eps = 1); returns ``(error, budgets)``, never worse than ``start``."""
+    depth = tree.depth
+    height = tree.height
+    leaf_level = np.bincount(depth[tree.is_leaf], minlength=height) > 0
+    theta0 = np.bincount(depth, weights=start, minlength=height) / np.bincount(depth)
+    theta0 = np.maximum(theta0, np.where(leaf_level, _LEAF_FLOOR, 0.0))
+    bounds = [(_LEAF_FLOOR if leaf else 0.0, 1.0) for leaf in leaf_level]
+
+    def objective(theta: FloatArray) -> tuple[float, FloatArray]:
+        total = theta.sum()
+        shares = theta / total
+        grad = blue_error_gradient(tree, shares[depth], load)
+        d_shares = np.bincount(depth, weights=grad.d_budget, minlength=height)
+        return grad.error, (d_shares - d_shares @ shares) / total
+
+    start_error = blue_expected_error(tree, start, load)
+    result = scipy.optimize.minimize(
+        objective,
+        theta0,
+        jac=True,
+        method="L-BFGS-B",
+        bounds=bounds,
+        options={"maxiter": max_iter},
+    )
+    theta = np.asarray(result.x, dtype=np.float64)
+    found = (theta / theta.sum())[depth]
+    error = blue_error_gradient(tree, found, load).error
+    return (error, found) if error <= start_error else (start_error, start)
+
+
+def _shares_of(tree: Tree, budgets: FloatArray) -> FloatArray:
+    """Each internal node's share of its path's remaining budget (leaves: 1), eps = 1.
+
+    Leaves then take all that remains, so slack on short paths goes to their
+    leaves (which only lowers the error).
+    """
+    above = budget.path_sums(tree, budgets) - budgets
+    remaining = np.maximum(1.0 - above, 0.0)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        shares = np.where(remaining > 0, budgets / remaining, 0.0)
+    shares = np.clip(shares, 0.0, _SHARE_CAP)
+    shares[tree.is_leaf] = 1.0
+    return shares
+
+
+def _optimise_nodes(
+    tree: Tree, start: FloatArray, load: Workload, max_iter: int
+) -> tuple[float, FloatArray]:
+    """L-BFGS-B over the internal nodes' shares from ``start``; returns ``(error, shares)``.
+
+    With ``rem_x`` the budget left on ``x``'s path, ``eps_x = rem_x σ_x``
+    (leaves: ``rem_x``) and every strict descendant scales with ``1 - σ_x``:
+
+    .. math:: \\frac{\\partial f}{\\partial σ_x} = rem_x f'_x
+              - \\frac{1}{1 - σ_x} \\sum_{y \\in \\mathrm{desc}(x)} f'_y \\epsilon_y
+    """
+    inner = np.flatnonzero(~tree.is_leaf)
+    levels = tree.levels()
+
+    def objective(free: FloatArray) -> tuple[float, FloatArray]:
+        shares = np.ones(tree.size)
+        shares[inner] = free
+        eps = budget.budgets_from_shares(tree, 1.0, shares)
+        grad = blue_error_gradient(tree, eps, load)
+        spent = grad.d_budget * eps
+        below = spent.copy()  # subtree sums of f'_y eps_y, bottom-up
+        for d in range(tree.height - 1, 0, -1):
+            kids, up = levels[d], levels[d - 1]
+            below[up] += np.bincount(
+                tree.parent[kids] - up.start, weights=below[kids], minlength=up.stop - up.start
+            )
+        remaining = 1.0 - (budget.path_sums(tree, eps) - eps)[inner]
+        d_free = remaining * grad.d_budget[inner] - (below[inner] - spent[inner]) / (1.0 - free)
+        return grad.error, d_free
+
+    result = scipy.optimize.minimize(
+        objective,
+        start[inner],
+        jac=True,
+        method="L-BFGS-B",
+        bounds=[(0.0, _SHARE_CAP)] * inner.size,
+        options={"maxiter": max_iter},
+    )
+    shares = np.ones(tree.size)
+    shares[inner] = np.asarray(result.x, dtype=np.float64)
+    return blue_expected_error(tree, budget.budgets_from_shares(tree, 1.0, shares), load), shares
+
+
+# ------------------------------------------------- allocations and fan-outs
+
+AllocationRule = Literal[
+    "uniform", "hb", "per_level", "optimal", "consistent_level", "consistent_node"
+]
+ALLOCATION_RULES: tuple[AllocationRule, ...] = (
+    "uniform",
+    "hb",
+    "per_level",
+    "optimal",
+    "consistent_level",
+    "consistent_node",
+)
+"""``uniform``: eps/Δ (root measured); ``hb``: root not measured, eps/(Δ-1) per level;
+``per_level`` / ``optimal``: optimal for the RAW tree (Boost-UN / LUE-DPTree);
+``consistent_*``: optimal after BLUE (:func:`consistent_optimal_budgets`)."""
+
+
+def allocation_budgets(
+    tree: Tree, eps: float, workload: str | Workload, rule: AllocationRule
+) -> FloatArray:
+    """The budgets of one named allocation rule (see :data:`ALLOCATION_RULES`)."""
+    if rule == "uniform":
+        return budget.uniform_budgets(tree, eps)
+    if rule == "hb":
+        return budget.uniform_budgets(tree, eps, measure_root=False)
+    if rule in ("per_level", "optimal"):
+        p = coverage.coverage_probabilities(tree, workload)
+        make = budget.per_level_budgets if rule == "per_level" else budget.optimal_budgets
+        return make(tree, eps, p)
+    if rule in ("consistent_level", "consistent_node"):
+        granularity: Granularity = "level" if rule == "consistent_level" else "node"
+        return consistent_optimal_budgets(tree, eps, workload, granularity=granularity)
+    raise ValueError(f"unknown allocation '{rule}'; choose from {', '.join(ALLOCATION_RULES)}")
+
+
+def fanout_after_consistency(
+    n: int,
+    eps: float,
+    workload: str | Workload,
+    rule: AllocationRule,
+    *,
+    max_fanout: int = MAX_FANOUT,
+) -> tuple[int, dict[int, float]]:
+    """The fan-out ``k`` whose ``k``-ary tree, with allocation ``rule``, has the least error
+    after BLUE; returns ``(k, {k: error})`` over ``k = 2..max_fanout``.
+
+    Struct-Construct's ``k*`` minimises the RAW tree's error with uniform
+    budgets; this is the answer for what a user sees after consistency.
+    """
+    if n < 2:
+        raise ValueError(f"a fan-out needs at least 2 bins, got n={n}")
+    scores: dict[int, float] = {}
+    for k in range(2, min(max_fanout, n) + 1):
+        t = kary_tree(n, k)
+        scores[k] = blue_expected_error(t, allocation_budgets(t, eps, workload, rule), workload)
+    return min(scores, key=scores.__getitem__), scores
