@@ -10,12 +10,17 @@ A budget of 0 means the node is not measured at all.
 
 from __future__ import annotations
 
+from typing import Literal
+
 import numpy as np
 from numpy.typing import NDArray
 
 from dpcore.tree import Tree
 
 FloatArray = NDArray[np.float64]
+
+BudgetRule = Literal["uniform", "per_level", "optimal"]
+BUDGET_RULES: tuple[BudgetRule, ...] = ("uniform", "per_level", "optimal")
 
 
 def _check_eps(eps: float) -> None:
@@ -159,3 +164,19 @@ def raw_expected_error(coverage: FloatArray, budgets: FloatArray) -> float:
     used = p > 0
     with np.errstate(divide="ignore"):
         return float(np.sum(p[used] * 2.0 / eps[used] ** 2))
+
+
+def allocate(rule: BudgetRule, tree: Tree, eps: float, coverage: FloatArray) -> FloatArray:
+    """Budgets of one tree by rule: uniform (``eps/Δ``), per-level or per-node optimal.
+
+    >>> from dpcore.tree import kary_tree
+    >>> allocate("uniform", kary_tree(4, 2), 0.9, np.ones(7)).tolist()[:2]
+    [0.3, 0.3]
+    """
+    if rule == "uniform":
+        return uniform_budgets(tree, eps)
+    if rule == "per_level":
+        return per_level_budgets(tree, eps, coverage)
+    if rule == "optimal":
+        return optimal_budgets(tree, eps, coverage)
+    raise ValueError(f"unknown budget rule '{rule}'; choose from {', '.join(BUDGET_RULES)}")

@@ -555,7 +555,7 @@ def expected_range_error(
 # ------------------------------------------------------------- the algorithms
 
 TreeShape = Literal["binary", "sc"]
-BudgetRule = Literal["uniform", "per_level", "optimal"]
+BudgetRule = budget.BudgetRule
 
 
 @dataclass(frozen=True)
@@ -618,12 +618,9 @@ def prepare(key: str, n: int, eps: float, workload: str | Workload = "uniform") 
     if spec.kind != "tree":
         return Plan(key, n, eps, load)
     shape = kary_tree(n, 2) if spec.shape == "binary" else struct_construct(n)
-    if spec.budgets == "uniform":
-        eps_x = budget.uniform_budgets(shape, eps)
-    else:
-        p = coverage.coverage_probabilities(shape, load)
-        rule = budget.per_level_budgets if spec.budgets == "per_level" else budget.optimal_budgets
-        eps_x = rule(shape, eps, p)
+    assert spec.budgets is not None
+    p = np.zeros(0) if spec.budgets == "uniform" else coverage.coverage_probabilities(shape, load)
+    eps_x = budget.allocate(spec.budgets, shape, eps, p)
     return Plan(key, n, eps, load, shape, eps_x)
 
 

@@ -47,6 +47,15 @@ PAGES: tuple[PageInfo, ...] = (
         "range's error by the seed's algorithm 3, a sub-matrix sum and simulation.",
     ),
     PageInfo(
+        "pages/paper_experiments.py",
+        "Paper experiments",
+        ":material/science:",
+        "Central DP: histograms",
+        "The papers' sweeps reproduced exactly: Privelet's Table 2 (eq. 16 vs eq. 17 vs "
+        "simulation), LUE-DPTree's error vs range length, and error vs fan-out for three "
+        "budget rules.",
+    ),
+    PageInfo(
         "pages/laplace.py",
         "Laplace mechanism",
         ":material/bar_chart:",
