@@ -3,7 +3,7 @@
 A node ``x`` released as ``h_x + Lap(1/eps_x)`` costs ``eps_x``; by parallel
 composition across disjoint nodes and sequential composition along a path,
 the whole release is ``max over leaves of the root-to-leaf sum`` -DP
-(seed conclusion 3.4). Every allocation here makes that maximum ``eps``;
+(LUE-DPTree conclusion 3.4). Every allocation here makes that maximum ``eps``;
 :func:`release_epsilon` computes it so that callers can check and show it.
 A budget of 0 means the node is not measured at all.
 """
@@ -63,7 +63,7 @@ def per_level_budgets(tree: Tree, eps: float, coverage: FloatArray) -> FloatArra
 
 
 def optimal_budgets(tree: Tree, eps: float, coverage: FloatArray) -> FloatArray:
-    """Per-node optimal budgets (CNP + NPBD, seed conclusion 3.5) for any tree.
+    """Per-node optimal budgets (CNP + NPBD, LUE-DPTree conclusion 3.5) for any tree.
 
     Minimises ``sum_x p_x / eps_x^2`` with every root-to-leaf path summing to
     ``eps``. A subtree given budget ``s`` costs at best ``C_x / s^2``:
@@ -72,7 +72,7 @@ def optimal_budgets(tree: Tree, eps: float, coverage: FloatArray) -> FloatArray:
               S_x = \\sum_{y \\in ch(x)} C_y, \\quad
               \\epsilon_x = \\frac{p_x^{1/3}}{p_x^{1/3} + S_x^{1/3}}\\, s_x
 
-    (equivalent to the seed's ``a_x, b_x`` recursion, with ``a/b`` the node's
+    (equivalent to the thesis chapter's ``a_x, b_x`` recursion, with ``a/b`` the node's
     share). Leaves take all that is left of their path, so every path sums to
     ``eps``. A node with ``p_x = 0`` gets 0 (never used, so not measured); a
     subtree whose every node has ``p = 0`` is split evenly along its height.
@@ -156,7 +156,7 @@ def raw_expected_error(coverage: FloatArray, budgets: FloatArray) -> float:
 
     .. math:: E[Err] = \\sum_x p_x \\cdot 2 / \\epsilon_x^2
 
-    (seed eq. 3.2/3.6: each used node adds its Laplace variance). Nodes with
+    (LUE-DPTree eq. 3.2/3.6: each used node adds its Laplace variance). Nodes with
     ``p_x = 0`` add nothing even if unmeasured; a used unmeasured node gives inf.
     """
     p = np.asarray(coverage, dtype=np.float64)

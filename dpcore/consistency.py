@@ -1,7 +1,7 @@
 """BLUE consistency: the weighted least-squares tree that sums up, in O(n) for any tree.
 
 Minimise ``sum_x eps_x^2 (h~_x - h^_x)^2`` subject to every node equalling the
-sum of its children (seed conclusions 3.6-3.8, PA_BLUE + CRC). Two passes:
+sum of its children (LUE-DPTree conclusions 3.6-3.8, PA_BLUE + CRC). Two passes:
 
 * upward: ``z_x``, the best estimate of node ``x``'s sum from its own subtree,
   and its variance ``v_x`` -- the inverse-variance combination of its own

@@ -3,7 +3,7 @@
 A range query is answered by its canonical decomposition, the maximal tree
 nodes inside it; node ``x`` is used iff ``Q ⊇ x`` and ``Q ⊉ parent(x)``. So
 its probability under a workload is the share of ranges containing ``x`` minus
-the share containing its parent (seed eq. 3.5, generalised to any workload).
+the share containing its parent (LUE-DPTree eq. 3.5, generalised to any workload).
 """
 
 from __future__ import annotations

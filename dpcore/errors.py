@@ -11,7 +11,7 @@ inclusive), exact (no simulation), for:
   not measured): ``w^T (A^T W A)^{-1} w`` with ``W = diag(eps_x^2 / 2)``;
 * Privelet (via :mod:`dpcore.privelet`).
 
-The BLUE error uses two facts (spec 02, "beyond the seed"). (1) Given a
+The BLUE error uses two facts (derived here; not in the papers). (1) Given a
 node's true sum its subtree is independent of the rest, so the least-squares
 estimates of node sums form a Gaussian Markov tree: with ``V_c`` the variance
 of child ``c``'s estimate from its own subtree and ``S = sum_c V_c``,
@@ -171,7 +171,7 @@ def raw_range_errors(t: Tree, budgets: ArrayLike, a: ArrayLike, b: ArrayLike) ->
 
 
 def raw_expected_error(t: Tree, budgets: ArrayLike, workload: str | Workload = "uniform") -> float:
-    """Raw-tree mean range MSE over a workload: ``sum_x p_x Var(h~_x)`` (seed eq. 3.6)."""
+    """Raw-tree mean range MSE over a workload: ``sum_x p_x Var(h~_x)`` (LUE-DPTree eq. 3.6)."""
     p = coverage.coverage_probabilities(t, workload)
     var = effective_raw_variances(t, budgets)
     used = p > 0

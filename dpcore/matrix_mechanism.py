@@ -3,7 +3,7 @@
 A linear mechanism measures ``c~ = A v + noise`` (strategy ``A``, ``m x n``),
 row ``r`` with ``Lap(1 / eps_r)`` noise (variance ``2 / eps_r^2``; a row with
 ``eps_r = 0`` is not measured), and reconstructs ``v^ = B c~`` with ``B A = I``.
-By seed 000 theorem 1 (``Cov(M X) = M Cov(X) M^T``) the reconstructed bins have
+By Wu et al. (2018), theorem 1 (``Cov(M X) = M Cov(X) M^T``), the reconstructed bins have
 covariance ``B D B^T`` with ``D = diag(2 / eps_r^2)``; the weighted least-squares
 (BLUE) reconstruction ``B = (A^T W A)^{-1} A^T W``, ``W = D^{-1}``, gives
 ``(A^T W A)^{-1}``. A linear query ``w`` then has

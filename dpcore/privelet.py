@@ -3,7 +3,7 @@
 Strategy -> measure -> reconstruct are separate functions: :func:`haar_forward`
 (the strategy ``A``), :func:`measure` (Laplace noise on every coefficient) and
 :func:`haar_inverse` (the reconstruction ``B = A^{-1}``), composed by
-:func:`release`. The closed-form errors follow the seed paper (seed 000, "error
+:func:`release`. The closed-form errors follow Wu, Chen, Cai and Wang (2018, "error
 analysis of DP data publishing under the matrix mechanism"): the covariance
 ``B B^T`` (theorem 2), the error coefficient of one range in ``O(log n)``
 (algorithm 3) and its exact average over all ranges (eq. 16) with the
@@ -21,7 +21,7 @@ the first ``n`` reconstructed bins are published. Padding changes no real
 bin's sensitivity (each real bin still lies in ``h + 1`` coefficients).
 
 Bins in array arguments are 0-based and inclusive (as in :mod:`dpcore.queries`),
-except :func:`range_error_coefficient`, which keeps the seed's 1-indexed ``l..r``.
+except :func:`range_error_coefficient`, which keeps the paper's 1-indexed ``l..r``.
 """
 
 from __future__ import annotations
@@ -87,7 +87,7 @@ def haar_inverse(coefficients: ArrayLike) -> NDArray[np.float64]:
     .. math:: v_i = \\frac{c_0}{N} + \\sum_{a \\in \\mathrm{anc}(i)}
               \\pm \\frac{c_a}{2^{\\mathrm{height}(a)}}
 
-    with ``+`` when bin ``i`` is in the left half of ``a`` (spec 02).
+    with ``+`` when bin ``i`` is in the left half of ``a``.
 
     >>> haar_inverse(haar_forward([1.0, 2.0, 3.0, 4.0])).tolist()
     [1.0, 2.0, 3.0, 4.0]
@@ -162,7 +162,7 @@ def _bit_length(x: NDArray[np.int64]) -> NDArray[np.int64]:
 
 
 def diagonal_covariance(n: int) -> float:
-    """``Σ_ii = (1 + 2 * 4^{-h}) / 3`` (seed theorem 2), unit noise variance."""
+    """``Σ_ii = (1 + 2 * 4^{-h}) / 3`` (Wu et al. 2018, theorem 2), unit noise variance."""
     return (1.0 + 2.0 * 4.0 ** -levels(n)) / 3.0
 
 
@@ -221,7 +221,7 @@ def range_error_coefficients(n: int, a: ArrayLike, b: ArrayLike) -> NDArray[np.f
     about ``1e-16 L`` (``1e-10`` at a million bins); :func:`linear_query_coefficient`
     has no cancellation.
 
-    >>> float(range_error_coefficients(8, 2, 6))  # the seed's [3, 7] at n = 8
+    >>> float(range_error_coefficients(8, 2, 6))  # the paper's [3, 7] at n = 8
     0.96875
     """
     a_arr, b_arr = _validate_ranges(n, a, b)
@@ -243,7 +243,7 @@ def range_error_coefficients(n: int, a: ArrayLike, b: ArrayLike) -> NDArray[np.f
 
 
 def range_error_coefficient(n: int, l: int, r: int) -> float:  # noqa: E741
-    """Error coefficient ``w^T B B^T w`` of the 1-indexed range ``l..r`` (seed algorithm 3).
+    """Error coefficient ``w^T B B^T w`` of the 1-indexed range ``l..r`` (Wu et al., alg. 3).
 
     Unit-variance noise on every coefficient; multiply by
     :func:`noise_variance` for the MSE. ``n`` need not be a power of two
@@ -279,7 +279,7 @@ def linear_query_coefficient(weights: ArrayLike) -> NDArray[np.float64]:
 
 
 def _pair_count_total(n_pow: int, k: int) -> Fraction:
-    """``sum over ordered pairs (i, j) with LCA height k of cnt_ij`` (seed eq. 13), exactly.
+    """``sum over ordered pairs (i, j) with LCA height k of cnt_ij`` (Wu et al., eq. 13), exactly.
 
     ``cnt_ij = min(i,j) (N - max(i,j) + 1)`` (1-indexed) counts the ranges using
     ``Σ_ij``. For node ``t`` of height ``k`` (size ``s``, halves of ``u = s/2``)
@@ -307,7 +307,7 @@ def _exact_average_power_of_two(h: int) -> Fraction:
 
 
 def average_error_coefficient(n: int) -> float:
-    """Exact mean of ``w^T B B^T w`` over all ``n(n+1)/2`` ranges (seed eq. 16).
+    """Exact mean of ``w^T B B^T w`` over all ``n(n+1)/2`` ranges (Wu et al. 2018, eq. 16).
 
     For ``n = 2^h`` the pairs are grouped by LCA height (``O(log n)``, exact
     rational arithmetic); the sum simplifies to
@@ -334,7 +334,7 @@ def average_error_coefficient(n: int) -> float:
 
 
 def asymptotic_average_error_coefficient(n: int) -> float:
-    """Seed eq. 17: ``h / 6 + 1/36``, eq. 16 without its terms that vanish as ``h -> ∞``.
+    """Wu et al., eq. 17: ``h / 6 + 1/36``, eq. 16 without its terms that vanish as ``h -> ∞``.
 
     The difference from eq. 16 is ``(36 N^2 + 26 N + 8) / (36 N^2 (N+1)) ≈ 1 / N``.
     """

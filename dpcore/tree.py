@@ -7,7 +7,7 @@ are the contiguous block ``child_ptr[i]:child_ptr[i + 1]`` and depth ``d`` is
 ``level_ptr[d]:level_ptr[d + 1]``. Every pass over a tree is a loop over its
 levels with numpy inside, never Python recursion over nodes.
 
-Reference: the LUE-DPTree chapter (spec 01), splitting rule and Struct-Construct.
+Reference: the LUE-DPTree thesis chapter (chapter 3), splitting rule and Struct-Construct.
 """
 
 from __future__ import annotations
@@ -250,7 +250,7 @@ def best_fanout(n: int, *, max_fanout: int = MAX_FANOUT) -> int:
 
 
 def struct_construct(n: int, *, max_fanout: int = MAX_FANOUT) -> Tree:
-    """The Struct-Construct (SC) tree of seed algorithm 3.1.
+    """The Struct-Construct (SC) tree of the LUE-DPTree chapter, algorithm 3.1.
 
     Nodes starting at the first bin split ``k*``-ary (:func:`best_fanout`);
     every other node takes the fan-out ``w in [k*, max_fanout]`` whose ``w``-ary

@@ -34,8 +34,8 @@ DEFAULT_ON = ("dwork", "binary_raw", "boost", "lue_dptree", "privelet")
 ALGORITHM_FLAGS = {key: BoolParam(f"ea_{key}", key in DEFAULT_ON) for key in errors.ALGORITHMS}
 VIEWS = {
     "length": "(1) Error vs range length",
-    "fixed": "(2) Fixed random ranges (seed table 1)",
-    "size": "(3) Average error vs N (seed table 2)",
+    "fixed": "(2) Fixed random ranges",
+    "size": "(3) Average error vs N",
     "epsilon": "(4) Error vs ε",
     "index": "(5) Accuracy index",
 }
@@ -186,7 +186,7 @@ def fixed_cell(
     seed: int,
     simulate: bool,
 ) -> pd.DataFrame:
-    """One algorithm on ``count`` fixed random ranges of ``n`` bins (seed table 1).
+    """One algorithm on ``count`` fixed random ranges of ``n`` bins (Wu et al., table 1).
 
     The histogram is repeated or cut to ``n`` bins (the errors do not depend on the data).
     """
@@ -237,7 +237,7 @@ def fixed_ranges(
 def size_cell(
     key: str, eps: float, m: int, releases: int, sample: int, seed: int, simulate: bool
 ) -> pd.DataFrame:
-    """One algorithm's average uniform-range MSE on ``N = 2^m`` all-zero bins (seed table 2).
+    """One algorithm's average uniform-range MSE on ``N = 2^m`` all-zero bins (Wu et al., table 2).
 
     Simulated up to ``2^SIMULATED_MAX_M``: every range while there are at most
     ``ALL_RANGES_LIMIT``, else ``sample`` fresh random ranges per release.

@@ -2,18 +2,15 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import plotly.graph_objects as go
 
 from dpcore.histogram import Histogram
+from dpui import references
 from dpui.tree_figures import histogram_comparison
-
-ASSETS = Path(__file__).resolve().parent.parent / "assets"
 
 
 def intro() -> str:
-    return (ASSETS / "home.md").read_text(encoding="utf-8")
+    return references.prose("home.md")
 
 
 def preview(hist: Histogram) -> go.Figure:

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import hashlib
 from dataclasses import dataclass
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -20,7 +19,7 @@ from dpcore.ldp import data as kvdata
 from dpcore.ldp import experiment, hiskv, mechanisms, privacy
 from dpcore.ldp.data import KVData
 from dpcore.ldp.mechanisms import KVSettings
-from dpui import untrusted
+from dpui import references, untrusted
 from dpui.params import BoolParam, ChoiceParam, FloatParam, IntParam, Param
 
 SYNTHETIC = {
@@ -64,7 +63,6 @@ PARAMS: tuple[Param, ...] = (
     SHARE, AMPLIFIED, BETA, PCKV_L, ROUNDS, SEED, *MECHANISM_FLAGS.values(),
 )  # fmt: skip
 
-ASSETS = Path(__file__).resolve().parent.parent / "assets"
 UPLOADED = "kv_uploaded_csv"  # session key of the last valid upload (bytes, file name)
 CHECK_D, CHECK_L = 3, 2  # small enough to enumerate every input and output exactly
 
@@ -230,7 +228,7 @@ def privacy_table(eps: float, share: float, amplified: bool, rounds: int) -> pd.
 
 
 def prose() -> str:
-    return (ASSETS / "kv_ldp.md").read_text(encoding="utf-8")
+    return references.prose("kv_ldp.md")
 
 
 def nearest(value: float, grid: tuple[float, ...]) -> float:

@@ -2,7 +2,7 @@
 
 This module owns the animation state in ``st.session_state`` (runs drawn so
 far, playing flag, and the inputs they belong to). The whole sequence of runs
-is drawn at once from the seed and cached; the animation only reveals a longer
+is drawn at once from the random seed and cached; the animation only reveals a longer
 prefix of it on each frame, so a run is reproducible and pausing loses nothing.
 """
 
@@ -11,7 +11,6 @@ from __future__ import annotations
 import hashlib
 import math
 from dataclasses import dataclass
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -30,13 +29,12 @@ from dpcore.mechanisms import (
     parse_score_table,
     sample_exponential,
 )
+from dpui import references
 from dpui.params import ChoiceParam, FloatParam, IntParam
 
-ASSETS = Path(__file__).resolve().parent.parent / "assets"
-
-# The seed's vote table lost its numbers in extraction; these counts are illustrative.
+# Wang and Kang's vote table lost its numbers in our copy; these counts are illustrative.
 SPORTS_VOTE = (("Football", 30), ("Volleyball", 24), ("Basketball", 9), ("Tennis", 6))
-# UCI Adult (adult.data, 32,561 rows): people per education level (spec 03).
+# UCI Adult (adult.data, 32,561 rows): people per education level.
 ADULT_EDUCATION = (
     ("HS-grad", 10501),
     ("Some-college", 7291),
@@ -84,7 +82,7 @@ _DRAWN, _PLAYING, _INPUTS = "exp_drawn", "exp_playing", "exp_inputs"
 
 
 def prose() -> str:
-    return (ASSETS / "exponential.md").read_text(encoding="utf-8")
+    return references.prose("exponential.md")
 
 
 def editor_key(source: str) -> str:

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -27,13 +26,12 @@ from dpcore.mechanisms import (
     laplace_scale,
     simulate_laplace_max_error,
 )
+from dpui import references
 from dpui.params import ChoiceParam, FloatParam, IntParam
-
-ASSETS = Path(__file__).resolve().parent.parent / "assets"
 
 GAPMINDER_YEARS = tuple(str(year) for year in range(1952, 2008, 5))
 SOURCES = {
-    "gapminder": "country populations (gapminder, seed experiment)",
+    "gapminder": "country populations (gapminder, as in Wang and Kang)",
     "sidebar": "the sidebar's histogram",
 }
 SCALE_MODES = {
@@ -65,7 +63,7 @@ MIN_EXPECTED_BEYOND = 5
 
 
 def prose() -> str:
-    return (ASSETS / "laplace.md").read_text(encoding="utf-8")
+    return references.prose("laplace.md")
 
 
 @st.cache_data(show_spinner=False)
@@ -200,7 +198,7 @@ def _quantile(maxima: NDArray[np.float64], delta: float) -> float:
 def two_k_comparison(
     ks: tuple[int, int], delta: float, scale: float, trials: int, seed: int
 ) -> pd.DataFrame:
-    """The seed's check, done with probabilities: how often does the max noise pass the bound?
+    """Wang and Kang's check, done with probabilities: how often does the max noise pass the bound?
 
     One draw per k counts the noise values beyond the bound (expected count
     ``k · δ/k = δ``: each coordinate exceeds with probability at most ``δ/k``);

@@ -1,10 +1,8 @@
 """Error analysis: exact closed-form errors beside simulations, for every histogram algorithm."""
 
-from pathlib import Path
-
 import streamlit as st
 
-from dpui import downloads, sidebar, state
+from dpui import downloads, references, registry, sidebar, state
 from dpui import errors_figures as figures
 from dpui import errors_view as view
 from dpui.errors_view import (
@@ -20,9 +18,8 @@ from dpui.errors_view import (
     VIEW,
 )
 
-ASSETS = Path(__file__).resolve().parents[1] / "assets"
-
 st.title("Error analysis")
+st.markdown(registry.what_to_notice("pages/error_analysis.py"))
 st.caption(
     "Exact mean squared errors of range queries (lines) beside simulations of the real release "
     "pipelines (points with 95% intervals). Teaching and exploration tool: numpy's generator is "
@@ -72,7 +69,7 @@ queries = int(st.session_state[QUERIES.name])
 seed = int(st.session_state[SEED.name])
 
 with st.expander("What is compared, and how", expanded=False):
-    st.markdown((ASSETS / "error_analysis.md").read_text(encoding="utf-8"))
+    st.markdown(references.prose("error_analysis.md"))
 
 bar = st.progress(0.0, text="Computing…") if simulate or choice == "index" else None
 
@@ -117,7 +114,8 @@ elif choice == "fixed":
     )
     note = (
         f"N = {n_fixed:,} bins ({hist.name} repeated or cut to N: the errors do not depend on "
-        f"the data), ε = {eps:g}; the seed's table 1 is N = 1024, 50 ranges, 100 releases."
+        f"the data), ε = {eps:g}; table 1 of Wu et al. (2018) is N = 1024, 50 ranges, "
+        "100 releases."
     )
 elif choice == "size":
     max_m = int(st.session_state[MAX_M.name])

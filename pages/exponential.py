@@ -4,12 +4,13 @@ import numpy as np
 import streamlit as st
 
 from dpcore.mechanisms import ScoreTableError
-from dpui import downloads, sidebar, state, untrusted
+from dpui import downloads, registry, sidebar, state, untrusted
 from dpui import mechanisms_exponential as em
 from dpui import mechanisms_figures as figures
 from dpui.mechanisms_exponential import DRAWS, SEED, SENSITIVITY, SOURCE
 
 st.title("Exponential mechanism")
+st.markdown(registry.what_to_notice("pages/exponential.py"))
 st.caption(
     "Choose one candidate with probability ∝ exp(ε·score / 2Δu): the best is likely, every "
     "other candidate stays possible. Teaching and exploration tool: numpy's generator is not "
@@ -151,7 +152,7 @@ if table is not None:
         DRAWS.lo,
         DRAWS.hi,
         key=DRAWS.name,
-        help="Each run is one independent use of the mechanism (the seed drew 100).",
+        help="Each run is one independent use of the mechanism (Wang and Kang drew 100).",
     )
     st.fragment(animation, run_every=em.FRAME_SECONDS if em.playing() else None)()
 

@@ -5,6 +5,7 @@ import streamlit as st
 from dpui import examples, home_view, registry, sidebar
 
 st.title("DP Explorer")
+st.markdown(registry.what_to_notice("pages/home.py"))
 st.markdown(home_view.intro())
 
 st.subheader("Pages")

@@ -5,19 +5,21 @@ import streamlit as st
 from dpcore.ldp import experiment, hiskv, metrics
 from dpcore.ldp.data import KVDataError
 from dpcore.ldp.mechanisms import MECHANISMS, UNAVAILABLE
-from dpui import downloads, ldp_figures, sidebar, state
+from dpui import downloads, ldp_figures, references, registry, sidebar, state
 from dpui import ldp_view as view
 
 st.title("Key-value LDP")
+st.markdown(registry.what_to_notice("pages/kv_ldp.py"))
 st.caption(
     "Local differential privacy for key-value data: each user holds a set of ⟨key, value⟩ "
     "pairs and reports one randomized pair; the collector estimates every key's frequency "
     "and mean. Teaching and exploration tool: numpy's generator is not a hardened noise source."
 )
 st.warning(
-    "**HISKV is reconstructed from the paper's description; its formulas are derived here.** "
+    f"**HISKV {references.cite('zhang-hiskv')} is reconstructed from the paper's description; "
+    "its formulas are derived here.** "
     "The source lost every formula: the probabilities, estimators and variance below follow "
-    "the reconstruction in the project spec and are verified by the exact privacy check and "
+    "the reconstruction documented in the code and are verified by the exact privacy check and "
     "by simulation, not copied from the paper.",
     icon=":material/construction:",
 )

@@ -2,7 +2,7 @@
 
 import streamlit as st
 
-from dpui import downloads, sidebar, state
+from dpui import downloads, registry, sidebar, state
 from dpui import mechanisms_figures as figures
 from dpui import mechanisms_laplace as lap
 from dpui.mechanisms_laplace import (
@@ -19,6 +19,7 @@ from dpui.mechanisms_laplace import (
 )
 
 st.title("Laplace mechanism")
+st.markdown(registry.what_to_notice("pages/laplace.py"))
 st.caption(
     "Add Lap(Δf/ε) noise to every entry of a vector query, and compare the textbook accuracy "
     "bound with the exact probability and a simulation. Teaching and exploration tool: "
@@ -44,7 +45,7 @@ with st.container(border=True):
             POP_MAX.hi,
             step=1.0,
             key=POP_MAX.name,
-            help="The seed kept only countries under a population threshold.",
+            help="Keep only countries under this population (as Wang and Kang did).",
         )
     c2.radio(
         "Noise set by",
@@ -172,7 +173,7 @@ with st.expander("Sweep over k (table)"):
     st.dataframe(by_k, hide_index=True)
     downloads.csv_button("Download sweep (CSV)", by_k, "laplace_max_error_by_k.csv")
 
-st.subheader("The seed's two-k check")
+st.subheader("Two query sizes k, side by side")
 c1, c2 = st.columns([1, 3])
 c1.number_input("Second k", K2.lo, K2.hi, key=K2.name)
 c1.number_input(

@@ -1,17 +1,14 @@
 """Matrix mechanism / Privelet: the Haar matrices, the covariance B Bᵀ and one range's error."""
 
-from pathlib import Path
-
 import streamlit as st
 
-from dpui import downloads, sidebar, state
+from dpui import downloads, references, registry, sidebar, state
 from dpui import errors_figures as figures
 from dpui import errors_matrix as view
 from dpui.errors_matrix import LEFT, RELEASES, RIGHT, SEED, N
 
-ASSETS = Path(__file__).resolve().parents[1] / "assets"
-
 st.title("Matrix mechanism / Privelet")
+st.markdown(registry.what_to_notice("pages/matrix_privelet.py"))
 st.caption(
     "Privelet's Haar strategy and reconstruction as matrices, the covariance of its output, and "
     "the error of one range computed three ways. Teaching and exploration tool: numpy's "
@@ -35,7 +32,7 @@ left, right = int(st.session_state[LEFT.name]), int(st.session_state[RIGHT.name]
 mats = view.matrices(n)
 
 with st.expander("How it works", expanded=False):
-    st.markdown((ASSETS / "matrix_privelet.md").read_text(encoding="utf-8"))
+    st.markdown(references.prose("matrix_privelet.md"))
 
 m = st.columns(4)
 m[0].metric("Bins n", n)

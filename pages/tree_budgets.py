@@ -2,10 +2,11 @@
 
 import streamlit as st
 
-from dpui import downloads, sidebar, state, tree_figures, tree_view
+from dpui import downloads, glossary, registry, sidebar, state, tree_figures, tree_view
 from dpui.tree_view import ALLOCATION, COLOUR, LENGTH, SEED, TREE, WORKLOAD
 
 st.title("Tree & budgets")
+st.markdown(registry.what_to_notice("pages/tree_budgets.py"))
 st.caption(
     "Hierarchical (interval-tree) release of a histogram under ε-DP, with heteroscedastic "
     "budgets on any tree and BLUE consistency (LUE-DPTree). Teaching and exploration tool."
@@ -92,6 +93,13 @@ for note in hist.notes:
     st.info(note)
 
 st.subheader("The tree")
+st.caption(
+    "Each bar is a node covering a block of bins; the root is on top. Its **coverage "
+    "probability p_x** is the chance that a random range of the workload uses node x in its "
+    "canonical decomposition (the fewest nodes that tile the range); **ε_x** is the node's "
+    "budget and **√2/ε_x** its Laplace noise standard deviation. See the "
+    f"{glossary.link('coverage', 'Glossary')}."
+)
 first, last = st.slider("Bins shown (zoom)", 1, n, (1, n), disabled=n == 1) if n > 1 else (1, 1)
 nodes = tree_figures.visible_nodes(t, first - 1, last - 1)
 colour = {

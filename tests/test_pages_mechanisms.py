@@ -44,7 +44,7 @@ def test_laplace_defaults_use_gapminder_and_the_textbook_numbers(laplace):
     exact = -math.log(1 - (1 - 0.05) ** (1 / 40))
     assert float(metric(laplace, "Exact width t*·b")) == pytest.approx(exact, rel=1e-3)
     assert len(laplace.get("plotly_chart")) == 4
-    assert any("two-k" in s.value for s in laplace.subheader)
+    assert any("Two query sizes k" in s.value for s in laplace.subheader)
 
 
 def test_laplace_two_k_table_reports_probabilities(laplace):

@@ -1,4 +1,4 @@
-"""Local differential privacy for key-value data (spec 04).
+"""Local differential privacy for key-value data.
 
 Each mechanism is a client-side perturbation, vectorized over all users, and a
 server-side estimator of per-key frequencies and means; each exposes its

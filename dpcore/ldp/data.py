@@ -7,7 +7,7 @@ so a million users never means a Python loop over users.
 
 The generators stand in for the datasets of the HISKV paper (Zhang et al.,
 TalkingData, JData, GAUSS, LNR), which are not available; their assumptions are
-stated in each docstring and on the page (spec 04, "Data").
+stated in each docstring and on the page.
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """HISKV: histogram-based key-value collection under local DP -- a RECONSTRUCTION.
 
-Zhang, Xu, Fu, Meng, "HISKV" (seed paper 003). Every formula of the paper was lost
-from the only available copy; this module implements spec 04's reconstruction:
+Zhang, Xu, Fu, Meng, "HISKV". Every formula of the paper was lost
+from the only available copy; this module implements a reconstruction:
 the steps the paper describes, with probabilities and estimators derived there.
 
 1. Users are split: a fraction ``beta`` runs OETL (length estimation), the others
@@ -57,7 +57,7 @@ def amplified_epsilon(eps: float, length: int) -> float:
 def perturbation_probabilities(
     eps: float, d: int, L: int, eps_v: float | None = None, amplified: bool = False
 ) -> tuple[float, float, float]:
-    """``(p1, q1, q2)`` of LRR_KV (reconstructed; spec 04, step 5). Public entry point:
+    """``(p1, q1, q2)`` of LRR_KV (reconstructed; step 5). Public entry point:
     keep this signature stable.
 
     .. math::

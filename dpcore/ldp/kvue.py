@@ -1,4 +1,4 @@
-"""KVUE and KVOH (spec 04; the baselines of the LDPKV/HISKV papers).
+"""KVUE and KVOH (Sun, Zhao, Ye, Feng, Wang, Bai 2019; baselines of the HISKV paper).
 
 Each user samples one key ``j`` uniformly from the domain; its state is absent,
 ``+1`` or ``-1`` (value discretised). KVUE randomizes the state by 3-ary GRR at

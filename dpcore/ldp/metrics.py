@@ -1,4 +1,4 @@
-"""Error measures over the top-``t`` keys (spec 04: MSE and relative error, ``t = 10..50``)."""
+"""Error measures over the top-``t`` keys: MSE and relative error, ``t = 10..50`` (HISKV)."""
 
 from __future__ import annotations
 

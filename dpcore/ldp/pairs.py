@@ -9,7 +9,7 @@ Shared by HISKV's LRR_KV and PCKV-GRR: both report one pair from the domain of
     P(\\text{any other pair}) = q_2,\\qquad p_1 + q_1 + (D - 2) q_2 = 1.
 
 Pair ``<k, +1>`` has index ``2k``, ``<k, -1>`` index ``2k + 1``. The estimators
-(spec 04, step 6; PCKV's improved mean estimator) are in :func:`estimate_pairs`.
+(step 6; PCKV's improved mean estimator) are in :func:`estimate_pairs`.
 """
 
 from __future__ import annotations
@@ -88,7 +88,7 @@ def estimate_pairs(
     q1: float,
     q2: float,
 ) -> PairEstimate:
-    """Unbiased frequencies and bounded means from pair counts (spec 04, step 6).
+    """Unbiased frequencies and bounded means from pair counts (step 6).
 
     .. math::
         \\hat f_k = \\frac{L\\,(C^+_k + C^-_k - 2 q_2 n')}{n' (p_1 + q_1 - 2 q_2)},
@@ -126,7 +126,7 @@ def estimate_pairs(
 def frequency_variance(
     f: NDArray[np.float64], n_reports: int, length: int, *, p1: float, q1: float, q2: float
 ) -> NDArray[np.float64]:
-    """Closed-form :math:`\\mathrm{Var}\\,\\hat f_k` without truncation (spec 04, step 7).
+    """Closed-form :math:`\\mathrm{Var}\\,\\hat f_k` without truncation (step 7).
 
     With :math:`a = p_1 + q_1`, :math:`b = 2q_2`, every holder of ``k`` picks it with
     probability :math:`1/L` (all :math:`l_i \\le L`):

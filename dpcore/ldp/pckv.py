@@ -1,6 +1,6 @@
 """PCKV-GRR and PCKV-UE (Gu, Li, Cheng, Xiong, Cao: "PCKV: Locally Differentially
 Private Correlated Key-Value Data Collection with Optimized Utility", USENIX Security
-2020), with the parameters of spec 04.
+2020), with the parameters used by the HISKV comparison.
 
 Both use padding-and-sampling with a fixed length ``l`` over ``d' = d + l`` keys,
 discretise the value and then perturb the key (kept w.p. ``a``) and the value

@@ -7,7 +7,7 @@
 - :func:`discretise`: a value in ``[-1, 1]`` becomes ``±1`` with the same mean.
 
 References: Gu et al., "PCKV", USENIX Security 2020; Ye et al., "PrivKV",
-IEEE S&P 2019; Zhang et al., HISKV (spec 04).
+IEEE S&P 2019; Zhang, Xu, Fu and Meng, HISKV (reconstructed).
 """
 
 from __future__ import annotations

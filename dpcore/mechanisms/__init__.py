@@ -1,7 +1,7 @@
 """Central-DP mechanisms: Laplace for numeric vector queries, exponential for selection.
 
 Each sampler ships with its closed-form accuracy next to it: the textbook
-bounds (Dwork & Roth, thms. 3.8 and 3.11, examined by the seed paper of Wang &
+bounds (Dwork & Roth, thms. 3.8 and 3.11, examined by Wang &
 Kang) and the exact probabilities of the same events, so that the bounds'
 slack can be shown rather than asserted.
 """

@@ -2,8 +2,8 @@
 
 Candidates ``r`` in ``R`` with scores ``u(x, r)`` of sensitivity ``Δu`` are
 output with probability proportional to ``exp(ε u(x, r) / (2 Δu))`` (McSherry &
-Talwar 2007; Dwork & Roth, def. 3.4, thms. 3.10-3.11). The seed paper (Wang &
-Kang) notes that raw counts as scores overflow the naive formula unless ε is
+Talwar 2007; Dwork & Roth, def. 3.4, thms. 3.10-3.11). Wang and Kang
+note that raw counts as scores overflow the naive formula unless ε is
 tiny; everything here works from score *differences* to the best score, so any
 score magnitude and any ε give finite, exact (to rounding) probabilities.
 """

@@ -3,7 +3,7 @@
 ``f: datasets -> R^k`` with L1 sensitivity ``Δf`` is released as
 ``f(x) + (Y_1, ..., Y_k)``, ``Y_i`` i.i.d. ``Lap(b)``, ``b = Δf / ε``
 (Dwork & Roth, *The Algorithmic Foundations of Differential Privacy*, def. 3.3,
-thm. 3.6). The textbook accuracy bound (thm. 3.8), examined by the seed paper
+thm. 3.6). The textbook accuracy bound (thm. 3.8), examined by Wang and Kang
 (Wang & Kang, "Noise addition and precision analysis in differential privacy"),
 comes from a union bound; the exact tail of ``max_i |Y_i|`` is available in
 closed form because ``|Y_i| / b`` are i.i.d. standard exponentials.

@@ -1,0 +1,11 @@
+"""References: every paper the pages cite, numbered as the ``[n]`` links in the prose."""
+
+import streamlit as st
+
+from dpui import references, registry
+
+st.title("References")
+st.markdown(registry.what_to_notice("pages/references.py"))
+for n, ref in enumerate(references.REFERENCES, start=1):
+    st.subheader(f"[{n}] {ref.short}", anchor=references.anchor(ref.key))
+    st.markdown(f"{ref.text()}  \n*Used for:* {ref.used_for}")
