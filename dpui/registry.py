@@ -14,7 +14,7 @@ class PageInfo:
     icon: str
     section: str
     blurb: str
-    notice: str
+    notice: str = ""
     """One sentence: what to notice on the page (markdown; may cite ``[@<key>]``)."""
 
 
@@ -70,6 +70,8 @@ PAGES: tuple[PageInfo, ...] = (
         "The papers' sweeps reproduced exactly: Privelet's Table 2 (eq. 16 vs eq. 17 vs "
         "simulation), LUE-DPTree's error vs range length, and error vs fan-out for three "
         "budget rules.",
+        "The papers' own sweeps, recomputed: the exact closed forms (lines) run through the "
+        "simulations (points), so each published table can be checked number by number.",
     ),
     PageInfo(
         "pages/laplace.py",

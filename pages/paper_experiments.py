@@ -2,7 +2,7 @@
 
 import streamlit as st
 
-from dpui import downloads, sidebar, state
+from dpui import downloads, registry, sidebar, state
 from dpui import errors_figures as error_figures
 from dpui import paper_experiments as view
 from dpui import paper_figures as figures
@@ -20,6 +20,7 @@ from dpui.paper_experiments import (
 )
 
 st.title("Paper experiments")
+st.markdown(registry.what_to_notice("pages/paper_experiments.py"))
 st.caption(
     "Tables and figures of the papers behind this tool, reproduced with exact closed forms "
     "(lines) beside simulations (points with 95% intervals). The errors of these linear, "
