@@ -44,8 +44,10 @@ def tree_icicle(
     colour: FloatArray,
     colour_label: str,
     hover: Mapping[str, FloatArray],
+    outline: IntArray | None = None,
 ) -> go.Figure:
-    """Icicle of ``nodes`` (root on top, bins left to right), box width = bins inside the window."""
+    """Icicle of ``nodes`` (root on top, bins left to right), box width = bins inside the window;
+    the nodes in ``outline`` (e.g. a range's canonical decomposition) get a thick black border."""
     width = np.minimum(tree.hi[nodes], last) - np.maximum(tree.lo[nodes], first) + 1
     ids = nodes.astype(str)
     parents = np.where(tree.parent[nodes] >= 0, tree.parent[nodes].astype(str), "")
@@ -73,12 +75,21 @@ def tree_icicle(
                 "colorscale": "Viridis",
                 "showscale": True,
                 "colorbar": {"title": {"text": colour_label}},
+                **({} if outline is None else {"line": _outline(nodes, outline)}),
             },
             maxdepth=-1,
         )
     )
     fig.update_layout(margin={"t": 10, "l": 10, "r": 10, "b": 10}, height=420)
     return fig
+
+
+def _outline(nodes: IntArray, outline: IntArray) -> dict[str, list[str] | list[float]]:
+    marked = np.isin(nodes, outline)
+    return {
+        "color": ["black" if m else "white" for m in marked],
+        "width": [3.0 if m else 1.0 for m in marked],
+    }
 
 
 def _bucket(values: FloatArray, size: int) -> FloatArray:
@@ -89,12 +100,24 @@ def _bucket(values: FloatArray, size: int) -> FloatArray:
     return sums
 
 
+def block_size(n: int) -> int:
+    """Bins summed per drawn point of :func:`histogram_comparison` (1 while n fits)."""
+    return max(1, -(-n // MAX_DRAWN_POINTS))
+
+
 def histogram_comparison(
-    series: Mapping[str, FloatArray], labels: tuple[str, ...] | None
+    series: Mapping[str, FloatArray],
+    labels: tuple[str, ...] | None,
+    selected: tuple[int, int] | None = None,
 ) -> go.Figure:
-    """True vs noisy vs consistent counts; beyond ``MAX_DRAWN_POINTS`` bins, blocks are summed."""
+    """True vs noisy vs consistent counts; beyond ``MAX_DRAWN_POINTS`` bins, blocks are summed.
+
+    With ``selected`` (a 1-based bin range), that range is shaded and dragging selects a
+    new one: an invisible marker per drawn point makes every x selectable (Plotly does
+    not select line-only traces), its ``point_index`` being the block's index.
+    """
     n = next(iter(series.values())).size
-    block = max(1, -(-n // MAX_DRAWN_POINTS))
+    block = block_size(n)
     fig = go.Figure()
     if block == 1 and labels is not None:
         x: list[str] | IntArray = untrusted.plot_labels(labels)
@@ -106,6 +129,22 @@ def histogram_comparison(
             fig.add_bar(x=x, y=y, name=name)
         else:
             fig.add_scatter(x=x, y=y, name=name, mode="lines", line={"shape": "hv", "width": 1})
+    if selected is not None:
+        first, last = selected
+        fig.add_scatter(
+            x=x,
+            y=_bucket(next(iter(series.values())), block),
+            mode="markers",
+            marker={"opacity": 0},
+            hoverinfo="skip",
+            showlegend=False,
+        )
+        if isinstance(x, list):  # category axis: bar i is centred on position i
+            x0, x1 = first - 1.5, last - 0.5
+        else:
+            x0, x1 = first - 0.5, last + 0.5
+        fig.add_vrect(x0=x0, x1=x1, fillcolor="#F0E442", opacity=0.35, line_width=0, layer="below")
+        fig.update_layout(dragmode="select", selectdirection="h")
     title = "count per bin" if block == 1 else f"count per block of {block} bins"
     fig.update_layout(
         barmode="group",

@@ -36,6 +36,7 @@ COLOURS = {
     "coverage": "coverage probability p_x",
     "budget": "budget ε_x",
     "noise": "noise std √2/ε_x",
+    "weight": "|c_x|: weight in the chosen range's BLUE answer",
 }
 
 TREE = ChoiceParam("tb_tree", "sc", TREE_CHOICES)
@@ -126,6 +127,23 @@ def make_release(
         queries.leaf_values(t, noisy),
         queries.leaf_values(t, consistent),
     )
+
+
+def range_errors_by_allocation(
+    t: tree.Tree, analysis: Analysis, first: int, last: int
+) -> dict[str, tuple[float, float, float, float]]:
+    """Per allocation label: the 1-based range's exact MSE raw and after BLUE, then the
+    workload averages raw and after BLUE."""
+    a, b = np.array([first - 1]), np.array([last - 1])
+    return {
+        ALLOCATIONS[key]: (
+            float(errors.raw_range_errors(t, x.budgets, a, b)[0]),
+            float(errors.blue_range_errors(t, x.budgets, a, b)[0]),
+            x.expected_error,
+            x.consistent_error,
+        )
+        for key, x in analysis.allocations.items()
+    }
 
 
 def node_table(

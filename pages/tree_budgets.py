@@ -1,8 +1,20 @@
 """Tree & budgets: an interval tree over the histogram, its coverage, budgets, noise and BLUE."""
 
+from functools import partial
+
+import numpy as np
 import streamlit as st
 
-from dpui import downloads, glossary, registry, sidebar, state, tree_figures, tree_view
+from dpui import (
+    downloads,
+    glossary,
+    range_explorer,
+    registry,
+    sidebar,
+    state,
+    tree_figures,
+    tree_view,
+)
 from dpui.tree_view import ALLOCATION, COLOUR, LENGTH, SEED, TREE, WORKLOAD
 
 st.title("Tree & budgets")
@@ -17,6 +29,8 @@ hist = sidebar.current_histogram()
 eps = sidebar.current_epsilon()
 n = hist.n_bins
 state.load(tree_view.PARAMS)
+state.load(range_explorer.PARAMS)
+range_explorer.clamp_state(n)
 
 
 def new_noise() -> None:
@@ -63,7 +77,7 @@ with st.container(border=True):
         on_click=new_noise,
         help="Draw a fresh release (seed + 1).",
     )
-state.save(tree_view.PARAMS)
+state.save((*tree_view.PARAMS, *range_explorer.PARAMS))
 
 choice = st.session_state[TREE.name]
 alloc = st.session_state[ALLOCATION.name]
@@ -91,6 +105,15 @@ m[4].metric(
 )
 for note in hist.notes:
     st.info(note)
+span = range_explorer.study(
+    t,
+    chosen.budgets,
+    hist.counts,
+    rel.noisy,
+    rel.consistent_leaves,
+    st.session_state[range_explorer.FIRST.name],
+    st.session_state[range_explorer.LAST.name],
+)
 
 st.subheader("The tree")
 st.caption(
@@ -106,6 +129,7 @@ colour = {
     "coverage": analysis.coverage,
     "budget": chosen.budgets,
     "noise": tree_view.noise_std(chosen.budgets),
+    "weight": np.abs(span.weights),
 }[st.session_state[COLOUR.name]]
 hover = {
     "p_x": analysis.coverage,
@@ -123,6 +147,7 @@ st.plotly_chart(
         colour,
         tree_view.COLOURS[st.session_state[COLOUR.name]],
         hover,
+        outline=span.decomposition,
     ),
     key="tree_chart",
 )
@@ -134,6 +159,7 @@ if drawn_depth < t.height:
     )
 
 st.subheader("True vs noisy vs consistent histogram")
+block = tree_figures.block_size(n)
 st.plotly_chart(
     tree_figures.histogram_comparison(
         {
@@ -142,13 +168,30 @@ st.plotly_chart(
             "consistent (BLUE)": rel.consistent_leaves,
         },
         hist.labels,
+        (span.first, span.last),
     ),
     key="hist_chart",
+    on_select=partial(
+        range_explorer.select_from_chart, "hist_chart", n, tree_figures.block_size(n)
+    ),
+    selection_mode=("box", "points"),
+)
+
+st.subheader("Explore one range")
+names = {k: tree_view.ALLOCATIONS[k] for k in analysis.allocations}
+range_explorer.render(
+    t,
+    chosen.budgets,
+    span,
+    eps,
+    workload,
+    st.session_state[SEED.name],
+    tree_view.range_errors_by_allocation(t, analysis, span.first, span.last),
+    names[alloc],
 )
 
 st.subheader("Expected error of a random range")
 left, right = st.columns([1, 1])
-names = {k: tree_view.ALLOCATIONS[k] for k in analysis.allocations}
 left.plotly_chart(
     tree_figures.allocation_errors(
         {

@@ -1,0 +1,35 @@
+"""Real browser: dragging across the tree page's histogram chooses the explored range."""
+
+import re
+
+import pytest
+from playwright.sync_api import expect
+
+from tests.test_browser import browser, server  # noqa: F401  (module-scoped fixtures)
+
+
+@pytest.mark.browser
+def test_dragging_on_the_histogram_selects_the_range(server, browser):  # noqa: F811
+    page = browser.new_page()
+    page.goto(f"{server}/tree_budgets?data=bimodal-1024&tb_tree=4", wait_until="domcontentloaded")
+    page.get_by_text("Explore one range").wait_for(timeout=60_000)
+    page.wait_for_function(
+        "document.querySelectorAll('.js-plotly-plot').length >= 4", timeout=60_000
+    )
+    first, last = page.get_by_label("First bin"), page.get_by_label("Last bin")
+    assert (first.input_value(), last.input_value()) == ("2", "11")
+    chart = page.locator('[data-testid="stPlotlyChart"]').nth(1)  # the histogram
+    chart.scroll_into_view_if_needed()
+    area = chart.locator(".nsewdrag").first.bounding_box()
+    assert area is not None
+    y = area["y"] + area["height"] / 2
+    page.mouse.move(area["x"] + area["width"] * 0.3, y)
+    page.mouse.down()
+    page.mouse.move(area["x"] + area["width"] * 0.5, y, steps=8)
+    page.mouse.up()
+    expect(first).not_to_have_value("2", timeout=30_000)
+    expect(page).to_have_url(re.compile(r"tb_from=[0-9]{3}&"), timeout=30_000)
+    lo, hi = int(first.input_value()), int(last.input_value())
+    # the drag spanned 30% to 50% of the x axis over bins 1..1,024 (plus axis padding)
+    assert 200 < lo < hi < 600 and hi - lo > 100
+    page.close()
