@@ -176,14 +176,9 @@ def error_spread(scales: FloatArray, releases: int, seed: int) -> ErrorSpread:
 
 
 @st.cache_data(max_entries=64, show_spinner=False)
-def spreads(
-    raw_scales: FloatArray, blue_scales: FloatArray, releases: int, seed: int
-) -> dict[str, ErrorSpread]:
-    """Raw and BLUE error spreads of one range (arrays of the nodes with weight only)."""
-    return {
-        "raw tree": error_spread(raw_scales, releases, seed),
-        "after BLUE": error_spread(blue_scales, releases, seed + 1),
-    }
+def spreads(scales: dict[str, FloatArray], releases: int, seed: int) -> dict[str, ErrorSpread]:
+    """Error spreads of one range, per way of answering (scales of the weighted nodes only)."""
+    return {name: error_spread(s, releases, seed + i) for i, (name, s) in enumerate(scales.items())}
 
 
 def method_errors(
@@ -281,12 +276,7 @@ def render(
     }
     finite = {k: v[v > 0] for k, v in scales.items() if np.all(np.isfinite(v)) and np.any(v > 0)}
     if finite:
-        spread = spreads(
-            finite.get("raw tree", np.ones(0)),
-            finite.get("after BLUE", np.ones(0)),
-            SIMULATED_RELEASES,
-            seed,
-        )
+        spread = spreads(finite, SIMULATED_RELEASES, seed)
         left.plotly_chart(range_figures.error_spread(spread), key="range_spread")
         left.caption(
             "Bars: the simulated error of this range's answer, noise drawn only for the nodes "

@@ -23,7 +23,7 @@ def test_defaults_show_a_release_spending_exactly_eps(page):
     page.run()
     assert not page.exception
     assert float(metric(page, "Release ε (max path sum)")) == pytest.approx(1.0)
-    assert len(page.get("plotly_chart")) == 3
+    assert len(page.get("plotly_chart")) == 5  # tree, histogram, range spread and methods, errors
 
 
 def test_changing_fanout_epsilon_and_allocation(page):
