@@ -15,6 +15,11 @@ PAGE = str(ROOT / "pages" / "kv_ldp.py")
 GOOD_CSV = b"user,key,value\nu1,apple,0.5\nu2,apple,-1\nu2,pear,1\nu3,fig,0\nu3,pear,0.2\n"
 
 
+def _errors_as_read(at: AppTest) -> str:
+    """The error messages as the user reads them (they are markdown, the file's words escaped)."""
+    return re.sub(r"\\(.)", r"\1", " ".join(e.value for e in at.error))
+
+
 def _page() -> AppTest:
     at = AppTest.from_file(PAGE, default_timeout=120)
     at.session_state[view.USERS.name] = 2_000
@@ -110,8 +115,7 @@ def test_bad_csv_is_rejected_and_previous_data_kept(content: bytes, reason: str)
     at.file_uploader(key=view.UPLOAD_WIDGET).set_value(("bad.csv", content, "text/csv"))
     at.run()
     assert not at.exception
-    # the message is markdown with the file's words escaped; compare what the user reads
-    errors = re.sub(r"\\(.)", r"\1", " ".join(e.value for e in at.error))
+    errors = _errors_as_read(at)
     assert "Upload rejected, previous data kept" in errors and "bad.csv" in errors
     assert reason in errors
     assert _metric(at, "Keys d") == "3"  # still the good file
@@ -124,7 +128,7 @@ def test_a_bad_file_without_a_previous_one_shows_only_the_error() -> None:
     at.file_uploader(key=view.UPLOAD_WIDGET).set_value(("bad.csv", b"user,key\n", "text/csv"))
     at.run()
     assert not at.exception
-    assert "missing column(s) value" in " ".join(e.value for e in at.error)
+    assert "missing column(s) value" in _errors_as_read(at)
     assert not at.header  # nothing computed on data we do not have
 
 
