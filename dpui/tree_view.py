@@ -7,7 +7,9 @@ would copy (pickle) them on every rerun. The cached objects are never mutated.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -17,7 +19,9 @@ from numpy.typing import NDArray
 from dpcore import budget, consistency, coverage, errors, queries, release, tree
 from dpcore.histogram import MAX_BINS, Histogram
 from dpcore.workload import parse_workload
+from dpui import pin, tree_figures
 from dpui.params import ChoiceParam, IntParam
+from dpui.range_explorer import clamp
 
 FloatArray = NDArray[np.float64]
 
@@ -144,6 +148,57 @@ def range_errors_by_allocation(
         )
         for key, x in analysis.allocations.items()
     }
+
+
+def error_bars(analysis: Analysis) -> dict[str, dict[str, float]]:
+    """The allocation chart's data: per way of answering, each allocation's mean error."""
+    names = {k: ALLOCATIONS[k] for k in analysis.allocations}
+    return {
+        "raw tree": {names[k]: a.expected_error for k, a in analysis.allocations.items()},
+        "after BLUE": {names[k]: a.consistent_error for k, a in analysis.allocations.items()},
+    }
+
+
+def key_numbers(
+    n: int, choice: str, eps: float, workload: str, alloc: str, first: int, last: int
+) -> dict[str, float]:
+    """The numbers a pinned comparison shows for one view of the page (exact errors)."""
+    t = build_tree(n, choice)
+    analysis = analyse(n, choice, eps, workload)
+    numbers = {"height Δ": float(t.height), "nodes": float(t.size)}
+    for key, a in analysis.allocations.items():
+        numbers[f"mean error, {ALLOCATIONS[key]}, raw"] = a.expected_error
+        numbers[f"mean error, {ALLOCATIONS[key]}, BLUE"] = a.consistent_error
+    numbers["release ε"] = analysis.allocations[alloc].release_epsilon
+    raw, blue, _, _ = range_errors_by_allocation(t, analysis, first, last)[ALLOCATIONS[alloc]]
+    numbers["chosen range's error, raw"] = raw
+    numbers["chosen range's error, BLUE"] = blue
+    return numbers
+
+
+def show_comparison(n: int, pinned: Mapping[str, Any], current: Mapping[str, Any]) -> None:
+    """Pinned view A beside the current view B: the allocation chart on shared axes and the
+    key numbers with their ratio."""
+
+    def numbers_and_bars(v: Mapping[str, Any]) -> tuple[dict[str, float], dict[str, Any]]:
+        spec = workload_spec(v[WORKLOAD.name], v[LENGTH.name], n)
+        first, last = clamp(v["tb_from"], v["tb_to"], n)
+        numbers = key_numbers(n, v[TREE.name], v["eps"], spec, v[ALLOCATION.name], first, last)
+        return numbers, error_bars(analyse(n, v[TREE.name], v["eps"], spec))
+
+    (a, bars_a), (b, bars_b) = numbers_and_bars(pinned), numbers_and_bars(current)
+    top = 1.15 * max(max(d.values()) for bars in (bars_a, bars_b) for d in bars.values())
+    cols = st.columns(2)
+    for col, label, bars, v in (
+        (cols[0], "A (pinned)", bars_a, pinned),
+        (cols[1], "B (current)", bars_b, current),
+    ):
+        setting = f"{tree_label(v[TREE.name])}, ε = {v['eps']:g}, {WORKLOADS[v[WORKLOAD.name]]}"
+        col.markdown(f"**{label}:** {setting}")
+        fig = tree_figures.allocation_errors(bars, ALLOCATIONS[v[ALLOCATION.name]])
+        fig.update_yaxes(range=[0, top])
+        col.plotly_chart(fig, key=f"compare_{label[0]}")
+    pin.show_table(a, b)
 
 
 def node_table(

@@ -8,6 +8,7 @@ import streamlit as st
 from dpui import (
     downloads,
     glossary,
+    pin,
     range_explorer,
     registry,
     sidebar,
@@ -78,6 +79,7 @@ with st.container(border=True):
         help="Draw a fresh release (seed + 1).",
     )
 state.save((*tree_view.PARAMS, *range_explorer.PARAMS))
+PINNED = (TREE, ALLOCATION, WORKLOAD, LENGTH, sidebar.EPSILON, *range_explorer.PARAMS)
 
 choice = st.session_state[TREE.name]
 alloc = st.session_state[ALLOCATION.name]
@@ -105,6 +107,10 @@ m[4].metric(
 )
 for note in hist.notes:
     st.info(note)
+
+pinned = pin.controls("tree", PINNED)
+if pinned is not None:
+    tree_view.show_comparison(n, pinned, pin.current(PINNED))
 span = range_explorer.study(
     t,
     chosen.budgets,
@@ -193,13 +199,7 @@ range_explorer.render(
 st.subheader("Expected error of a random range")
 left, right = st.columns([1, 1])
 left.plotly_chart(
-    tree_figures.allocation_errors(
-        {
-            "raw tree": {names[k]: a.expected_error for k, a in analysis.allocations.items()},
-            "after BLUE": {names[k]: a.consistent_error for k, a in analysis.allocations.items()},
-        },
-        names[alloc],
-    ),
+    tree_figures.allocation_errors(tree_view.error_bars(analysis), names[alloc]),
     key="error_chart",
 )
 right.latex(r"E[\mathrm{Err}_{raw}] = \sum_x p_x \cdot \frac{2}{\varepsilon_x^2}")
