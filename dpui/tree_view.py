@@ -133,11 +133,13 @@ def make_release(
     )
 
 
+@st.cache_data(max_entries=64, show_spinner=False)
 def range_errors_by_allocation(
-    t: tree.Tree, analysis: Analysis, first: int, last: int
+    n: int, choice: str, eps: float, workload: str, first: int, last: int
 ) -> dict[str, tuple[float, float, float, float]]:
     """Per allocation label: the 1-based range's exact MSE raw and after BLUE, then the
     workload averages raw and after BLUE."""
+    t = build_tree(n, choice)
     a, b = np.array([first - 1]), np.array([last - 1])
     return {
         ALLOCATIONS[key]: (
@@ -146,7 +148,7 @@ def range_errors_by_allocation(
             x.expected_error,
             x.consistent_error,
         )
-        for key, x in analysis.allocations.items()
+        for key, x in analyse(n, choice, eps, workload).allocations.items()
     }
 
 
@@ -170,7 +172,8 @@ def key_numbers(
         numbers[f"mean error, {ALLOCATIONS[key]}, raw"] = a.expected_error
         numbers[f"mean error, {ALLOCATIONS[key]}, BLUE"] = a.consistent_error
     numbers["release ε"] = analysis.allocations[alloc].release_epsilon
-    raw, blue, _, _ = range_errors_by_allocation(t, analysis, first, last)[ALLOCATIONS[alloc]]
+    by_allocation = range_errors_by_allocation(n, choice, eps, workload, first, last)
+    raw, blue, _, _ = by_allocation[ALLOCATIONS[alloc]]
     numbers["chosen range's error, raw"] = raw
     numbers["chosen range's error, BLUE"] = blue
     return numbers

@@ -192,7 +192,7 @@ range_explorer.render(
     eps,
     workload,
     st.session_state[SEED.name],
-    tree_view.range_errors_by_allocation(t, analysis, span.first, span.last),
+    tree_view.range_errors_by_allocation(n, choice, eps, workload, span.first, span.last),
     names[alloc],
 )
 
