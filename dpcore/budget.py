@@ -15,6 +15,7 @@ from typing import Literal
 import numpy as np
 from numpy.typing import NDArray
 
+from dpcore import _validate
 from dpcore.tree import Tree
 
 FloatArray = NDArray[np.float64]
@@ -24,8 +25,11 @@ BUDGET_RULES: tuple[BudgetRule, ...] = ("uniform", "per_level", "optimal")
 
 
 def _check_eps(eps: float) -> None:
-    if not (np.isfinite(eps) and eps > 0):
-        raise ValueError(f"epsilon must be a positive finite number, got {eps}")
+    _validate.positive("epsilon", eps)
+
+
+def _coverage(tree: Tree, coverage: FloatArray) -> FloatArray:
+    return _validate.finite_array("coverage", coverage, size=tree.size, nonnegative=True)
 
 
 def uniform_budgets(tree: Tree, eps: float, *, measure_root: bool = True) -> FloatArray:
@@ -54,7 +58,7 @@ def per_level_budgets(tree: Tree, eps: float, coverage: FloatArray) -> FloatArra
               \\ \\Rightarrow\\ \\epsilon_l = \\epsilon\\, P_l^{1/3} / \\sum_j P_j^{1/3}
     """
     _check_eps(eps)
-    level_mass = np.bincount(tree.depth, weights=coverage, minlength=tree.height)
+    level_mass = np.bincount(tree.depth, weights=_coverage(tree, coverage), minlength=tree.height)
     weights = np.cbrt(level_mass)
     if weights.sum() <= 0:
         return uniform_budgets(tree, eps)
@@ -78,7 +82,7 @@ def optimal_budgets(tree: Tree, eps: float, coverage: FloatArray) -> FloatArray:
     subtree whose every node has ``p = 0`` is split evenly along its height.
     """
     _check_eps(eps)
-    p = np.asarray(coverage, dtype=np.float64)
+    p = _coverage(tree, coverage)
     cost = p.copy()
     share = np.ones(tree.size)
     levels = tree.levels()
@@ -148,7 +152,8 @@ def release_epsilon(tree: Tree, budgets: FloatArray) -> float:
     >>> release_epsilon(t, uniform_budgets(t, 1.0))
     1.0
     """
-    return float(path_sums(tree, budgets)[tree.is_leaf].max())
+    checked = _validate.finite_array("budgets", budgets, size=tree.size, nonnegative=True)
+    return float(path_sums(tree, checked)[tree.is_leaf].max())
 
 
 def raw_expected_error(coverage: FloatArray, budgets: FloatArray) -> float:
@@ -159,8 +164,8 @@ def raw_expected_error(coverage: FloatArray, budgets: FloatArray) -> float:
     (LUE-DPTree eq. 3.2/3.6: each used node adds its Laplace variance). Nodes with
     ``p_x = 0`` add nothing even if unmeasured; a used unmeasured node gives inf.
     """
-    p = np.asarray(coverage, dtype=np.float64)
-    eps = np.asarray(budgets, dtype=np.float64)
+    p = _validate.finite_array("coverage", coverage, nonnegative=True)
+    eps = _validate.finite_array("budgets", budgets, size=p.size, nonnegative=True)
     used = p > 0
     with np.errstate(divide="ignore"):
         return float(np.sum(p[used] * 2.0 / eps[used] ** 2))

@@ -42,7 +42,7 @@ from typing import Literal
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from dpcore import budget, coverage, privelet
+from dpcore import _validate, budget, coverage, privelet
 from dpcore.tree import Tree, kary_tree, struct_construct
 from dpcore.workload import Workload, parse_workload
 
@@ -104,13 +104,14 @@ def mean_range_length(n: int, workload: str | Workload = "uniform") -> float:
 
 def flat_range_errors(eps: float, a: ArrayLike, b: ArrayLike) -> FloatArray:
     """Dwork: ``2 (b - a + 1) / eps^2`` per range (independent ``Lap(1/eps)`` per bin)."""
+    eps = _validate.positive("epsilon", eps)
     a_arr, b_arr = np.broadcast_arrays(np.asarray(a, np.int64), np.asarray(b, np.int64))
     return np.asarray(2.0 * (b_arr - a_arr + 1) / eps**2, dtype=np.float64)
 
 
 def flat_expected_error(n: int, eps: float, workload: str | Workload = "uniform") -> float:
     """Dwork's mean range MSE over a workload: ``2 E[L] / eps^2``."""
-    return 2.0 * mean_range_length(n, workload) / eps**2
+    return 2.0 * mean_range_length(n, workload) / _validate.positive("epsilon", eps) ** 2
 
 
 # --------------------------------------------------------------------- raw tree

@@ -7,6 +7,12 @@ Accepted CSV/TSV layouts (comma, tab or semicolon separated, optional header):
 * ``values``   -- one numeric column of raw observations, histogrammed into
   ``bins`` equal-width bins (or bins of width ``bin_width``).
 
+Every row must have the layout's number of columns (a ragged row is an error
+naming its line). Whether the first row is a header is either given or
+detected, and always reported (:attr:`Histogram.header_note`). Size limits
+(bytes, rows, line length) are enforced by a vectorised pass over the bytes
+before any parsing, so an over-size file is rejected in well under a second.
+
 Every problem raises :class:`HistogramError`, whose message says what was
 wrong and what is accepted; nothing else escapes :func:`parse_histogram`.
 """
@@ -16,17 +22,31 @@ from __future__ import annotations
 import csv
 import io
 import math
-from dataclasses import dataclass
+import re
+from array import array
+from dataclasses import dataclass, replace
 from typing import Literal
 
 import numpy as np
 from numpy.typing import NDArray
 
+from dpcore._validate import PERTURBABLE_RATIO
+
 Layout = Literal["auto", "counts", "labelled", "values"]
 
 MAX_BINS = 2**22
+MAX_ROWS = 2**22
+"""Data rows accepted (bins, or raw values), besides one header row."""
 MAX_BYTES = 64 * 2**20
+MAX_LINE = 10_000
+"""Longest line accepted, in bytes (also bounds the columns a row can have)."""
+MAX_TOTAL = PERTURBABLE_RATIO
+"""Largest total accepted: float64 keeps Laplace noise of scale 1 (a node budget of 1) on
+every node sum up to ``2^32`` (see :mod:`dpcore._validate`); releases check their actual scale."""
 _MAX_LABELLED_BINS = 100_000  # beyond this, bins of raw values are shown by index
+_CHUNK = 2**22
+_BLANK = np.zeros(256, dtype=bool)
+_BLANK[list(b" \t\n\x0b\x0c")] = True
 ACCEPTED = (
     "Accepted: a CSV/TSV file with one column of non-negative counts, a label column plus a "
     "count column, or one column of raw numeric values with a bin count or width."
@@ -42,13 +62,15 @@ class Histogram:
     """Non-negative bin counts in bin order (0-based bins), with optional labels.
 
     ``notes`` records anything the parser changed or wants the user to know,
-    e.g. that non-integer counts were accepted as they are.
+    e.g. that non-integer counts were accepted as they are; ``header_note``
+    says how a parsed file's first row was read (empty for in-memory counts).
     """
 
     counts: NDArray[np.float64]
     name: str
     labels: tuple[str, ...] | None = None
     notes: tuple[str, ...] = ()
+    header_note: str = ""
 
     @property
     def n_bins(self) -> int:
@@ -65,28 +87,45 @@ def from_counts(
     labels: tuple[str, ...] | None = None,
     *,
     max_bins: int = MAX_BINS,
+    max_total: float = MAX_TOTAL,
 ) -> Histogram:
-    """Validate an in-memory count vector and wrap it as a :class:`Histogram`."""
-    array = np.asarray(counts, dtype=np.float64)
-    if array.ndim != 1 or array.size == 0:
+    """Validate an in-memory count vector and wrap it as a :class:`Histogram`.
+
+    >>> from_counts([1e20], "huge")
+    Traceback (most recent call last):
+    ...
+    dpcore.histogram.HistogramError: The counts sum to 1e+20, more than the limit of \
+4,294,967,296 (2^32): float64 would round Laplace noise away from node sums that large. \
+Count in larger units (e.g. thousands).
+    """
+    array_ = np.asarray(counts, dtype=np.float64)
+    if array_.ndim != 1 or array_.size == 0:
         raise HistogramError(f"A histogram needs at least one bin. {ACCEPTED}")
-    if array.size > max_bins:
-        raise HistogramError(f"{array.size:,} bins is more than the limit of {max_bins:,} bins.")
-    bad = ~np.isfinite(array)
+    if array_.size > max_bins:
+        raise HistogramError(f"{array_.size:,} bins is more than the limit of {max_bins:,} bins.")
+    bad = ~np.isfinite(array_)
     if bad.any():
         raise HistogramError(
-            f"Bin {int(np.argmax(bad)) + 1} is {array[bad][0]} (NaN/infinite); counts must be "
+            f"Bin {int(np.argmax(bad)) + 1} is {array_[bad][0]} (NaN/infinite); counts must be "
             "finite numbers."
         )
-    if (array < 0).any():
-        first = int(np.argmax(array < 0))
+    if (array_ < 0).any():
+        first = int(np.argmax(array_ < 0))
         raise HistogramError(
-            f"Bin {first + 1} has the negative count {array[first]:g}; counts must be >= 0."
+            f"Bin {first + 1} has the negative count {array_[first]:g}; counts must be >= 0."
+        )
+    with np.errstate(over="ignore"):
+        total = float(array_.sum())
+    if not total <= max_total:
+        raise HistogramError(
+            f"The counts sum to {total:.4g}, more than the limit of {max_total:,.0f} (2^32): "
+            "float64 would round Laplace noise away from node sums that large. Count in larger "
+            "units (e.g. thousands)."
         )
     notes: tuple[str, ...] = ()
-    if not np.array_equal(array, np.round(array)):
+    if not np.array_equal(array_, np.round(array_)):
         notes = ("Some counts are not whole numbers; they are used as given.",)
-    return Histogram(array, name, labels, notes)
+    return Histogram(array_, name, labels, notes)
 
 
 def parse_histogram(
@@ -94,10 +133,13 @@ def parse_histogram(
     *,
     name: str = "uploaded",
     layout: Layout = "auto",
+    header: bool | None = None,
     bins: int | None = None,
     bin_width: float | None = None,
     max_bins: int = MAX_BINS,
+    max_rows: int = MAX_ROWS,
     max_bytes: int = MAX_BYTES,
+    max_total: float = MAX_TOTAL,
 ) -> Histogram:
     """Parse a CSV/TSV upload into a :class:`Histogram`.
 
@@ -106,52 +148,37 @@ def parse_histogram(
     data
         The raw file content.
     layout
-        ``"auto"`` reads one numeric column as counts and a text column
-        followed by a numeric column as labelled counts; raw observations must
-        be asked for with ``"values"``.
+        ``"auto"`` reads one column as counts and two columns as label +
+        count; raw observations must be asked for with ``"values"``.
+    header
+        Whether the first row is a header; ``None`` detects it: the first row
+        is a header when its count (or value) cell contains no digit, so
+        ``count`` is a header while ``1,000`` or ``0x10`` are rejected data and
+        ``country,2020`` is read as data. :attr:`Histogram.header_note` reports
+        the decision.
     bins, bin_width
         For ``layout="values"``: the number of equal-width bins over
         ``[min, max]``, or the width of each bin starting at ``min`` (one of
         the two is required).
+    max_bins, max_rows, max_bytes, max_total
+        Limits: bins, data rows (besides a header), file size, and the sum of
+        the counts (see :data:`MAX_TOTAL`).
 
     Raises
     ------
     HistogramError
-        For empty, binary, undecodable or over-size content, missing or
-        non-numeric columns, NaN/inf, negative counts, too many bins.
+        For empty, binary, undecodable or over-size content, too many rows or
+        a too long line, ragged rows, a wrong number of columns, non-numeric
+        cells, NaN/inf, negative counts, too many bins, a too large total.
 
     Examples
     --------
     >>> parse_histogram(b"count\\n3\\n0\\n5\\n").counts
     array([3., 0., 5.])
-    >>> parse_histogram(b"a,1\\nb,2\\n").labels
-    ('a', 'b')
+    >>> h = parse_histogram(b"a,1\\nb,2\\n")
+    >>> h.labels, h.header_note
+    (('a', 'b'), 'No header: the first row (a, 1) was read as data.')
     """
-    rows = _rows(data, max_bytes)
-    header, rows = _split_header(rows)
-    width = max(len(row) for row in rows)
-    if layout == "values" or (layout == "auto" and width == 1):
-        column = _numeric_column(rows, -1, header, what="value" if layout == "values" else "count")
-        if layout == "values":
-            return _histogram_of_values(column, name, bins, bin_width, max_bins)
-        return from_counts(column, name, max_bins=max_bins)
-    if layout == "counts":
-        return from_counts(_numeric_column(rows, -1, header, what="count"), name, max_bins=max_bins)
-    if width < 2:
-        raise HistogramError(f"A labelled histogram needs a label and a count column. {ACCEPTED}")
-    if width > 2:
-        raise HistogramError(
-            f"Found {width} columns; expected one count column or label + count. {ACCEPTED}"
-        )
-    if any(len(row) != 2 for row in rows):
-        line = next(i for i, row in enumerate(rows) if len(row) != 2)
-        raise HistogramError(f"Row {line + 1 + bool(header)} does not have 2 columns. {ACCEPTED}")
-    counts = _numeric_column(rows, 1, header, what="count")
-    labels = tuple(row[0].strip() for row in rows)
-    return from_counts(counts, name, labels, max_bins=max_bins)
-
-
-def _rows(data: bytes, max_bytes: int) -> list[list[str]]:
     if len(data) > max_bytes:
         raise HistogramError(
             f"The file is {len(data) / 2**20:.1f} MiB; at most {max_bytes / 2**20:.0f} MiB "
@@ -159,50 +186,148 @@ def _rows(data: bytes, max_bytes: int) -> list[list[str]]:
         )
     if b"\x00" in data:
         raise HistogramError(f"The file looks binary (it contains NUL bytes). {ACCEPTED}")
+    if b"\r" in data:
+        data = data.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
+    _scan(data, max_rows, MAX_LINE)
     try:
-        text = data.decode("utf-8-sig")
+        first, rows = _read(data, layout, header, max_rows)
     except UnicodeDecodeError:
         raise HistogramError(f"The file is not UTF-8 text. {ACCEPTED}") from None
-    lines = [line for line in text.splitlines() if line.strip()]
-    if not lines:
+    if layout == "values":
+        hist = _histogram_of_values(rows.numbers, name, bins, bin_width, max_bins, max_total)
+    else:
+        hist = from_counts(rows.numbers, name, rows.labels, max_bins=max_bins, max_total=max_total)
+    return replace(hist, header_note=first)
+
+
+@dataclass
+class _Rows:
+    numbers: NDArray[np.float64]
+    labels: tuple[str, ...] | None
+
+
+def _scan(data: bytes, max_rows: int, max_line: int) -> None:
+    """Reject more than ``max_rows + 1`` non-blank lines or a line over ``max_line`` bytes.
+
+    One vectorised pass over the bytes in chunks cut at newlines, before any
+    parsing: memory stays a few times the chunk size whatever the file.
+    """
+    view = np.frombuffer(data, dtype=np.uint8)
+    nonblank = lines_before = start = 0
+    chunk_size = max(_CHUNK, 2 * max_line)
+    while start < view.size:
+        stop = min(start + chunk_size, view.size)
+        if stop < view.size:
+            stop = data.rfind(b"\n", start, stop) + 1
+            if stop <= start:
+                raise _long_line(lines_before + 1, max_line)
+        chunk = view[start:stop]
+        breaks = np.flatnonzero(chunk == 10)
+        ends = breaks if chunk[-1] == 10 else np.append(breaks, chunk.size)
+        begins = np.concatenate(([0], breaks[: ends.size - 1] + 1))
+        long = np.flatnonzero(ends - begins > max_line)
+        if long.size:
+            raise _long_line(lines_before + int(long[0]) + 1, max_line)
+        ink = np.concatenate(([0], np.cumsum(~_BLANK[chunk], dtype=np.int64)))
+        nonblank += int(np.count_nonzero(ink[ends] > ink[begins]))
+        if nonblank > max_rows + 1:
+            raise HistogramError(
+                f"The file has more than {max_rows + 1:,} non-empty lines; at most {max_rows:,} "
+                "rows (bins, or raw values) plus a header are accepted."
+            )
+        lines_before += ends.size
+        start = stop
+
+
+def _long_line(line: int, max_line: int) -> HistogramError:
+    return HistogramError(
+        f"Line {line} is longer than {max_line:,} bytes; each line holds one bin (a count, or "
+        f"a label and a count). {ACCEPTED}"
+    )
+
+
+def _read(data: bytes, layout: Layout, header: bool | None, max_rows: int) -> tuple[str, _Rows]:
+    """Stream the rows: check widths as they come, convert the numeric column on the fly."""
+    first_ink = re.search(rb"\S", data)
+    if first_ink is None:
         raise HistogramError(f"The file is empty. {ACCEPTED}")
-    delimiter = next((d for d in ("\t", ";", ",") if d in lines[0]), ",")
-    return [
-        [cell.strip() for cell in row]
-        for row in csv.reader(io.StringIO("\n".join(lines)), delimiter=delimiter)
-    ]
-
-
-def _is_number(cell: str) -> bool:
+    line_start = data.rfind(b"\n", 0, first_ink.start()) + 1
+    line_end = data.find(b"\n", line_start)
+    first_line = data[line_start : line_end if line_end >= 0 else len(data)]
+    delimiter = next((d for d in ("\t", ";", ",") if d.encode() in first_line), ",")
+    text = io.TextIOWrapper(io.BytesIO(data), encoding="utf-8-sig", newline="")
+    reader = csv.reader(text, delimiter=delimiter)
+    numbers = array("d")
+    labels: list[str] = []
+    width = 0
+    first_row: list[str] | None = None
+    note = ""
     try:
-        float(cell)
-    except ValueError:
-        return False
-    return True
-
-
-def _split_header(rows: list[list[str]]) -> tuple[list[str] | None, list[list[str]]]:
-    """The first row is a header when none of its cells in the last column is a number."""
-    first = rows[0]
-    if first and not _is_number(first[-1]):
-        if len(rows) == 1:
-            raise HistogramError(f"The file has a header but no data rows. {ACCEPTED}")
-        return first, rows[1:]
-    return None, rows
-
-
-def _numeric_column(
-    rows: list[list[str]], index: int, header: list[str] | None, *, what: str
-) -> NDArray[np.float64]:
-    cells = [row[index] if row else "" for row in rows]
-    try:
-        return np.array(cells, dtype=np.float64)
-    except ValueError:
-        line = next(i for i, cell in enumerate(cells) if not _is_number(cell))
-        shown = cells[line][:40] or "(empty)"
+        for row in reader:
+            cells = [cell.strip() for cell in row]
+            if len(cells) <= 1 and not any(cells):
+                continue  # a blank line
+            line = reader.line_num
+            if first_row is None:
+                width = _width(cells, line, layout)
+                first_row = cells
+                is_header = _is_header(cells[-1]) if header is None else header
+                shown = ", ".join(cell[:40] for cell in cells)
+                if is_header:
+                    note = f"First row read as a header: {shown}."
+                    continue
+                note = f"No header: the first row ({shown}) was read as data."
+            elif len(cells) != width:
+                raise HistogramError(
+                    f"Line {line} has {len(cells)} column(s) but the first row has {width}; "
+                    f"every row needs the same columns. {ACCEPTED}"
+                )
+            if len(numbers) >= max_rows:
+                raise HistogramError(f"More than {max_rows:,} data rows; at most that many.")
+            first_data = header is None and cells is first_row
+            numbers.append(_number(cells[-1], line, layout, first_data))
+            if width == 2:
+                labels.append(cells[0])
+    except csv.Error as err:
         raise HistogramError(
-            f"Row {line + 1 + bool(header)}: '{shown}' is not a number; every {what} must be "
-            f"numeric. {ACCEPTED}"
+            f"Line {reader.line_num} is not valid CSV ({err}). {ACCEPTED}"
+        ) from None
+    if first_row is None:
+        raise HistogramError(f"The file is empty. {ACCEPTED}")
+    if not numbers:
+        raise HistogramError(f"The file has a header but no data rows. {ACCEPTED}")
+    values = np.frombuffer(numbers, dtype=np.float64).copy()
+    return note, _Rows(values, tuple(labels) if width == 2 else None)
+
+
+def _width(cells: list[str], line: int, layout: Layout) -> int:
+    """The table's width from its first row, checked against the layout."""
+    width = len(cells)
+    needed = {"counts": 1, "values": 1, "labelled": 2}.get(layout)
+    if needed is None and width <= 2:
+        return width
+    if width == needed:
+        return width
+    wanted = {1: "one column", 2: "a label column and a count column", None: "one or two columns"}
+    raise HistogramError(
+        f"Line {line} has {width} column(s); this layout needs {wanted[needed]}. {ACCEPTED}"
+    )
+
+
+def _is_header(cell: str) -> bool:
+    """Auto-detection: a count cell with no digit at all (``count``, ``n``) names a column."""
+    return not any(ch.isdigit() for ch in cell)
+
+
+def _number(cell: str, line: int, layout: Layout, first_data_row: bool) -> float:
+    try:
+        return float(cell)
+    except ValueError:
+        what = "value" if layout == "values" else "count"
+        hint = " If this row is a header, say so (first row: header)." if first_data_row else ""
+        raise HistogramError(
+            f"Line {line}: '{cell[:40] or '(empty)'}' is not a number; every {what} must be "
+            f"numeric.{hint} {ACCEPTED}"
         ) from None
 
 
@@ -212,14 +337,28 @@ def _histogram_of_values(
     bins: int | None,
     bin_width: float | None,
     max_bins: int,
+    max_total: float,
 ) -> Histogram:
     if not np.isfinite(values).all():
         raise HistogramError("Raw values must be finite numbers (found NaN or infinity).")
     low, high = float(values.min()), float(values.max())
+    with np.errstate(over="ignore"):
+        span = float(np.float64(high) - np.float64(low))
+    if not math.isfinite(span):
+        raise HistogramError(
+            f"The values span [{low:.4g}, {high:.4g}], wider than float64 can bin; "
+            "raw values must span less than 1.7e308."
+        )
     if bin_width is not None:
         if not (math.isfinite(bin_width) and bin_width > 0):
             raise HistogramError("The bin width must be a positive number.")
-        count = max(1, math.ceil((high - low) / bin_width + 1e-12))
+        ratio = span / bin_width
+        if not ratio < max_bins:
+            raise HistogramError(
+                f"A bin width of {bin_width:g} over [{low:.4g}, {high:.4g}] makes more than the "
+                f"limit of {max_bins:,} bins."
+            )
+        count = max(1, math.ceil(ratio + 1e-12))
         if high >= low + count * bin_width:
             count += 1
     elif bins is not None:
@@ -234,8 +373,15 @@ def _histogram_of_values(
         edges = low + bin_width * np.arange(count + 1)
     else:
         edges = np.linspace(low, high if high > low else low + 1.0, count + 1)
+    if not (np.diff(edges) > 0).all():
+        raise HistogramError(
+            f"{count:,} bins over [{low:.6g}, {high:.6g}] are narrower than float64 can "
+            "separate at that magnitude; use fewer bins."
+        )
     counts, _ = np.histogram(values, bins=edges)
     labels = None
     if count <= _MAX_LABELLED_BINS:
         labels = tuple(f"[{edges[i]:.4g}, {edges[i + 1]:.4g})" for i in range(count))
-    return from_counts(counts.astype(np.float64), name, labels, max_bins=max_bins)
+    return from_counts(
+        counts.astype(np.float64), name, labels, max_bins=max_bins, max_total=max_total
+    )

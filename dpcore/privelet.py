@@ -31,6 +31,8 @@ from fractions import Fraction
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from dpcore import _validate
+
 
 def padded_size(n: int) -> int:
     """The transform size ``N``: the smallest power of two ``>= n``.
@@ -128,9 +130,8 @@ def measure(
 ) -> NDArray[np.float64]:
     """Add ``Lap((h + 1) / epsilon)`` to every coefficient (the whole release is epsilon-DP)."""
     c = np.asarray(coefficients, dtype=np.float64)
-    if not epsilon > 0:
-        raise ValueError(f"epsilon must be positive, got {epsilon}")
-    scale = sensitivity(c.shape[-1]) / epsilon
+    scale = sensitivity(c.shape[-1]) / _validate.positive("epsilon", epsilon)
+    _validate.perturbable("A Haar coefficient", c, scale)
     return c + rng.laplace(0.0, scale, size=c.shape)
 
 
@@ -140,8 +141,10 @@ def release(
     """Privelet estimates of the ``n`` bins (zero-padded to ``N`` internally).
 
     With ``releases=T`` the result has shape ``(T, n)`` (independent releases).
+    Raises ValueError for non-finite counts, ``epsilon`` outside ``[1e-300, inf)``,
+    and coefficients too large for float64 to keep their noise.
     """
-    v = np.asarray(counts, dtype=np.float64)
+    v = _validate.finite_array("counts", counts)
     n = v.shape[-1]
     padded = np.zeros(padded_size(n))
     padded[:n] = v
@@ -153,7 +156,7 @@ def release(
 
 def noise_variance(n: int, epsilon: float) -> float:
     """Variance ``2 (h+1)^2 / epsilon^2`` of each noisy coefficient."""
-    return 2.0 * sensitivity(n) ** 2 / epsilon**2
+    return 2.0 * sensitivity(n) ** 2 / _validate.positive("epsilon", epsilon) ** 2
 
 
 def _bit_length(x: NDArray[np.int64]) -> NDArray[np.int64]:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import NDArray
 
+from dpcore import _validate
 from dpcore.tree import Tree
 
 FloatArray = NDArray[np.float64]
@@ -17,9 +18,7 @@ FloatArray = NDArray[np.float64]
 
 def node_sums(tree: Tree, counts: FloatArray) -> FloatArray:
     """True value ``h_x = sum of counts[lo_x..hi_x]`` of every node (prefix sums, O(n))."""
-    counts = np.asarray(counts, dtype=np.float64)
-    if counts.shape != (tree.n_bins,):
-        raise ValueError(f"expected {tree.n_bins} counts for this tree, got shape {counts.shape}")
+    counts = _validate.finite_array("counts", counts, size=tree.n_bins)
     prefix = np.concatenate(([0.0], np.cumsum(counts)))
     return prefix[tree.hi + 1] - prefix[tree.lo]
 
@@ -31,14 +30,20 @@ def laplace_release(
 
     ``rng`` is numpy's generator: fine for teaching and exploration, not a
     hardened noise source for real releases.
+
+    Raises ValueError for counts that are not finite, budgets outside ``{0} ∪
+    [1e-300, inf)``, and a measured node sum too large for float64 to keep its
+    noise (``|h_x| > 2^32 / eps_x``, see :mod:`dpcore._validate`).
     """
-    budgets = np.asarray(budgets, dtype=np.float64)
-    if budgets.shape != (tree.size,) or (budgets < 0).any() or not np.isfinite(budgets).all():
-        raise ValueError("budgets must be one finite, non-negative value per node")
+    budgets = _validate.budgets("budgets", budgets, size=tree.size)
+    sums = node_sums(tree, counts)
     measured = budgets > 0
+    scale = np.full(tree.size, np.inf)
+    scale[measured] = 1.0 / budgets[measured]
+    _validate.perturbable("A node sum", sums, scale)
     noise = rng.laplace(0.0, 1.0, size=tree.size)
     with np.errstate(divide="ignore", invalid="ignore"):
-        noisy = node_sums(tree, counts) + noise / budgets
+        noisy = sums + noise / budgets
     noisy[~measured] = np.nan
     return noisy
 

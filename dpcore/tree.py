@@ -154,6 +154,7 @@ def kary_tree(n: int, fanout: int) -> Tree:
     """
     if fanout < 2:
         raise ValueError(f"the fan-out must be at least 2, got {fanout}")
+    fanout = min(fanout, max(n, 2))  # a node never has more children than bins
     return _grow(n, lambda lo, hi: np.full(lo.size, fanout, dtype=np.int64))
 
 
@@ -259,6 +260,7 @@ def struct_construct(n: int, *, max_fanout: int = MAX_FANOUT) -> Tree:
     """
     if max_fanout < 2:
         raise ValueError(f"max_fanout must be at least 2, got {max_fanout}")
+    max_fanout = min(max_fanout, max(n, 2))  # wider candidates split like a fan-out of n
     k_star = best_fanout(n, max_fanout=max_fanout)
     moments = _ShapeMoments(n)
     candidates = range(k_star, max(k_star, max_fanout) + 1)

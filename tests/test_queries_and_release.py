@@ -13,7 +13,7 @@ def test_node_sums_and_shape_check():
     sums = release.node_sums(t, counts)
     for i in range(t.size):
         assert sums[i] == counts[t.lo[i] : t.hi[i] + 1].sum()
-    with pytest.raises(ValueError, match="expected 7 counts"):
+    with pytest.raises(ValueError, match="counts must be 7 values"):
         release.node_sums(t, np.ones(6))
 
 

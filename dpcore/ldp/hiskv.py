@@ -26,6 +26,7 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import NDArray
 
+from dpcore import _validate
 from dpcore.ldp import oracles
 from dpcore.ldp.data import KVData
 from dpcore.ldp.pairs import (
@@ -77,8 +78,7 @@ def perturbation_probabilities(
     >>> round(p1, 6), round(q1, 6), round(q2, 6)
     (0.571429, 0.142857, 0.142857)
     """
-    if eps <= 0:
-        raise ValueError("eps must be positive")
+    eps = _validate.ldp_epsilon(eps)
     if d < 1 or L < 1:
         raise ValueError("need d >= 1 and L >= 1")
     eps_star = amplified_epsilon(eps, L) if amplified else eps

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import NDArray
 
+from dpcore import _validate
 from dpcore.ldp import baselines, hiskv, kvue, pckv, privkv
 from dpcore.ldp.data import KVData
 
@@ -144,7 +145,9 @@ def run(
     settings: KVSettings = DEFAULT_SETTINGS,
     rng: np.random.Generator,
 ) -> KVEstimate:
-    """Run mechanism ``name`` on ``data`` at ``eps``."""
+    """Run mechanism ``name`` on ``data`` at ``eps`` (in ``(0, 10]``, see
+    :data:`dpcore._validate.MAX_LDP_EPS`)."""
+    eps = _validate.ldp_epsilon(eps)
     if name in UNAVAILABLE:
         raise ValueError(f"{name} is unavailable: {UNAVAILABLE[name]}")
     if name not in MECHANISMS:

@@ -24,6 +24,7 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import NDArray
 
+from dpcore import _validate
 from dpcore.ldp import baselines, hiskv, kvue, oracles, pckv, privkv
 from dpcore.ldp.mechanisms import DEFAULT_SETTINGS, KVSettings
 from dpcore.ldp.pairs import PairProbabilities
@@ -219,7 +220,9 @@ def check(
 
     ``length`` is HISKV's ``L`` and PCKV's / SUE's ``l``. HISKV is checked with the
     accounting of ``settings.amplified``; ``"HISKV-OETL"`` checks its length report.
+    ``eps`` must lie in ``(0, 10]`` (:data:`dpcore._validate.MAX_LDP_EPS`).
     """
+    eps = _validate.ldp_epsilon(eps)
     if name == "HISKV":
         probs = hiskv.pair_probabilities(
             eps, d, length, value_share=settings.value_share, amplified=settings.amplified

@@ -244,6 +244,10 @@ def _scores(scores: ArrayLike) -> NDArray[np.float64]:
         raise ValueError("scores must be a non-empty 1-D array")
     if not np.isfinite(values).all():
         raise ValueError("scores must be finite numbers")
+    with np.errstate(over="ignore"):
+        spread = float(values.max() - values.min())
+    if not math.isfinite(spread):
+        raise ValueError("scores must differ by less than 1.7e308 (max - min overflows float64)")
     return values
 
 

@@ -84,6 +84,11 @@ candidate names must be unique.
         kept_scores.append(score)
     if not kept_names:
         raise ScoreTableError("The table is empty: add at least one candidate and its score.")
+    if not math.isfinite(max(kept_scores) - min(kept_scores)):
+        raise ScoreTableError(
+            "The highest and lowest scores differ by more than 1.7e308, beyond floating-point "
+            "range; keep the scores within a range of 1e308."
+        )
     return ScoreTable(tuple(kept_names), np.array(kept_scores, dtype=np.float64))
 
 

@@ -1,0 +1,102 @@
+"""Argument checks shared by dpcore's public functions: ValueError naming the accepted range.
+
+Faithful perturbation
+---------------------
+Adding Laplace noise of scale ``b`` to a value ``v`` in float64 rounds the sum to
+the grid of spacing ``ulp(v) <= |v| 2^-52``. Above ``|v| = 2^53`` that grid is
+coarser than 1 and whole draws of noise vanish (at ``eps = 1`` a tree's "noisy"
+nodes equal the true ones). dpcore requires the rounding to stay below a
+millionth (``2^-20``) of the noise scale:
+
+.. math:: |v| \\le b \\cdot 2^{32} \\quad(\\Rightarrow\\ \\mathrm{ulp}(v) \\le 2^{-20} b)
+
+so a value released with budget ``eps_x`` (``b = 1/eps_x``) may be at most
+``2^32 / eps_x`` (about 4.29e9 at ``eps_x = 1``).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+PERTURBABLE_RATIO = 2.0**32
+"""Largest ``|value| / noise scale`` that float64 perturbs faithfully (see module doc)."""
+
+MAX_LDP_EPS = 10.0
+"""Largest local-DP epsilon accepted. Keep-probabilities such as ``e^eps / (e^eps + D - 1)``
+lose their distance to 1 in float64 as eps grows: from eps = 20 an exact privacy check of
+PCKV-GRR fails by rounding alone (and from ~37 probabilities round to exactly 1, an infinite
+loss). Every mechanism passes its exact check at every eps <= 19 (tests/test_ldp_privacy.py);
+10 keeps a wide margin and covers every setting the HISKV paper and its baselines use."""
+
+MIN_BUDGET = 1e-300
+"""Smallest positive budget accepted: below it ``1/eps`` and the noise overflow float64."""
+
+
+def positive(name: str, value: Any, *, upper: float = math.inf) -> float:
+    """``value`` as a float in ``(0, upper]`` (finite), else ValueError naming ``name``."""
+    try:
+        x = float(value)
+    except (TypeError, ValueError):
+        raise ValueError(f"{name} must be a number in (0, {upper:g}], got {value!r}") from None
+    if not (math.isfinite(x) and MIN_BUDGET <= x <= upper):
+        accepted = f"[{MIN_BUDGET:g}, {upper:g}]"
+        raise ValueError(f"{name} must be a positive number in {accepted}, got {x}")
+    return x
+
+
+def finite_array(
+    name: str, values: ArrayLike, *, size: int | None = None, nonnegative: bool = False
+) -> NDArray[np.float64]:
+    """``values`` as a 1-D float64 array of finite numbers (``>= 0`` if asked, of ``size``)."""
+    array = np.asarray(values, dtype=np.float64)
+    if array.ndim != 1 or (size is not None and array.size != size):
+        expected = f"{size} values" if size is not None else "a 1-D array"
+        raise ValueError(f"{name} must be {expected}, got shape {array.shape}")
+    bad = ~np.isfinite(array) | ((array < 0) if nonnegative else False)
+    if bad.any():
+        i = int(np.argmax(bad))
+        accepted = "finite numbers >= 0" if nonnegative else "finite numbers"
+        raise ValueError(f"{name}[{i}] is {array[i]}; accepted: {accepted}")
+    return array
+
+
+def budgets(name: str, values: ArrayLike, *, size: int) -> NDArray[np.float64]:
+    """Per-node budgets: 0 (not measured) or in ``[MIN_BUDGET, inf)``, one per node."""
+    array = finite_array(name, values, size=size, nonnegative=True)
+    tiny = (array > 0) & (array < MIN_BUDGET)
+    if tiny.any():
+        i = int(np.argmax(tiny))
+        raise ValueError(
+            f"{name}[{i}] is {array[i]}; a measured budget must be >= {MIN_BUDGET:g} "
+            "(0 = not measured)"
+        )
+    return array
+
+
+def perturbable(name: str, values: ArrayLike, scale: ArrayLike) -> None:
+    """Raise ValueError unless every ``|values| <= scale * 2^32`` (float64 keeps the noise).
+
+    ``scale`` is the Laplace scale each value gets (broadcast against ``values``;
+    ``inf`` where a value is not released).
+    """
+    v = np.abs(np.asarray(values, dtype=np.float64))
+    limit = np.asarray(scale, dtype=np.float64) * PERTURBABLE_RATIO
+    bad = ~np.isfinite(v) | (v > limit)
+    if bad.any():
+        index = np.unravel_index(int(np.argmax(bad)), bad.shape)
+        raise ValueError(
+            f"{name} has the value {v[index]:.4g} but noise of scale "
+            f"{float(np.broadcast_to(scale, bad.shape)[index]):.4g}: float64 would round the "
+            f"noise away. Accepted: |value| <= 2^32 x noise scale "
+            f"({float(np.broadcast_to(limit, bad.shape)[index]):.4g} here); use a smaller "
+            "epsilon or rescale the data (e.g. count in thousands)."
+        )
+
+
+def ldp_epsilon(eps: Any) -> float:
+    """A local-DP ``eps`` in ``[1e-300, MAX_LDP_EPS]`` (float64 stays exact there)."""
+    return positive("eps", eps, upper=MAX_LDP_EPS)
