@@ -489,17 +489,22 @@ def fanout_after_consistency(
     rule: AllocationRule,
     *,
     max_fanout: int = MAX_FANOUT,
+    progress: Callable[[float], object] | None = None,
 ) -> tuple[int, dict[int, float]]:
     """The fan-out ``k`` whose ``k``-ary tree, with allocation ``rule``, has the least error
     after BLUE; returns ``(k, {k: error})`` over ``k = 2..max_fanout``.
 
     Struct-Construct's ``k*`` minimises the RAW tree's error with uniform
     budgets; this is the answer for what a user sees after consistency.
+    ``progress(fraction)`` is called after each fan-out.
     """
     if n < 2:
         raise ValueError(f"a fan-out needs at least 2 bins, got n={n}")
     scores: dict[int, float] = {}
-    for k in range(2, min(max_fanout, n) + 1):
+    fanouts = range(2, min(max_fanout, n) + 1)
+    for k in fanouts:
         t = kary_tree(n, k)
         scores[k] = blue_expected_error(t, allocation_budgets(t, eps, workload, rule), workload)
+        if progress is not None:
+            progress((k - 1) / len(fanouts))
     return min(scores, key=scores.__getitem__), scores
