@@ -96,6 +96,16 @@ LIMIT_FORMS: dict[str, LimitForm] = {
     "sc_raw": LimitForm("irregular", _IRREGULAR),
     "sc_tree": LimitForm("irregular", _IRREGULAR),
     "lue_dptree": LimitForm("irregular", _IRREGULAR),
+    "hb": LimitForm(
+        "irregular",
+        "H_b's fan-out b is chosen anew for every N (and the tree is ragged unless N is a power "
+        "of b), so f(2^m) has no smooth expansion in m: not fitted.",
+    ),
+    "consistent": LimitForm(
+        "irregular",
+        "Its tree is H_b's (fan-out chosen anew for every N) and its budgets come from a "
+        "numeric search, so f(2^m) has no smooth expansion in m: not fitted.",
+    ),
     "privelet": LimitForm(
         "cubic",
         "Eq. 16: f = (m + 1)² (m/6 + 1/36 + O(1/N)), a cubic in m up to O(m² 2^-m); "

@@ -10,6 +10,7 @@ A budget of 0 means the node is not measured at all.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Literal
 
 import numpy as np
@@ -17,6 +18,7 @@ from numpy.typing import NDArray
 
 from dpcore import _validate
 from dpcore.tree import Tree
+from dpcore.workload import Workload
 
 FloatArray = NDArray[np.float64]
 
@@ -50,6 +52,9 @@ def uniform_budgets(tree: Tree, eps: float, *, measure_root: bool = True) -> Flo
 def per_level_budgets(tree: Tree, eps: float, coverage: FloatArray) -> FloatArray:
     """One budget per depth ("Boost-UN"): ``eps_l ∝ P_l^{1/3}``, summing to ``eps`` over depths.
 
+    Optimal for the raw tree's error (no consistency); after BLUE see
+    :func:`consistent_optimal_budgets`.
+
     Depth is the distance from the root; the deepest leaves' paths cross every
     depth, so the levels' budgets summing to ``eps`` is exactly the privacy
     constraint, also for ragged trees (shallower leaves have slack).
@@ -67,7 +72,10 @@ def per_level_budgets(tree: Tree, eps: float, coverage: FloatArray) -> FloatArra
 
 
 def optimal_budgets(tree: Tree, eps: float, coverage: FloatArray) -> FloatArray:
-    """Per-node optimal budgets (CNP + NPBD, LUE-DPTree conclusion 3.5) for any tree.
+    """Per-node budgets optimal for the raw tree (CNP + NPBD, LUE-DPTree conclusion 3.5), any tree.
+
+    They minimise the raw tree's error; after BLUE consistency other budgets
+    do better (:func:`consistent_optimal_budgets`).
 
     Minimises ``sum_x p_x / eps_x^2`` with every root-to-leaf path summing to
     ``eps``. A subtree given budget ``s`` costs at best ``C_x / s^2``:
@@ -134,6 +142,25 @@ def budgets_from_shares(tree: Tree, eps: float, share: FloatArray) -> FloatArray
     return budgets
 
 
+def consistent_optimal_budgets(
+    tree: Tree,
+    eps: float,
+    workload: str | Workload = "uniform",
+    *,
+    granularity: Literal["level", "node"] = "level",
+    progress: Callable[[float], object] | None = None,
+) -> FloatArray:
+    """Budgets optimal after BLUE consistency (every path sums to ``eps``).
+
+    See :func:`dpcore.consistent_budget.consistent_optimal_budgets`.
+    """
+    from dpcore import consistent_budget  # it builds on this module
+
+    return consistent_budget.consistent_optimal_budgets(
+        tree, eps, workload, granularity=granularity, progress=progress
+    )
+
+
 def path_sums(tree: Tree, budgets: FloatArray) -> FloatArray:
     """Sum of budgets from the root down to every node, inclusive."""
     total = np.asarray(budgets, dtype=np.float64).copy()
@@ -172,7 +199,8 @@ def raw_expected_error(coverage: FloatArray, budgets: FloatArray) -> float:
 
 
 def allocate(rule: BudgetRule, tree: Tree, eps: float, coverage: FloatArray) -> FloatArray:
-    """Budgets of one tree by rule: uniform (``eps/Δ``), per-level or per-node optimal.
+    """Budgets of one tree by rule: uniform (``eps/Δ``), per-level or per-node optimal for the
+    raw tree.
 
     >>> from dpcore.tree import kary_tree
     >>> allocate("uniform", kary_tree(4, 2), 0.9, np.ones(7)).tolist()[:2]

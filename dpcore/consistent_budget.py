@@ -35,6 +35,7 @@ team's notes on allocation and strategies.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Literal
 
@@ -52,6 +53,10 @@ Granularity = Literal["level", "node"]
 
 DENSE_GRADIENT_LIMIT = 1024
 """Largest ``n`` for the dense gradient (workloads other than all ranges and prefixes)."""
+
+NODE_WORK = 3_000_000
+"""Per-node search: at most ``NODE_WORK / size`` iterations (at least 20), so a
+65,536-bin binary tree (131,071 nodes) stops after 22 gradient evaluations."""
 
 _LEAF_FLOOR = 1e-4
 """Smallest share of a level holding leaves (an unmeasured leaf makes the error infinite)."""
@@ -261,19 +266,22 @@ def consistent_optimal_budgets(
     *,
     granularity: Granularity = "level",
     max_iter: int = 300,
+    progress: Callable[[float], object] | None = None,
 ) -> FloatArray:
     """Budgets minimising the exact error AFTER BLUE, every root-to-leaf path summing to ``eps``.
 
     ``granularity="level"``: one share of ``eps`` per depth (any share may be
-    0, e.g. the root's), optimised from uniform, H_b (root not measured) and
-    the per-level raw rule (Boost-UN), the best result kept. ``"node"``: one
+    0, e.g. the root's), optimised from the best of uniform, H_b (root not
+    measured) and the per-level raw rule (Boost-UN). ``"node"``: one
     share of its path's remaining budget per internal node (leaves take what
     is left, so every path sums to ``eps``), optimised with the exact
     gradient (:func:`blue_error_gradient`) from the best of uniform, H_b,
-    LUE-DPTree's per-node raw optimum and the consistent per-level result.
+    LUE-DPTree's per-node raw optimum and the consistent per-level result,
+    for at most ``max_iter`` and ``NODE_WORK / size`` iterations.
     L-BFGS-B (scipy) finds a local optimum (the error is convex in the
     precisions but the privacy constraint is not), and the result is never
-    worse than any of its starts.
+    worse than any of its starts. ``progress(fraction)`` is called after each
+    iteration of the per-node search.
 
     .. math:: \\min_{\\epsilon} \\mathrm{tr}(G M(\\epsilon)^{-1}) / m \\ \\text{s.t.}
               \\sum_{x \\in \\mathrm{path}} \\epsilon_x = \\epsilon \\ \\forall\\ \\text{leaves}
@@ -290,8 +298,8 @@ def consistent_optimal_budgets(
             budget.uniform_budgets(tree, 1.0, measure_root=False),
             budget.per_level_budgets(tree, 1.0, p),
         ]
-        best = min((_optimise_levels(tree, s, load, max_iter) for s in starts), key=lambda c: c[0])
-        return _tight_paths(tree, eps, eps * best[1])
+        first = min(starts, key=lambda s: blue_expected_error(tree, s, load))
+        return _tight_paths(tree, eps, eps * _optimise_levels(tree, first, load, max_iter)[1])
     candidates = [
         budget.uniform_budgets(tree, 1.0),
         budget.uniform_budgets(tree, 1.0, measure_root=False),
@@ -302,7 +310,8 @@ def consistent_optimal_budgets(
     candidates += [budget.budgets_from_shares(tree, 1.0, _shares_of(tree, c)) for c in candidates]
     scored = [(blue_expected_error(tree, c, load), c) for c in candidates]
     start_error, start = min(scored, key=lambda c: c[0])
-    error, found = _optimise_nodes(tree, _shares_of(tree, start), load, max_iter)
+    iterations = int(min(max_iter, max(20, NODE_WORK // tree.size)))
+    error, found = _optimise_nodes(tree, _shares_of(tree, start), load, iterations, progress)
     chosen = budget.budgets_from_shares(tree, 1.0, found) if error <= start_error else start
     return _tight_paths(tree, eps, eps * chosen)
 
@@ -383,7 +392,11 @@ def _shares_of(tree: Tree, budgets: FloatArray) -> FloatArray:
 
 
 def _optimise_nodes(
-    tree: Tree, start: FloatArray, load: Workload, max_iter: int
+    tree: Tree,
+    start: FloatArray,
+    load: Workload,
+    max_iter: int,
+    progress: Callable[[float], object] | None = None,
 ) -> tuple[float, FloatArray]:
     """L-BFGS-B over the internal nodes' shares from ``start``; returns ``(error, shares)``.
 
@@ -412,12 +425,20 @@ def _optimise_nodes(
         d_free = remaining * grad.d_budget[inner] - (below[inner] - spent[inner]) / (1.0 - free)
         return grad.error, d_free
 
+    done = [0]
+
+    def step(_: FloatArray) -> None:
+        done[0] += 1
+        if progress is not None:
+            progress(min(done[0] / max_iter, 1.0))
+
     result = scipy.optimize.minimize(
         objective,
         start[inner],
         jac=True,
         method="L-BFGS-B",
         bounds=[(0.0, _SHARE_CAP)] * inner.size,
+        callback=step,
         options={"maxiter": max_iter},
     )
     shares = np.ones(tree.size)
@@ -468,17 +489,22 @@ def fanout_after_consistency(
     rule: AllocationRule,
     *,
     max_fanout: int = MAX_FANOUT,
+    progress: Callable[[float], object] | None = None,
 ) -> tuple[int, dict[int, float]]:
     """The fan-out ``k`` whose ``k``-ary tree, with allocation ``rule``, has the least error
     after BLUE; returns ``(k, {k: error})`` over ``k = 2..max_fanout``.
 
     Struct-Construct's ``k*`` minimises the RAW tree's error with uniform
     budgets; this is the answer for what a user sees after consistency.
+    ``progress(fraction)`` is called after each fan-out.
     """
     if n < 2:
         raise ValueError(f"a fan-out needs at least 2 bins, got n={n}")
     scores: dict[int, float] = {}
-    for k in range(2, min(max_fanout, n) + 1):
+    fanouts = range(2, min(max_fanout, n) + 1)
+    for k in fanouts:
         t = kary_tree(n, k)
         scores[k] = blue_expected_error(t, allocation_budgets(t, eps, workload, rule), workload)
+        if progress is not None:
+            progress((k - 1) / len(fanouts))
     return min(scores, key=scores.__getitem__), scores

@@ -555,8 +555,8 @@ def expected_range_error(
 
 # ------------------------------------------------------------- the algorithms
 
-TreeShape = Literal["binary", "sc"]
-BudgetRule = budget.BudgetRule
+TreeShape = Literal["binary", "sc", "hb"]
+BudgetRule = budget.BudgetRule | Literal["hb", "consistent_level"]
 
 
 @dataclass(frozen=True)
@@ -575,12 +575,28 @@ ALGORITHMS: dict[str, AlgorithmSpec] = {
     "binary_raw": AlgorithmSpec("Binary tree, raw", "tree", "binary", "uniform", False),
     "boost": AlgorithmSpec("Boost (binary, uniform, BLUE)", "tree", "binary", "uniform", True),
     "boost_un": AlgorithmSpec(
-        "Boost-UN (binary, per-level, BLUE)", "tree", "binary", "per_level", True
+        "Boost-UN (binary, per-level optimal for the raw tree, BLUE)",
+        "tree",
+        "binary",
+        "per_level",
+        True,
     ),
     "sc_raw": AlgorithmSpec("SC tree, raw (no consistency)", "tree", "sc", "uniform", False),
     "sc_tree": AlgorithmSpec("SC tree, uniform budgets + BLUE", "tree", "sc", "uniform", True),
     "lue_dptree": AlgorithmSpec(
-        "LUE-DPTree (SC tree, per-node, BLUE)", "tree", "sc", "optimal", True
+        "LUE-DPTree (SC tree, per-node optimal for the raw tree, BLUE)",
+        "tree",
+        "sc",
+        "optimal",
+        True,
+    ),
+    "hb": AlgorithmSpec("H_b (b-ary, root not measured, BLUE)", "tree", "hb", "hb", True),
+    "consistent": AlgorithmSpec(
+        "Tree, optimal after consistency (H_b's tree, per-level, BLUE)",
+        "tree",
+        "hb",
+        "consistent_level",
+        True,
     ),
     "privelet": AlgorithmSpec("Privelet (Haar wavelet)", "privelet"),
 }
@@ -618,10 +634,24 @@ def prepare(key: str, n: int, eps: float, workload: str | Workload = "uniform") 
     load = parse_workload(workload, n)
     if spec.kind != "tree":
         return Plan(key, n, eps, load)
-    shape = kary_tree(n, 2) if spec.shape == "binary" else struct_construct(n)
-    assert spec.budgets is not None
-    p = np.zeros(0) if spec.budgets == "uniform" else coverage.coverage_probabilities(shape, load)
-    eps_x = budget.allocate(spec.budgets, shape, eps, p)
+    from dpcore import consistent_budget  # it builds on this module's exact errors
+
+    if spec.shape == "sc":
+        shape = struct_construct(n)
+    else:
+        shape = kary_tree(n, 2 if spec.shape == "binary" else consistent_budget.hb_fanout(n))
+    if spec.budgets == "hb":
+        eps_x = budget.uniform_budgets(shape, eps, measure_root=False)
+    elif spec.budgets == "consistent_level":
+        eps_x = consistent_budget.consistent_optimal_budgets(shape, eps, load)
+    else:
+        assert spec.budgets is not None
+        p = (
+            np.zeros(0)
+            if spec.budgets == "uniform"
+            else coverage.coverage_probabilities(shape, load)
+        )
+        eps_x = budget.allocate(spec.budgets, shape, eps, p)
     return Plan(key, n, eps, load, shape, eps_x)
 
 

@@ -75,9 +75,10 @@ TERMS: tuple[Term, ...] = (
         "Workload",
         "The set of range queries the analyst is assumed to ask, each equally likely: all "
         "ranges, prefix ranges $[1, r]$, or all ranges of one length. Coverage probabilities, "
-        "optimal budgets and expected errors all depend on it, so every error number on these "
-        "pages states its workload. Choosing what to measure for a given workload is the "
-        "strategy optimisation of the matrix mechanism [@li-2010] and HDMM [@mckenna-2018].",
+        "the budgets optimal for either error and expected errors all depend on it, so "
+        "every error number on these pages states its workload. Choosing what to measure "
+        "for a given workload is the strategy optimisation of the matrix mechanism "
+        "[@li-2010] and HDMM [@mckenna-2018].",
     ),
     Term(
         "interval-tree",
@@ -114,7 +115,10 @@ TERMS: tuple[Term, ...] = (
         "[@hay-2010]. *Per-level*: one budget per depth, $\\varepsilon_l \\propto P_l^{1/3}$ "
         "with $P_l$ the level's total coverage. *Per-node*: a closed form (Lagrange "
         "multipliers, computed bottom-up then top-down) that minimises the expected error of "
-        "the *raw* tree [@lue-dptree]; it is not the optimum after BLUE consistency.",
+        "the *raw* tree [@lue-dptree]; it is not the optimum after BLUE consistency. "
+        "*H_b* [@qardaji-2013]: the root not measured, ε/(Δ−1) on every other level. "
+        "*Optimal after consistency*: budgets found by a numeric search on the exact error "
+        "after BLUE, per level or per node.",
     ),
     Term(
         "heteroscedastic",

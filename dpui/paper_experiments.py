@@ -65,7 +65,11 @@ LENGTH_KEYS = ("dwork", "binary_raw", "sc_raw")
 """The algorithms of figs. 3.11/3.12: all raw, no consistency step."""
 PAPER_SIZES = {"Amazon (fig. 3.12)": 2010, "AOL (fig. 3.11)": 48130}
 PROSE = Path(__file__).resolve().parents[1] / "assets" / "paper"
-RULE_LABELS = {"uniform": "uniform ε/Δ", "per_level": "per-level", "optimal": "per-node"}
+RULE_LABELS = {
+    "uniform": "uniform ε/Δ",
+    "per_level": "per-level (optimal for the raw tree)",
+    "optimal": "per-node (optimal for the raw tree)",
+}
 
 
 def prose(experiment: str) -> str:

@@ -100,10 +100,11 @@ def show_table(a: Mapping[str, float], b: Mapping[str, float]) -> None:
 
 
 def compare_table(a: Mapping[str, float], b: Mapping[str, float]) -> pd.DataFrame:
-    """Key numbers of A and B side by side, with the ratio B/A (— where undefined)."""
-    names = list(a)
-    va = np.array([a[k] for k in names], dtype=float)
-    vb = np.array([b[k] for k in names], dtype=float)
+    """Key numbers of A and B side by side, with the ratio B/A (— where undefined, and a
+    quantity only one view has is NaN in the other)."""
+    names = list(a) + [k for k in b if k not in a]
+    va = np.array([a.get(k, np.nan) for k in names], dtype=float)
+    vb = np.array([b.get(k, np.nan) for k in names], dtype=float)
     with np.errstate(divide="ignore", invalid="ignore"):
         ratio = np.where((va != 0) & np.isfinite(va) & np.isfinite(vb), vb / va, np.nan)
     return pd.DataFrame(

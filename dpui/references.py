@@ -89,7 +89,8 @@ REFERENCES: tuple[Reference, ...] = (
         "Understanding hierarchical methods for differentially private histograms",
         "PVLDB 6(14) (VLDB)",
         "2013",
-        "The optimal fan-out of hierarchical methods and the H_b rule.",
+        "The fan-out minimising their estimate of a hierarchical method's average error, and "
+        "the H_b rule (root not measured, then least squares).",
     ),
     Reference(
         "mckenna-2018",

@@ -38,7 +38,8 @@ PAGES: tuple[PageInfo, ...] = (
         "Nodes that many range queries use (a high [coverage "
         "probability](glossary#coverage) p_x) get more of the [budget ε](glossary#epsilon) "
         "under the per-node allocation, which lowers the expected error of the raw tree; "
-        "[BLUE consistency](glossary#blue) then lowers every allocation's error further.",
+        "[BLUE consistency](glossary#blue) then lowers every allocation's error further, and "
+        "after BLUE other budgets are best (the allocations optimal after consistency).",
     ),
     PageInfo(
         "pages/error_analysis.py",

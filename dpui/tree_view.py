@@ -17,19 +17,35 @@ import streamlit as st
 from numpy.typing import NDArray
 
 from dpcore import budget, consistency, coverage, errors, queries, release, tree
+from dpcore import consistent_budget as cb
 from dpcore.histogram import MAX_BINS, Histogram
 from dpcore.workload import parse_workload
-from dpui import pin, tree_figures
-from dpui.params import ChoiceParam, IntParam
+from dpui import pin, slow, tree_figures
+from dpui.params import BoolParam, ChoiceParam, IntParam
 from dpui.range_explorer import clamp
 
 FloatArray = NDArray[np.float64]
 
-TREE_CHOICES = ("sc", *(str(k) for k in range(2, tree.MAX_FANOUT + 1)))
+TREE_CHOICES = ("sc", "hb", *(str(k) for k in range(2, tree.MAX_FANOUT + 1)))
 ALLOCATIONS = {
     "uniform": "uniform ε/Δ (Boost)",
-    "level": "per-level optimal (Boost-UN)",
-    "node": "per-node optimal (LUE-DPTree)",
+    "hb": "H_b: uniform, root not measured",
+    "level": "per-level, optimal for the raw tree (Boost-UN)",
+    "node": "per-node, optimal for the raw tree (LUE-DPTree)",
+    "consistent": "per-level, optimal after consistency (BLUE)",
+    "consistent_node": "per-node, optimal after consistency (BLUE)",
+}
+SLOW_ALLOCATIONS = ("consistent", "consistent_node")
+"""Numeric searches: per level automatic up to :data:`AUTO_NODES` nodes, per node on request."""
+AUTO_NODES = 150_000
+"""Largest tree whose per-level search after BLUE runs without a click (~1-2 s at 131,071)."""
+RULES: dict[str, cb.AllocationRule] = {
+    "uniform": "uniform",
+    "hb": "hb",
+    "level": "per_level",
+    "node": "optimal",
+    "consistent": "consistent_level",
+    "consistent_node": "consistent_level",  # the per-node search per fan-out would be too slow
 }
 WORKLOADS = {
     "uniform": "all ranges",
@@ -45,15 +61,20 @@ COLOURS = {
 
 TREE = ChoiceParam("tb_tree", "sc", TREE_CHOICES)
 ALLOCATION = ChoiceParam("tb_alloc", "node", tuple(ALLOCATIONS))
+ROOT = BoolParam("tb_root", True)
 WORKLOAD = ChoiceParam("tb_workload", "uniform", tuple(WORKLOADS))
 LENGTH = IntParam("tb_length", 16, 1, MAX_BINS)
 COLOUR = ChoiceParam("tb_colour", "coverage", tuple(COLOURS))
 SEED = IntParam("tb_seed", 0, 0, 2**31 - 1)
-PARAMS = (TREE, ALLOCATION, WORKLOAD, LENGTH, COLOUR, SEED)
+PARAMS = (TREE, ALLOCATION, ROOT, WORKLOAD, LENGTH, COLOUR, SEED)
 
 
 def tree_label(choice: str) -> str:
-    return "optimise (Struct-Construct)" if choice == "sc" else f"{choice}-ary"
+    if choice == "sc":
+        return "optimise (Struct-Construct)"
+    if choice == "hb":
+        return "H_b's fan-out (Qardaji et al.)"
+    return f"{choice}-ary"
 
 
 def workload_spec(kind: str, length: int, n: int) -> str:
@@ -63,7 +84,9 @@ def workload_spec(kind: str, length: int, n: int) -> str:
 
 @st.cache_resource(max_entries=8, show_spinner="Building the tree…")
 def build_tree(n: int, choice: str) -> tree.Tree:
-    return tree.struct_construct(n) if choice == "sc" else tree.kary_tree(n, int(choice))
+    if choice == "sc":
+        return tree.struct_construct(n)
+    return tree.kary_tree(n, cb.hb_fanout(n) if choice == "hb" else int(choice))
 
 
 @dataclass(frozen=True)
@@ -80,27 +103,131 @@ class Analysis:
     allocations: dict[str, Allocation]
 
 
+def _allocation(t: tree.Tree, b: FloatArray, workload: str) -> Allocation:
+    return Allocation(
+        b,
+        errors.raw_expected_error(t, b, workload),
+        errors.expected_range_error(t, b, consistent=True, workload=workload),
+        budget.release_epsilon(t, b),
+    )
+
+
+def consistent_unavailable(n: int, workload: str) -> str | None:
+    """Why the searches after BLUE cannot run for this workload (``None`` if they can)."""
+    if workload.startswith("length:") and n > cb.DENSE_GRADIENT_LIMIT:
+        return (
+            f"The allocations optimal after consistency need the exact gradient, computed "
+            f"densely for ranges of one length up to n = {cb.DENSE_GRADIENT_LIMIT:,} bins; "
+            "choose all ranges or prefix ranges for this histogram."
+        )
+    return None
+
+
+def automatic(n: int, choice: str, workload: str) -> tuple[str, ...]:
+    """The slow allocations computed without a click for this tree and workload."""
+    small = build_tree(n, choice).size <= AUTO_NODES
+    return ("consistent",) if small and consistent_unavailable(n, workload) is None else ()
+
+
 @st.cache_resource(max_entries=16, show_spinner="Computing coverage and budgets…")
-def analyse(n: int, choice: str, eps: float, workload: str) -> Analysis:
+def analyse(n: int, choice: str, eps: float, workload: str, measure_root: bool) -> Analysis:
+    """Coverage and every allocation that runs without a click (see :func:`automatic`)."""
     t = build_tree(n, choice)
     p = coverage.coverage_probabilities(t, workload)
     made = {
-        "uniform": budget.uniform_budgets(t, eps),
+        "uniform": budget.uniform_budgets(t, eps, measure_root=measure_root),
+        "hb": budget.uniform_budgets(t, eps, measure_root=False),
         "level": budget.per_level_budgets(t, eps, p),
         "node": budget.optimal_budgets(t, eps, p),
     }
-    return Analysis(
-        p,
-        {
-            name: Allocation(
-                b,
-                budget.raw_expected_error(p, b),
-                errors.expected_range_error(t, b, consistent=True, workload=workload),
-                budget.release_epsilon(t, b),
-            )
-            for name, b in made.items()
-        },
-    )
+    done = {name: _allocation(t, b, workload) for name, b in made.items()}
+    if "consistent" in automatic(n, choice, workload):
+        done["consistent"] = _consistent_level(n, choice, eps, workload)
+    return Analysis(p, done)
+
+
+@st.cache_resource(max_entries=16, show_spinner="Searching the per-level budgets after BLUE…")
+def _consistent_level(n: int, choice: str, eps: float, workload: str) -> Allocation:
+    t = build_tree(n, choice)
+    return _allocation(t, budget.consistent_optimal_budgets(t, eps, workload), workload)
+
+
+def _slow_key(n: int, choice: str, eps: float, workload: str) -> tuple[int, str, float, str]:
+    return (n, choice, eps, workload)
+
+
+def searched(n: int, choice: str, eps: float, workload: str, alloc: str) -> Allocation | None:
+    """A slow allocation if it has been computed (automatically or on request)."""
+    if alloc in automatic(n, choice, workload):
+        return _consistent_level(n, choice, eps, workload)
+    found: Allocation | None = slow.done(alloc, _slow_key(n, choice, eps, workload))
+    return found
+
+
+def search(n: int, choice: str, eps: float, workload: str, alloc: str) -> Allocation:
+    """Run (once, with a progress bar) the search after BLUE ``alloc`` for this tree."""
+    done = searched(n, choice, eps, workload, alloc)
+    if done is not None:
+        return done
+    t = build_tree(n, choice)
+    granularity: cb.Granularity = "node" if alloc == "consistent_node" else "level"
+
+    def compute(progress: slow.Progress) -> Allocation:
+        b = budget.consistent_optimal_budgets(
+            t, eps, workload, granularity=granularity, progress=progress
+        )
+        return _allocation(t, b, workload)
+
+    text = f"Searching {ALLOCATIONS[alloc]} ({t.size:,} nodes)…"
+    result: Allocation = slow.run(alloc, _slow_key(n, choice, eps, workload), compute, text)
+    return result
+
+
+def all_allocations(
+    n: int, choice: str, eps: float, workload: str, measure_root: bool
+) -> dict[str, Allocation]:
+    """Every allocation available now, in :data:`ALLOCATIONS` order."""
+    ready = dict(analyse(n, choice, eps, workload, measure_root).allocations)
+    for alloc in SLOW_ALLOCATIONS:
+        found = searched(n, choice, eps, workload, alloc)
+        if found is not None:
+            ready[alloc] = found
+    return {k: ready[k] for k in ALLOCATIONS if k in ready}
+
+
+def fanout_rule(alloc: str, measure_root: bool) -> cb.AllocationRule:
+    """The rule scored per fan-out for allocation ``alloc`` (uniform without root: H_b)."""
+    return "hb" if alloc == "uniform" and not measure_root else RULES[alloc]
+
+
+def rule_text(rule: cb.AllocationRule) -> str:
+    names = {"per_level": "level", "optimal": "node", "consistent_level": "consistent"}
+    return ALLOCATIONS[names.get(rule, rule)]
+
+
+def k_star(n: int) -> int:
+    """Struct-Construct's ``k*`` (raw tree, uniform budgets)."""
+    return tree.best_fanout(n)
+
+
+def fanout_after_consistency(
+    n: int, eps: float, workload: str, rule: cb.AllocationRule
+) -> int | None:
+    """The fan-out whose k-ary tree has the least error after BLUE under ``rule``,
+    if it has been computed (:func:`find_fanout`)."""
+    found: int | None = slow.done("fanout", (n, eps, workload, rule))
+    return found
+
+
+def find_fanout(n: int, eps: float, workload: str, rule: cb.AllocationRule) -> int:
+    """Search k = 2..20 (once, with a progress bar) for :func:`fanout_after_consistency`."""
+
+    def compute(progress: slow.Progress) -> int:
+        return cb.fanout_after_consistency(n, eps, workload, rule, progress=progress)[0]
+
+    text = f"Scoring fan-outs 2–{tree.MAX_FANOUT} after BLUE…"
+    found: int = slow.run("fanout", (n, eps, workload, rule), compute, text)
+    return found
 
 
 @dataclass(frozen=True)
@@ -116,11 +243,21 @@ class Release:
 
 @st.cache_resource(max_entries=16, show_spinner="Adding noise and making it consistent…")
 def make_release(
-    digest: str, _hist: Histogram, choice: str, eps: float, workload: str, alloc: str, seed: int
+    digest: str,
+    _hist: Histogram,
+    choice: str,
+    eps: float,
+    workload: str,
+    alloc: str,
+    measure_root: bool,
+    seed: int,
 ) -> Release:
-    """One seeded release; ``digest`` identifies ``_hist`` in the cache key."""
+    """One seeded release; ``digest`` identifies ``_hist`` in the cache key.
+
+    A searched allocation must have been computed first (:func:`search`).
+    """
     t = build_tree(_hist.n_bins, choice)
-    budgets = analyse(_hist.n_bins, choice, eps, workload).allocations[alloc].budgets
+    budgets = all_allocations(_hist.n_bins, choice, eps, workload, measure_root)[alloc].budgets
     rng = np.random.default_rng(seed)
     noisy = release.laplace_release(t, _hist.counts, budgets, rng)
     consistent = consistency.blue(t, noisy, budgets)
@@ -133,47 +270,54 @@ def make_release(
     )
 
 
-@st.cache_data(max_entries=64, show_spinner=False)
+@st.cache_data(max_entries=256, show_spinner=False)
+def _range_errors(
+    budgets: FloatArray, n: int, choice: str, first: int, last: int
+) -> tuple[float, float]:
+    """The 1-based range's exact MSE raw and after BLUE under ``budgets``."""
+    t = build_tree(n, choice)
+    a, b = np.array([first - 1]), np.array([last - 1])
+    return (
+        float(errors.raw_range_errors(t, budgets, a, b)[0]),
+        float(errors.blue_range_errors(t, budgets, a, b)[0]),
+    )
+
+
 def range_errors_by_allocation(
-    n: int, choice: str, eps: float, workload: str, first: int, last: int
+    n: int, choice: str, allocations: Mapping[str, Allocation], first: int, last: int
 ) -> dict[str, tuple[float, float, float, float]]:
     """Per allocation label: the 1-based range's exact MSE raw and after BLUE, then the
     workload averages raw and after BLUE."""
-    t = build_tree(n, choice)
-    a, b = np.array([first - 1]), np.array([last - 1])
     return {
         ALLOCATIONS[key]: (
-            float(errors.raw_range_errors(t, x.budgets, a, b)[0]),
-            float(errors.blue_range_errors(t, x.budgets, a, b)[0]),
+            *_range_errors(x.budgets, n, choice, first, last),
             x.expected_error,
             x.consistent_error,
         )
-        for key, x in analyse(n, choice, eps, workload).allocations.items()
+        for key, x in allocations.items()
     }
 
 
-def error_bars(analysis: Analysis) -> dict[str, dict[str, float]]:
+def error_bars(allocations: Mapping[str, Allocation]) -> dict[str, dict[str, float]]:
     """The allocation chart's data: per way of answering, each allocation's mean error."""
-    names = {k: ALLOCATIONS[k] for k in analysis.allocations}
     return {
-        "raw tree": {names[k]: a.expected_error for k, a in analysis.allocations.items()},
-        "after BLUE": {names[k]: a.consistent_error for k, a in analysis.allocations.items()},
+        "raw tree": {ALLOCATIONS[k]: a.expected_error for k, a in allocations.items()},
+        "after BLUE": {ALLOCATIONS[k]: a.consistent_error for k, a in allocations.items()},
     }
 
 
 def key_numbers(
-    n: int, choice: str, eps: float, workload: str, alloc: str, first: int, last: int
+    n: int, choice: str, allocations: Mapping[str, Allocation], alloc: str, first: int, last: int
 ) -> dict[str, float]:
     """The numbers a pinned comparison shows for one view of the page (exact errors)."""
     t = build_tree(n, choice)
-    analysis = analyse(n, choice, eps, workload)
     numbers = {"height Δ": float(t.height), "nodes": float(t.size)}
-    for key, a in analysis.allocations.items():
+    for key, a in allocations.items():
         numbers[f"mean error, {ALLOCATIONS[key]}, raw"] = a.expected_error
         numbers[f"mean error, {ALLOCATIONS[key]}, BLUE"] = a.consistent_error
-    numbers["release ε"] = analysis.allocations[alloc].release_epsilon
-    by_allocation = range_errors_by_allocation(n, choice, eps, workload, first, last)
-    raw, blue, _, _ = by_allocation[ALLOCATIONS[alloc]]
+    chosen = alloc if alloc in allocations else "node"
+    numbers["release ε"] = allocations[chosen].release_epsilon
+    raw, blue = _range_errors(allocations[chosen].budgets, n, choice, first, last)
     numbers["chosen range's error, raw"] = raw
     numbers["chosen range's error, BLUE"] = blue
     return numbers
@@ -186,8 +330,9 @@ def show_comparison(n: int, pinned: Mapping[str, Any], current: Mapping[str, Any
     def numbers_and_bars(v: Mapping[str, Any]) -> tuple[dict[str, float], dict[str, Any]]:
         spec = workload_spec(v[WORKLOAD.name], v[LENGTH.name], n)
         first, last = clamp(v["tb_from"], v["tb_to"], n)
-        numbers = key_numbers(n, v[TREE.name], v["eps"], spec, v[ALLOCATION.name], first, last)
-        return numbers, error_bars(analyse(n, v[TREE.name], v["eps"], spec))
+        done = all_allocations(n, v[TREE.name], v["eps"], spec, v[ROOT.name])
+        numbers = key_numbers(n, v[TREE.name], done, v[ALLOCATION.name], first, last)
+        return numbers, error_bars(done)
 
     (a, bars_a), (b, bars_b) = numbers_and_bars(pinned), numbers_and_bars(current)
     top = 1.15 * max(max(d.values()) for bars in (bars_a, bars_b) for d in bars.values())
@@ -238,12 +383,24 @@ def workload_text(spec: str) -> str:
     return parse_workload(spec).describe()
 
 
-def allocation_table(analysis: Analysis) -> pd.DataFrame:
+MINIMISES = {
+    "uniform": "—",
+    "hb": "— (Qardaji et al.'s rule)",
+    "level": "raw tree",
+    "node": "raw tree",
+    "consistent": "after BLUE",
+    "consistent_node": "after BLUE",
+}
+"""Which error each allocation is optimal for."""
+
+
+def allocation_table(allocations: dict[str, Allocation]) -> pd.DataFrame:
     return pd.DataFrame(
         {
-            "allocation": [ALLOCATIONS[k] for k in analysis.allocations],
-            "raw tree": [a.expected_error for a in analysis.allocations.values()],
-            "after BLUE": [a.consistent_error for a in analysis.allocations.values()],
-            "release ε": [a.release_epsilon for a in analysis.allocations.values()],
+            "allocation": [ALLOCATIONS[k] for k in allocations],
+            "optimal for": [MINIMISES[k] for k in allocations],
+            "raw tree": [a.expected_error for a in allocations.values()],
+            "after BLUE": [a.consistent_error for a in allocations.values()],
+            "release ε": [a.release_epsilon for a in allocations.values()],
         }
     )

@@ -10,13 +10,14 @@ from dpui import (
     glossary,
     pin,
     range_explorer,
+    references,
     registry,
     sidebar,
     state,
     tree_figures,
     tree_view,
 )
-from dpui.tree_view import ALLOCATION, COLOUR, LENGTH, SEED, TREE, WORKLOAD
+from dpui.tree_view import ALLOCATION, COLOUR, LENGTH, ROOT, SEED, TREE, WORKLOAD
 
 st.title("Tree & budgets")
 st.markdown(registry.what_to_notice("pages/tree_budgets.py"))
@@ -45,22 +46,35 @@ with st.container(border=True):
         tree_view.TREE_CHOICES,
         key=TREE.name,
         format_func=tree_view.tree_label,
-        help="Fan-out k (every node splits into k near-equal parts) or Struct-Construct, "
-        "which picks k* and then each node's fan-out to minimise coverage.",
+        help="Fan-out k (every node splits into k near-equal parts), Struct-Construct, "
+        "which picks k* and then each node's fan-out to minimise coverage, or the fan-out b "
+        "of Qardaji, Yang and Li's H_b rule " + references.cite("qardaji-2013") + ".",
     )
     c2.selectbox(
         "Budget allocation",
         tuple(tree_view.ALLOCATIONS),
         key=ALLOCATION.name,
         format_func=tree_view.ALLOCATIONS.__getitem__,
+        help="Each rule says which error it is optimal for: the raw tree's (answers summed "
+        "from the noisy nodes, LUE-DPTree's rules) or the error after BLUE consistency "
+        "(found by a numeric search on the exact error). H_b "
+        + references.cite("qardaji-2013")
+        + " does not measure the root and splits ε evenly over the other levels.",
+    )
+    c2.checkbox(
+        "Measure the root",
+        key=ROOT.name,
+        disabled=st.session_state[ALLOCATION.name] != "uniform",
+        help="For the uniform allocation. Off: the root's total is not released and the other "
+        "levels share ε (the H_b rule).",
     )
     c3.selectbox(
         "Workload",
         tuple(tree_view.WORKLOADS),
         key=WORKLOAD.name,
         format_func=tree_view.WORKLOADS.__getitem__,
-        help="Which range queries are assumed equally likely; coverage, optimal "
-        "budgets and expected errors all depend on it.",
+        help="Which range queries are assumed equally likely; coverage, the budgets optimal "
+        "for either error, and expected errors all depend on it.",
     )
     if st.session_state[WORKLOAD.name] == "length":
         c3.number_input("Range length", LENGTH.lo, LENGTH.hi, key=LENGTH.name)
@@ -79,20 +93,36 @@ with st.container(border=True):
         help="Draw a fresh release (seed + 1).",
     )
 state.save((*tree_view.PARAMS, *range_explorer.PARAMS))
-PINNED = (TREE, ALLOCATION, WORKLOAD, LENGTH, sidebar.EPSILON, *range_explorer.PARAMS)
+PINNED = (TREE, ALLOCATION, ROOT, WORKLOAD, LENGTH, sidebar.EPSILON, *range_explorer.PARAMS)
 
 choice = st.session_state[TREE.name]
 alloc = st.session_state[ALLOCATION.name]
+root = bool(st.session_state[ROOT.name])
 length = st.session_state[LENGTH.name]
 if st.session_state[WORKLOAD.name] == "length" and length > n:
     st.info(f"Range length {length} is longer than the histogram; using {n}.")
 workload = tree_view.workload_spec(st.session_state[WORKLOAD.name], length, n)
 
 t = tree_view.build_tree(n, choice)
-analysis = tree_view.analyse(n, choice, eps, workload)
-chosen = analysis.allocations[alloc]
+unavailable = tree_view.consistent_unavailable(n, workload)
+if alloc in tree_view.SLOW_ALLOCATIONS:
+    if unavailable:
+        st.warning(unavailable + " Showing the per-node allocation optimal for the raw tree.")
+        alloc = "node"
+    else:
+        tree_view.search(n, choice, eps, workload, alloc)
+analysis = tree_view.analyse(n, choice, eps, workload, root)
+allocations = tree_view.all_allocations(n, choice, eps, workload, root)
+chosen = allocations[alloc]
 rel = tree_view.make_release(
-    sidebar.histogram_digest(hist), hist, choice, eps, workload, alloc, st.session_state[SEED.name]
+    sidebar.histogram_digest(hist),
+    hist,
+    choice,
+    eps,
+    workload,
+    alloc,
+    root,
+    st.session_state[SEED.name],
 )
 
 m = st.columns(5)
@@ -184,7 +214,7 @@ st.plotly_chart(
 )
 
 st.subheader("Explore one range")
-names = {k: tree_view.ALLOCATIONS[k] for k in analysis.allocations}
+names = {k: tree_view.ALLOCATIONS[k] for k in allocations}
 range_explorer.render(
     t,
     chosen.budgets,
@@ -192,14 +222,14 @@ range_explorer.render(
     eps,
     workload,
     st.session_state[SEED.name],
-    tree_view.range_errors_by_allocation(n, choice, eps, workload, span.first, span.last),
+    tree_view.range_errors_by_allocation(n, choice, allocations, span.first, span.last),
     names[alloc],
 )
 
 st.subheader("Expected error of a random range")
 left, right = st.columns([1, 1])
 left.plotly_chart(
-    tree_figures.allocation_errors(tree_view.error_bars(analysis), names[alloc]),
+    tree_figures.allocation_errors(tree_view.error_bars(allocations), names[alloc]),
     key="error_chart",
 )
 right.latex(r"E[\mathrm{Err}_{raw}] = \sum_x p_x \cdot \frac{2}{\varepsilon_x^2}")
@@ -209,9 +239,50 @@ right.markdown(
     "random range of the workload uses node x in its canonical decomposition. "
     "**After BLUE**, answers come from the consistent leaves; that error is exact too "
     "(computed in O(n · height) from the tree's Gaussian-Markov structure; see Error analysis). "
-    "The outlined bars are the allocation of this release."
+    "The outlined bars are the allocation of this release. The rules of LUE-DPTree are "
+    "optimal for the raw tree; after BLUE the budgets optimal after consistency (a numeric "
+    "search on the exact error, started from the best of uniform, H_b and the raw optimum, "
+    "so never worse than any of them) do better."
 )
-right.dataframe(tree_view.allocation_table(analysis), hide_index=True)
+right.dataframe(tree_view.allocation_table(allocations), hide_index=True)
+missing = [a for a in tree_view.SLOW_ALLOCATIONS if a not in allocations]
+if missing and unavailable:
+    right.caption(unavailable)
+elif missing and right.button(
+    "Search the budgets optimal after BLUE",
+    icon=":material/tune:",
+    help="A numeric search on the exact error after BLUE ("
+    + " and ".join(tree_view.ALLOCATIONS[a] for a in missing)
+    + "); seconds on large trees, then cached.",
+):
+    for slow_alloc in missing:
+        tree_view.search(n, choice, eps, workload, slow_alloc)
+    st.rerun()
+
+st.markdown(
+    "**Which fan-out?** Struct-Construct's k* minimises the *raw* tree's error with uniform "
+    "budgets; after BLUE another fan-out can be better."
+)
+f1, f2, f3 = st.columns([1, 1, 2], vertical_alignment="bottom")
+f1.metric("k* (raw tree, uniform budgets)", tree_view.k_star(n))
+rule = tree_view.fanout_rule(alloc, root)
+rule_text = tree_view.rule_text(rule)
+best_k = tree_view.fanout_after_consistency(n, eps, workload, rule)
+if (
+    best_k is None
+    and n >= 2
+    and f3.button(
+        "Find the fan-out after BLUE",
+        icon=":material/account_tree:",
+        help=f"Scores the k-ary trees k = 2–20 by their exact error after BLUE under {rule_text}.",
+    )
+):
+    best_k = tree_view.find_fanout(n, eps, workload, rule)
+f2.metric(
+    "Fan-out after BLUE",
+    "—" if best_k is None else best_k,
+    help=f"The k-ary tree with the least error after BLUE under {rule_text}.",
+)
 
 st.subheader("Nodes")
 table = tree_view.node_table(t, analysis.coverage, chosen.budgets, rel, tree_view.TABLE_LIMIT)

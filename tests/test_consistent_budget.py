@@ -181,3 +181,18 @@ def test_allocation_budgets_rejects_unknown_rules():
         cb.allocation_budgets(kary_tree(4, 2), 1.0, "uniform", "best")  # type: ignore[arg-type]
     with pytest.raises(ValueError, match="granularity"):
         cb.consistent_optimal_budgets(kary_tree(4, 2), 1.0, granularity="bin")  # type: ignore[arg-type]
+
+
+def test_budget_module_reexports_the_search_and_reports_progress():
+    t = kary_tree(64, 4)
+    seen: list[float] = []
+    search = budget.consistent_optimal_budgets
+    b = search(t, 0.5, "prefix", granularity="node", progress=seen.append)
+    np.testing.assert_array_equal(
+        b, cb.consistent_optimal_budgets(t, 0.5, "prefix", granularity="node")
+    )
+    assert budget.release_epsilon(t, b) == 0.5
+    assert seen and seen == sorted(seen) and 0 < seen[-1] <= 1.0
+    steps: list[float] = []
+    cb.fanout_after_consistency(16, 1.0, "uniform", "hb", max_fanout=5, progress=steps.append)
+    assert steps == [0.25, 0.5, 0.75, 1.0]

@@ -159,3 +159,45 @@ def test_error_page_index_view_shows_the_limits() -> None:
     assert float(table.loc[errors_view.label("boost"), "limit (index)"]) == pytest.approx(
         6, abs=0.03
     )
+
+
+def test_error_page_adds_the_optimised_strategy_and_the_new_tree_algorithms() -> None:
+    at = AppTest.from_file(ERRORS_PAGE, default_timeout=300)
+    at.session_state["ea_hb"] = True
+    at.session_state["ea_consistent"] = True
+    at.session_state["ea_sim"] = False
+    at.run()
+    at.selectbox(key="ea_view").set_value("fixed").run()
+    at.number_input(key="ea_fixed_n").set_value(64).run()
+    assert not at.exception and not _errors(at)
+    labels = set(at.dataframe[0].value["algorithm"])
+    assert {errors_view.label("hb"), errors_view.label("consistent")} <= labels
+    assert errors_view.PIDENTITY_LABEL not in labels
+    button = next(b for b in at.button if "HDMM p-Identity" in str(b.label))
+    assert "n = 64" in str(button.label)
+    button.click().run()
+    assert not at.exception and not _errors(at)
+    table = at.dataframe[0].value
+    assert errors_view.PIDENTITY_LABEL in set(table["algorithm"])
+    by = table.groupby("algorithm")["exact"].mean()
+    # a reference line: finite, and better than Dwork (the identity alone) on these ranges
+    assert np.isfinite(by[errors_view.PIDENTITY_LABEL])
+    assert by[errors_view.PIDENTITY_LABEL] < by[errors_view.label("dwork")]
+    # views over many n (here the average vs N) do not draw it
+    at.selectbox(key="ea_view").set_value("size").run()
+    assert not at.exception
+    assert errors_view.PIDENTITY_LABEL not in set(at.dataframe[0].value["algorithm"])
+
+
+def test_pidentity_rows_match_the_strategy_errors() -> None:
+    strategy = errors_view.pidentity.optimise(16, starts=1, max_iter=20)
+    rows = errors_view.pidentity_rows("epsilon", strategy, 1.0)
+    assert rows["exact"].to_numpy() == pytest.approx(
+        [strategy.expected_error(e) for e in errors_view.EPSILONS]
+    )
+    lengths = errors_view.pidentity_rows("length", strategy, 0.5, per_length=5, seed=3)
+    assert lengths["exact, all ranges of this length"].iloc[0] == pytest.approx(
+        strategy.expected_error(0.5, "length:1")
+    )
+    with pytest.raises(ValueError, match="views"):
+        errors_view.pidentity_rows("size", strategy, 1.0)

@@ -14,6 +14,11 @@ def metric(at: AppTest, label: str) -> str:
     return next(m.value for m in at.metric if m.label == label)
 
 
+def _table_with(at: AppTest, column: str):
+    """The page's first table that has ``column``."""
+    return next(d.value for d in at.dataframe if column in d.value.columns)
+
+
 @pytest.fixture
 def page() -> AppTest:
     return AppTest.from_file(str(ROOT / "pages" / "tree_budgets.py"), default_timeout=120)
@@ -100,3 +105,55 @@ def test_page_handles_one_bin_to_a_million_bins(n):
     assert not at.exception
     assert metric(at, "Bins n") == f"{n:,}"
     assert float(metric(at, "Release ε (max path sum)")) == pytest.approx(1.0)
+
+
+def test_allocations_say_which_error_they_minimise_and_searches_after_blue(page):
+    page.run()
+    assert not page.exception
+    labels = page.selectbox(key="tb_alloc").options
+    assert "per-node, optimal for the raw tree (LUE-DPTree)" in labels
+    assert "per-level, optimal for the raw tree (Boost-UN)" in labels
+    assert "per-level, optimal after consistency (BLUE)" in labels
+    assert "per-node, optimal after consistency (BLUE)" in labels
+    assert "H_b: uniform, root not measured" in labels
+    assert all("optimal" not in x or "raw tree" in x or "after consistency" in x for x in labels)
+    table = _table_with(page, "allocation")
+    assert list(table["allocation"])[:5] == [
+        "uniform ε/Δ (Boost)",
+        "H_b: uniform, root not measured",
+        "per-level, optimal for the raw tree (Boost-UN)",
+        "per-node, optimal for the raw tree (LUE-DPTree)",
+        "per-level, optimal after consistency (BLUE)",
+    ]
+    errors = dict(zip(table["allocation"], table["after BLUE"], strict=True))
+    best_rule = min(errors[x] for x in list(errors)[:4])
+    assert errors["per-level, optimal after consistency (BLUE)"] <= min(
+        errors["uniform ε/Δ (Boost)"], errors["H_b: uniform, root not measured"]
+    ) * (1 + 1e-9)
+    # the per-node search after BLUE is behind a button
+    search = next(b for b in page.button if b.label == "Search the budgets optimal after BLUE")
+    search.click().run()
+    assert not page.exception
+    table = _table_with(page, "allocation")
+    after = dict(zip(table["allocation"], table["after BLUE"], strict=True))
+    assert after["per-node, optimal after consistency (BLUE)"] <= best_rule * (1 + 1e-9)
+    assert set(table["optimal for"]) >= {"raw tree", "after BLUE"}
+    page.selectbox(key="tb_alloc").set_value("consistent_node").run()
+    assert not page.exception
+    assert float(metric(page, "Release ε (max path sum)")) == pytest.approx(1.0)
+
+
+def test_root_switch_and_fanout_after_consistency(page):
+    page.session_state["tb_alloc"] = "uniform"
+    page.run()
+    before = _table_with(page, "allocation")["after BLUE"].iloc[0]
+    page.checkbox(key="tb_root").uncheck().run()
+    table = _table_with(page, "allocation")
+    assert table["after BLUE"].iloc[0] == pytest.approx(table["after BLUE"].iloc[1])  # = H_b
+    assert table["after BLUE"].iloc[0] != pytest.approx(before)
+    assert float(metric(page, "Release ε (max path sum)")) == pytest.approx(1.0)
+    assert metric(page, "Fan-out after BLUE") == "—"
+    next(b for b in page.button if b.label == "Find the fan-out after BLUE").click().run()
+    assert not page.exception
+    assert int(metric(page, "Fan-out after BLUE")) in range(2, 21)
+    assert int(metric(page, "k* (raw tree, uniform budgets)")) in range(2, 21)

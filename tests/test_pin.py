@@ -42,7 +42,9 @@ def test_pin_then_change_shows_a_and_b_with_exact_numbers_and_unpin_returns():
     at.selectbox(key="tb_tree").set_value("4").run()
     at.selectbox(key="tb_alloc").set_value("uniform").run()
     assert not at.exception
-    table = at.dataframe[0].value.set_index("quantity")
+    table = next(d.value for d in at.dataframe if "quantity" in d.value.columns).set_index(
+        "quantity"
+    )
     # B is a 4-ary tree with uniform budgets over the 1,024-bin default: recompute independently
     t = kary_tree(1024, 4)
     expected = errors.raw_expected_error(t, budget.uniform_budgets(t, 1.0), "uniform")
@@ -63,7 +65,9 @@ def test_a_pinned_link_reopens_the_comparison_and_bad_pinned_values_fall_back():
     at.query_params["pin"] = "tb_tree=16&tb_alloc=level&eps=0.5&tb_from=1&tb_to=8"
     at.run()
     assert not at.exception
-    table = at.dataframe[0].value.set_index("quantity")
+    table = next(d.value for d in at.dataframe if "quantity" in d.value.columns).set_index(
+        "quantity"
+    )
     assert table.loc["release ε", "A (pinned)"] == pytest.approx(0.5)
     assert table.loc["height Δ", "A (pinned)"] == 4  # 16-ary over 1,024 bins
     at = _page()
