@@ -1,8 +1,10 @@
 """State and cached computations behind the "Tree & budgets" page.
 
-Trees and releases are cached with ``st.cache_resource`` rather than
+Trees and releases are cached as shared objects (never mutated) rather than with
 ``cache_data``: at 2^20 bins a tree is ~100 MB of arrays, and ``cache_data``
-would copy (pickle) them on every rerun. The cached objects are never mutated.
+would copy (pickle) them on every rerun. The caches are bounded by bytes
+(:func:`dpui.limits.cache_by_bytes`), and the page runs only when
+:func:`allowed` accepts the estimated cost.
 """
 
 from __future__ import annotations
@@ -11,12 +13,12 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
-import streamlit as st
 from numpy.typing import NDArray
 
 from dpcore import budget, consistency, coverage, errors, queries, release, tree
 from dpcore.histogram import MAX_BINS, Histogram
 from dpcore.workload import parse_workload
+from dpui import limits
 from dpui.params import ChoiceParam, IntParam
 
 FloatArray = NDArray[np.float64]
@@ -56,7 +58,17 @@ def workload_spec(kind: str, length: int, n: int) -> str:
     return f"length:{min(length, n)}" if kind == "length" else kind
 
 
-@st.cache_resource(max_entries=8, show_spinner="Building the tree…")
+def allowed(n: int, choice: str) -> bool:
+    """Whether building and analysing a ``choice`` tree over ``n`` bins is within the limit."""
+    return limits.allow(
+        f"a {tree_label(choice)} tree over {n:,} bins with three budget allocations",
+        limits.tree_page(n, choice),
+        smaller="use a histogram with fewer bins, or a k-ary tree instead of Struct-Construct",
+        library="dpcore.tree / dpcore.budget",
+    )
+
+
+@limits.cache_by_bytes(max_entries=8, spinner="Building the tree…")
 def build_tree(n: int, choice: str) -> tree.Tree:
     return tree.struct_construct(n) if choice == "sc" else tree.kary_tree(n, int(choice))
 
@@ -75,7 +87,7 @@ class Analysis:
     allocations: dict[str, Allocation]
 
 
-@st.cache_resource(max_entries=16, show_spinner="Computing coverage and budgets…")
+@limits.cache_by_bytes(max_entries=16, spinner="Computing coverage and budgets…")
 def analyse(n: int, choice: str, eps: float, workload: str) -> Analysis:
     t = build_tree(n, choice)
     p = coverage.coverage_probabilities(t, workload)
@@ -109,7 +121,7 @@ class Release:
     consistent_leaves: FloatArray
 
 
-@st.cache_resource(max_entries=16, show_spinner="Adding noise and making it consistent…")
+@limits.cache_by_bytes(max_entries=16, spinner="Adding noise and making it consistent…")
 def make_release(
     digest: str, _hist: Histogram, choice: str, eps: float, workload: str, alloc: str, seed: int
 ) -> Release:

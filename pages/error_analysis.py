@@ -70,6 +70,18 @@ seed = int(st.session_state[SEED.name])
 
 with st.expander("What is compared, and how", expanded=False):
     st.markdown(references.prose("error_analysis.md"))
+if not view.allowed(
+    choice,
+    keys,
+    n=hist.n_bins,
+    releases=releases if simulate else 0,
+    queries=queries,
+    fixed_n=int(st.session_state[FIXED_N.name]),
+    fixed_ranges=int(st.session_state[FIXED_RANGES.name]),
+    max_m=int(st.session_state[MAX_M.name]),
+    index_m=int(st.session_state[INDEX_M.name]),
+):
+    st.stop()
 
 bar = st.progress(0.0, text="Computing…") if simulate or choice == "index" else None
 
