@@ -91,6 +91,7 @@ LINKS = (
     Link("Laplace, 2^22 sidebar", "/laplace?lap_source=sidebar", True, "42 s, ~3 GB"),
     Link("Exponential, 2^22 sidebar", "/exponential?exp_source=sidebar", True, "17 s"),
 )
+PAGES = sorted({link.path.split("?")[0] for link in LINKS})
 LOAD_PATH = "/tree_budgets"
 
 
@@ -236,12 +237,14 @@ def replay(
         page.close()
 
 
-def warm_up(context: Any, url: str, timeout_s: float) -> None:
-    """One visit to the Overview, so that the first link does not pay the server's imports."""
-    page = context.new_page()
-    page.goto(url, wait_until="commit")
-    wait_idle(page, timeout_s)
-    page.close()
+def warm_up(context: Any, url: str, paths: list[str], timeout_s: float) -> None:
+    """One visit to each page at its defaults, so that a link does not pay the server's
+    one-time imports (a few seconds per page on a loaded 2-core machine)."""
+    for path in paths:
+        page = context.new_page()
+        page.goto(url + path, wait_until="commit")
+        wait_idle(page, timeout_s)
+        page.close()
 
 
 def big_csv(directory: Path) -> Path:
@@ -256,7 +259,7 @@ UNLIMITED = {"DP_EXPLORER_WORK_SECONDS": "1e9", "DP_EXPLORER_MEMORY_MB": "1e9"}
 def run_links(args: argparse.Namespace, csv: Path) -> None:
     rows = []
     with serve({}) as (url, proc), browser() as context:
-        warm_up(context, url, args.timeout)
+        warm_up(context, url, PAGES, args.timeout)
         sampler = Sampler(proc.pid, cap_mb=args.rss_cap_mb)
         for link in LINKS:
             upload, seconds, answer = replay(context, url, link, csv, args.timeout)
@@ -267,7 +270,7 @@ def run_links(args: argparse.Namespace, csv: Path) -> None:
     if args.baseline:
         for link in LINKS:
             with serve(UNLIMITED) as (url, proc), browser() as context:
-                warm_up(context, url, args.timeout)
+                warm_up(context, url, [link.path.split("?")[0]], args.timeout)
                 sampler = Sampler(proc.pid, cap_mb=args.rss_cap_mb)
                 _, seconds, answer = replay(context, url, link, csv, args.timeout)
                 sampler.stop()
@@ -295,7 +298,7 @@ def run_links(args: argparse.Namespace, csv: Path) -> None:
 def run_load(args: argparse.Namespace) -> None:
     with serve({}) as (url, proc), browser() as context:
         sampler = Sampler(proc.pid, cap_mb=args.rss_cap_mb)
-        warm_up(context, url, args.timeout)
+        warm_up(context, url, ["/"], args.timeout)
         sampler.window()
         pages = [context.new_page() for _ in range(args.load)]
         start = time.perf_counter()

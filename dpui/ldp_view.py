@@ -116,13 +116,19 @@ def generation_allowed(spec: DataSpec) -> bool:
     )
 
 
-def simulation_allowed(data: KVData, cells: int, reps: int) -> bool:
-    """Whether the page's simulations (``cells`` mechanism x ε cells and the value-share
-    sweep, ``reps`` runs each; the truncation table) are within the work limit."""
+def simulation_allowed(
+    data: KVData, names: tuple[str, ...], grid: tuple[float, ...], reps: int, rounds: int
+) -> bool:
+    """Whether the page's simulations (mechanisms ``names`` x ``grid`` and the value-share
+    sweep, ``reps`` runs each, PrivKVM with ``rounds`` rounds; the truncation table) are
+    within the work limit."""
     top = int(min(max(data.lengths.max(), 2), 200))
+    cells = len(names) * len(grid)
+    round_runs = rounds * len(grid) * reps if "PrivKVM" in names else 0
     cost = limits.kv_simulation(
-        data.n_users, int(data.keys.size), (cells + SHARE_POINTS) * reps, top
-    )
+        data.n_users, int(data.keys.size), (cells + SHARE_POINTS) * reps, top,
+        round_runs=round_runs,
+    )  # fmt: skip
     return limits.allow(
         f"simulating {cells + SHARE_POINTS} settings x {reps} repetitions on {data.n_users:,} "
         "users",

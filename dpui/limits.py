@@ -15,8 +15,8 @@ config file has no place for application settings):
 ``DP_EXPLORER_MEMORY_MB`` (default 600)
     its estimated peak memory;
 ``DP_EXPLORER_CACHE_MB`` (default 600)
-    the total size of the big arrays kept between reruns by each :func:`cache_by_bytes`
-    cache (trees, releases, key-value datasets).
+    the total size of the big arrays kept between reruns by the :func:`cache_by_bytes`
+    caches together (trees, releases, key-value datasets, prepared algorithms).
 
 The cost models are linear in the work (bins, pairs, users x repetitions, ...)
 with constants measured once on a 2-core 2.4 GHz server running the dpcore of
@@ -147,11 +147,14 @@ def kv_generation(users: int, d: int, max_length: int, lengths: str) -> Cost:
     return Cost(pairs * 1.5e-6, (pairs * 130 + d * 8) / MB)
 
 
-def kv_simulation(users: int, pairs: int, runs: int, truncation_lengths: int) -> Cost:
+def kv_simulation(
+    users: int, pairs: int, runs: int, truncation_lengths: int, *, round_runs: int = 0
+) -> Cost:
     """The Key-value LDP page's simulations: ``runs`` (mechanism, ε, repetition) releases at
-    0.5 µs and 100 bytes per user, and the truncation table at 15 ns per pair and length."""
+    0.5 µs and 100 bytes per user, ``round_runs`` PrivKVM rounds at 0.6 µs per user, and the
+    truncation table at 15 ns per pair and length."""
     return Cost(
-        users * runs * 0.5e-6 + pairs * truncation_lengths * 15e-9,
+        users * (runs * 0.5e-6 + round_runs * 0.6e-6) + pairs * truncation_lengths * 15e-9,
         (users * 100 + pairs * 40) / MB,
     )
 
@@ -236,33 +239,37 @@ def _key_part(value: Any) -> Any:
 
 
 class _ByteLRU:
-    """Least-recently-used entries, dropped while their total exceeds a byte budget."""
+    """Entries of every :func:`cache_by_bytes` function in one least-recently-used order,
+    dropped while their total exceeds the byte budget or a function exceeds its count."""
 
-    def __init__(self, max_entries: int) -> None:
-        self.max_entries = max_entries
-        self.entries: OrderedDict[Any, tuple[Any, int]] = OrderedDict()
-        self.computing: dict[Any, threading.Lock] = {}
+    def __init__(self) -> None:
+        self.entries: OrderedDict[tuple[str, Any], tuple[Any, int]] = OrderedDict()
+        self.computing: dict[tuple[str, Any], threading.Lock] = {}
         self.lock = threading.Lock()
 
-    def get(self, key: Any) -> tuple[bool, Any]:
+    def get(self, key: tuple[str, Any]) -> tuple[bool, Any]:
         with self.lock:
             if key not in self.entries:
                 return False, None
             self.entries.move_to_end(key)
             return True, self.entries[key][0]
 
-    def put(self, key: Any, value: Any, size: int, budget: float) -> None:
+    def put(self, key: tuple[str, Any], value: Any, max_entries: int) -> None:
+        budget = current().cache_megabytes * MB
         with self.lock:
-            self.entries[key] = (value, size)
+            self.entries[key] = (value, nbytes(value))
             self.entries.move_to_end(key)
-            total = sum(s for _, s in self.entries.values())
-            while len(self.entries) > 1 and (
-                total > budget or len(self.entries) > self.max_entries
-            ):
+            own = [k for k in self.entries if k[0] == key[0]]
+            for old in own[: max(0, len(own) - max_entries)]:
+                del self.entries[old]
+            total = sum(size for _, size in self.entries.values())
+            while len(self.entries) > 1 and total > budget:  # the newest entry stays
                 _, (_, dropped) = self.entries.popitem(last=False)
                 total -= dropped
 
-    def get_or_compute(self, key: Any, compute: Callable[[], Any]) -> Any:
+    def get_or_compute(
+        self, key: tuple[str, Any], compute: Callable[[], Any], max_entries: int
+    ) -> Any:
         """The cached value, else ``compute()`` once: concurrent callers of a key wait for it."""
         found, value = self.get(key)
         if found:
@@ -274,7 +281,7 @@ class _ByteLRU:
                 found, value = self.get(key)
                 if not found:
                     value = compute()
-                    self.put(key, value, nbytes(value), current().cache_megabytes * MB)
+                    self.put(key, value, max_entries)
         finally:
             with self.lock:
                 self.computing.pop(key, None)
@@ -282,24 +289,38 @@ class _ByteLRU:
 
     def total(self) -> int:
         with self.lock:
-            return sum(s for _, s in self.entries.values())
+            return sum(size for _, size in self.entries.values())
+
+    def count(self, name: str) -> int:
+        with self.lock:
+            return sum(k[0] == name for k in self.entries)
+
+
+_CACHE = _ByteLRU()  # shared by all sessions, like st.cache_resource; holds immutable results
+
+
+def cached_bytes() -> int:
+    """Bytes of numpy arrays held by all :func:`cache_by_bytes` caches together."""
+    return _CACHE.total()
 
 
 def cache_by_bytes(
     *, max_entries: int, spinner: str | None = None
 ) -> Callable[[Callable[P, R]], Callable[P, R]]:
     """Like ``st.cache_resource`` (one shared, never mutated copy per key), but bounded by
-    bytes: least-recently-used entries are dropped while the cache holds more than
-    ``DP_EXPLORER_CACHE_MB`` (the newest entry is always kept) or ``max_entries`` entries.
+    bytes: all such caches together hold at most ``DP_EXPLORER_CACHE_MB`` (least recently
+    used entries are dropped first; the newest entry is always kept), and each function at
+    most ``max_entries`` entries.
 
     ``st.cache_resource`` bounds only the number of entries, which at 2^22 bins lets a
     few caches of trees and releases reach gigabytes. Arguments are the key (numpy
     arrays by a digest of their bytes; arguments named ``_x`` are left out, as
     Streamlit does). Sessions asking for a key being computed wait for that computation.
+    Streamlit's "clear cache" does not reach these caches.
     """
 
     def decorate(func: Callable[P, R]) -> Callable[P, R]:
-        store = _ByteLRU(max_entries)
+        name = f"{func.__module__}.{func.__qualname__}"
         names = func.__code__.co_varnames[: func.__code__.co_argcount]
 
         @functools.wraps(func)
@@ -313,10 +334,10 @@ def cache_by_bytes(
                 with st.spinner(spinner):
                     return func(*args, **kwargs)
 
-            result: R = store.get_or_compute(key, compute)
+            result: R = _CACHE.get_or_compute((name, key), compute, max_entries)
             return result
 
-        cached.store = store  # type: ignore[attr-defined]
+        cached.entries = functools.partial(_CACHE.count, name)  # type: ignore[attr-defined]
         return cached
 
     return decorate

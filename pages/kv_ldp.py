@@ -163,7 +163,7 @@ names = tuple(n for n, flag in view.MECHANISM_FLAGS.items() if ss[flag.name])
 grid = view.EPS_GRIDS[ss[view.GRID.name]]
 t = ss[view.TOP_T.name]
 seed = ss[view.SEED.name]
-if not view.simulation_allowed(data, len(names) * len(grid), ss[view.REPS.name]):
+if not view.simulation_allowed(data, names, grid, ss[view.REPS.name], settings.privkvm_rounds):
     st.stop()
 
 st.header("Accuracy vs ε")
