@@ -10,6 +10,7 @@ peak ``VmHWM``). Targets: every link within 5 s, the server below 2 GB throughou
     python bench/bench_links.py --baseline    # also each link with the limits lifted
                                               # (fresh server per link, time-out, RSS cap)
     python bench/bench_links.py --load 30     # 30 concurrent sessions, one browser
+    python bench/bench_links.py --load 30 --app /tmp/old  # the same against another checkout
 
 Without ``--baseline`` the table shows the numbers the issue measured before the limits.
 Numbers depend on the machine and its load; report them with both.
@@ -112,6 +113,12 @@ def rss_mb(pid: int, field: str = "VmRSS") -> float:
     return 0.0
 
 
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU time of process ``pid`` so far (all its threads), from /proc."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 class Sampler:
     """Samples a process's RSS every 0.1 s; ``window()`` gives the peak since the last call."""
 
@@ -142,15 +149,15 @@ class Sampler:
 
 
 @contextmanager
-def serve(env: dict[str, str]) -> Iterator[tuple[str, subprocess.Popen[bytes]]]:
+def serve(env: dict[str, str], app: Path = ROOT) -> Iterator[tuple[str, subprocess.Popen[bytes]]]:
     port = free_port()
     proc = subprocess.Popen(
         [
-            sys.executable, "-m", "streamlit", "run", str(ROOT / "app.py"),
+            sys.executable, "-m", "streamlit", "run", str(app / "app.py"),
             "--server.address", "127.0.0.1", "--server.port", str(port),
             "--server.headless", "true", "--browser.gatherUsageStats", "false",
         ],
-        cwd=ROOT,
+        cwd=app,
         env={**os.environ, **env},
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
@@ -178,22 +185,22 @@ def serve(env: dict[str, str]) -> Iterator[tuple[str, subprocess.Popen[bytes]]]:
 
 @contextmanager
 def browser() -> Iterator[Any]:
+    """Debian's chromium, headless; Playwright gives it a fresh temporary user-data directory."""
     chromium = shutil.which("chromium")
     if chromium is None:
         sys.exit("Debian's chromium is missing: apt-get install chromium (tests/run.sh does)")
     from playwright.sync_api import sync_playwright
 
-    with sync_playwright() as pw, tempfile.TemporaryDirectory() as profile:
-        context = pw.chromium.launch_persistent_context(
-            profile, executable_path=chromium, headless=True, args=CHROMIUM_FLAGS
-        )
+    with sync_playwright() as pw:
+        chrome = pw.chromium.launch(executable_path=chromium, headless=True, args=CHROMIUM_FLAGS)
         try:
-            yield context
+            yield chrome
         finally:
-            context.close()
+            chrome.close()
 
 
 IDLE = "document.querySelector('[data-testid=\"stApp\"]')?.dataset.testScriptState"
+DONE = f"{IDLE} === 'notRunning' && document.querySelector('h1') !== null"
 
 
 def wait_idle(page: Any, timeout_s: float) -> None:
@@ -258,7 +265,8 @@ UNLIMITED = {"DP_EXPLORER_WORK_SECONDS": "1e9", "DP_EXPLORER_MEMORY_MB": "1e9"}
 
 def run_links(args: argparse.Namespace, csv: Path) -> None:
     rows = []
-    with serve({}) as (url, proc), browser() as context:
+    with serve({}) as (url, proc), browser() as chrome:
+        context = chrome.new_context()
         warm_up(context, url, PAGES, args.timeout)
         sampler = Sampler(proc.pid, cap_mb=args.rss_cap_mb)
         for link in LINKS:
@@ -269,7 +277,8 @@ def run_links(args: argparse.Namespace, csv: Path) -> None:
     baseline: dict[str, list[str]] = {}
     if args.baseline:
         for link in LINKS:
-            with serve(UNLIMITED) as (url, proc), browser() as context:
+            with serve(UNLIMITED) as (url, proc), browser() as chrome:
+                context = chrome.new_context()
                 warm_up(context, url, [link.path.split("?")[0]], args.timeout)
                 sampler = Sampler(proc.pid, cap_mb=args.rss_cap_mb)
                 _, seconds, answer = replay(context, url, link, csv, args.timeout)
@@ -296,23 +305,40 @@ def run_links(args: argparse.Namespace, csv: Path) -> None:
 
 
 def run_load(args: argparse.Namespace) -> None:
-    with serve({}) as (url, proc), browser() as context:
+    """``args.load`` sessions open ``LOAD_PATH`` at once: one browser, one context (its own
+    cookies and storage) per student; each tab is its own Streamlit session."""
+    with serve({}, args.app) as (url, proc), browser() as chrome:
+        context = chrome.new_context()
         sampler = Sampler(proc.pid, cap_mb=args.rss_cap_mb)
         warm_up(context, url, ["/"], args.timeout)
         sampler.window()
-        pages = [context.new_page() for _ in range(args.load)]
+        contexts = [chrome.new_context() for _ in range(args.load)]
+        pages = [c.new_page() for c in contexts]
+        cpu = cpu_seconds(proc.pid)
         start = time.perf_counter()
-        for page in pages:  # one browser, many tabs: each tab is its own Streamlit session
-            page.goto(url + LOAD_PATH, wait_until="commit")
-        finished = []
         for page in pages:
-            wait_idle(page, args.timeout)
-            finished.append(time.perf_counter() - start)
+            page.goto(url + LOAD_PATH, wait_until="commit")
+        finished: dict[int, float] = {}
+        while len(finished) < len(pages) and time.perf_counter() - start < args.timeout:
+            for i, page in enumerate(pages):
+                if i not in finished and page.evaluate(DONE):
+                    finished[i] = time.perf_counter() - start
+            time.sleep(0.1)
         peak = sampler.window()
+        cpu = cpu_seconds(proc.pid) - cpu
         sampler.stop()
-    row = [f"{args.load}", LOAD_PATH, f"{min(finished):.1f}", f"{max(finished):.1f}"]
+        for c in contexts:
+            c.close()
+    times = sorted(finished.values())
+    row = [f"{args.load}", LOAD_PATH, f"{len(times)}", f"{times[0]:.1f}" if times else "-"]
+    row += [f"{times[len(times) // 2]:.1f}" if times else "-", f"{times[-1]:.1f}" if times else "-"]
     print_table(
-        ["sessions", "path", "first done s", "all done s", "peak RSS MB"], [[*row, f"{peak:.0f}"]]
+        ["sessions", "path", "answered", "first s", "median s", "last s", "server CPU s", "RSS MB"],
+        [[*row, f"{cpu:.1f}", f"{peak:.0f}"]],
+    )
+    print(
+        "\nTimes are wall-clock from the first request; 'server CPU s' is the Streamlit process's "
+        "CPU time for all sessions (the browser's rendering runs on the same machine)."
     )
 
 
@@ -327,6 +353,9 @@ def main() -> None:
     parser.add_argument("--baseline", action="store_true", help="also replay with no limits")
     parser.add_argument("--load", type=int, default=0, help="concurrent sessions instead")
     parser.add_argument("--timeout", type=float, default=60.0, help="seconds per link")
+    parser.add_argument(
+        "--app", type=Path, default=ROOT, help="--load: serve this checkout (e.g. an older one)"
+    )
     parser.add_argument("--rss-cap-mb", type=float, default=6000.0, help="kill the server above")
     args = parser.parse_args()
     if args.load:
