@@ -134,6 +134,21 @@ def cost(
     return total
 
 
+def index_levels(keys: tuple[str, ...], wanted: int) -> int:
+    """The largest m up to ``wanted`` whose accuracy-index view fits the work limit (shown
+    with a notice when smaller than ``wanted``); ``wanted`` when none fits (then refused)."""
+    fitted = limits.largest_within(
+        range(INDEX_M.lo, wanted + 1), lambda m: limits.accuracy_index(keys, m)
+    )
+    if fitted is None or fitted == wanted:
+        return wanted
+    limits.scaled_down(
+        f"trees up to m = {fitted} (N = 2^{fitted}) instead of m = {wanted}",
+        library="dpcore.accuracy_index.coefficient_curve",
+    )
+    return fitted
+
+
 def allowed(choice: str, keys: tuple[str, ...], **sizes: int) -> bool:
     """Whether view ``choice`` is within the work limit (see :func:`cost`); else say why."""
     return limits.allow(

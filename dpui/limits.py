@@ -99,9 +99,14 @@ def refusal(what: str, cost: Cost, *, smaller: str, library: str, limits: Limits
         return None
     return (
         f"**Not computed: {what} would take {' and '.join(over)}.** This server is shared, so "
-        f"one request is limited. To stay within the limit, {smaller}. To run it bigger, "
-        f"call `{library}` from Python, or start your own server with larger limits, e.g. "
-        f"`{SECONDS_VARIABLE}=600 {MEMORY_VARIABLE}=16000 streamlit run app.py` "
+        f"one request is limited. To stay within the limit, {smaller}. {_bigger(library)}"
+    )
+
+
+def _bigger(library: str) -> str:
+    return (
+        f"To run it bigger, call `{library}` from Python, or start your own server with larger "
+        f"limits, e.g. `{SECONDS_VARIABLE}=600 {MEMORY_VARIABLE}=16000 streamlit run app.py` "
         "(see 'Serving a class' in the README)."
     )
 
@@ -124,6 +129,14 @@ def largest_within(sizes: Iterable[int], cost: Callable[[int], Cost]) -> int | N
         if cost(s).seconds <= limits.seconds and cost(s).megabytes <= limits.megabytes
     ]
     return max(fitting, default=None)
+
+
+def scaled_down(what: str, *, library: str) -> None:
+    """Say that ``what`` was reduced to fit the limits, and how to run the full size."""
+    st.info(
+        f"**Reduced by this server's work limit: {what}.** {_bigger(library)}",
+        icon=":material/hourglass_bottom:",
+    )
 
 
 # --- cost models ------------------------------------------------------------------------

@@ -12,7 +12,7 @@ from streamlit.testing.v1 import AppTest
 
 from dpcore.histogram import from_counts
 from dpcore.ldp import data as kvdata
-from dpui import limits, sidebar
+from dpui import errors_view, limits, sidebar
 
 ROOT = Path(__file__).resolve().parents[1]
 LIMITS = limits.Limits(seconds=5.0, megabytes=600.0, cache_megabytes=600.0)
@@ -133,7 +133,6 @@ LINKS = {
         )},
         "ea_view": "epsilon", "ea_releases": "1000", "ea_queries": "2000", "data": "spiky-65536",
     }, False),
-    "errors index m = 22": ("error_analysis.py", {"ea_view": "index", "ea_index_m": "22"}, False),
     "tree 2^22 upload": ("tree_budgets.py", {}, True),
     "laplace 2^22 sidebar": ("laplace.py", {"lap_source": "sidebar"}, True),
     "exponential 2^22 sidebar": ("exponential.py", {"exp_source": "sidebar"}, True),
@@ -149,6 +148,18 @@ def test_issue_link_answers_with_a_limit_message_quickly(name: str) -> None:
     assert len(warnings) == 1, [w.value for w in at.warning]
     assert limits.SECONDS_VARIABLE in warnings[0]
     assert seconds < 15  # the refusal itself is instant; AppTest and a loaded machine add some
+
+
+def test_index_view_m_22_is_scaled_down_to_fit() -> None:
+    at, seconds = _limited("error_analysis.py", {"ea_view": "index", "ea_index_m": "22"})
+    assert not at.exception
+    notice = next(i.value for i in at.info if "Reduced by this server's work limit" in i.value)
+    fitted = int(notice.split("trees up to m = ")[1].split(" ")[0])
+    keys = errors_view.DEFAULT_ON
+    assert _refusal(limits.accuracy_index(keys, fitted)) is None
+    assert _refusal(limits.accuracy_index(keys, fitted + 1)) is not None
+    assert int(at.dataframe[0].value["largest N"].iloc[-1].removeprefix("2^")) == fitted
+    assert seconds < 60
 
 
 def test_privkvm_rounds_link_is_fast() -> None:
