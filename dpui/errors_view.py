@@ -25,7 +25,7 @@ import streamlit as st
 from numpy.typing import NDArray
 
 from dpcore import accuracy_index, empirical, errors, pidentity
-from dpui import slow
+from dpui import limits, slow
 from dpui.params import BoolParam, ChoiceParam, IntParam, Param
 
 FloatArray = NDArray[np.float64]
@@ -209,7 +209,63 @@ def _collect(cells: Sequence[Callable[[], pd.DataFrame]], progress: Progress) ->
     return pd.concat(parts, ignore_index=True)
 
 
-@st.cache_resource(max_entries=32, show_spinner="Building trees and budgets…")
+def cost(
+    choice: str,
+    keys: tuple[str, ...],
+    *,
+    n: int,
+    releases: int,
+    queries: int,
+    fixed_n: int,
+    fixed_ranges: int,
+    max_m: int,
+    index_m: int,
+) -> limits.Cost:
+    """The estimated cost of view ``choice`` (``releases = 0`` when not simulating)."""
+    if choice == "index":
+        return limits.accuracy_index(keys, index_m)
+    if choice == "length":
+        return limits.error_simulation(keys, n, 1, releases, queries * (n.bit_length()))
+    if choice == "fixed":
+        return limits.error_simulation(keys, fixed_n, 1, releases, fixed_ranges)
+    if choice == "epsilon":
+        return limits.error_simulation(keys, n, len(EPSILONS), releases, queries)
+    total = limits.Cost(0.0, 0.0)
+    for m in range(max_m + 1):
+        simulated = releases if m <= SIMULATED_MAX_M else 0
+        every = 2**m * (2**m + 1) // 2
+        ranges = every if every <= ALL_RANGES_LIMIT else queries
+        total += limits.error_simulation(keys, 2**m, 1, simulated, ranges)
+    return total
+
+
+def index_levels(keys: tuple[str, ...], wanted: int) -> int:
+    """The largest m up to ``wanted`` whose accuracy-index view fits the work limit (shown
+    with a notice when smaller than ``wanted``); ``wanted`` when none fits (then refused)."""
+    fitted = limits.largest_within(
+        range(INDEX_M.lo, wanted + 1), lambda m: limits.accuracy_index(keys, m)
+    )
+    if fitted is None or fitted == wanted:
+        return wanted
+    limits.scaled_down(
+        f"trees up to m = {fitted} (N = 2^{fitted}) instead of m = {wanted}",
+        library="dpcore.accuracy_index.coefficient_curve",
+    )
+    return fitted
+
+
+def allowed(choice: str, keys: tuple[str, ...], **sizes: int) -> bool:
+    """Whether view ``choice`` is within the work limit (see :func:`cost`); else say why."""
+    return limits.allow(
+        f"the view '{VIEWS[choice]}' for {len(keys)} algorithm(s)",
+        cost(choice, keys, **sizes),
+        smaller="choose fewer algorithms, fewer releases or ranges, a smaller N or m, "
+        "or untick Simulate (closed forms only)",
+        library="dpcore.errors / dpcore.empirical / dpcore.accuracy_index",
+    )
+
+
+@limits.cache_by_bytes(max_entries=32, spinner="Building trees and budgets…")
 def plan(key: str, n: int, eps: float) -> errors.Plan:
     """A prepared algorithm (tree and budgets); cached as a resource, never mutated."""
     return errors.prepare(key, n, eps)

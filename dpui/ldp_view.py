@@ -1,15 +1,17 @@
 """Settings and cached computations behind the "Key-value LDP" page.
 
-Datasets are cached with ``st.cache_resource`` (a million users are hundreds of
-MB of arrays that ``cache_data`` would pickle on every rerun; they are never
-mutated). Simulation results are small tables cached with ``st.cache_data`` per
+Datasets are cached as shared objects bounded by bytes
+(:func:`dpui.limits.cache_by_bytes`: a million users are hundreds of MB of arrays
+that ``cache_data`` would pickle on every rerun; they are never mutated), and
+generated only when :func:`dpui.limits.allow` accepts their estimated cost.
+Simulation results are small tables cached with ``st.cache_data`` per
 (mechanism, eps) cell, keyed by primitive specs and an explicit ``seed``.
 """
 
 from __future__ import annotations
 
 import hashlib
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 import pandas as pd
@@ -19,7 +21,7 @@ from dpcore.ldp import data as kvdata
 from dpcore.ldp import experiment, hiskv, mechanisms, privacy
 from dpcore.ldp.data import KVData
 from dpcore.ldp.mechanisms import KVSettings
-from dpui import references, untrusted
+from dpui import limits, references, untrusted
 from dpui.params import BoolParam, ChoiceParam, FloatParam, IntParam, Param
 
 SYNTHETIC = {
@@ -65,6 +67,8 @@ PARAMS: tuple[Param, ...] = (
 
 UPLOADED = "kv_uploaded_csv"  # session key of the last valid upload (bytes, file name)
 CHECK_D, CHECK_L = 3, 2  # small enough to enumerate every input and output exactly
+SHARE_POINTS = 9  # value shares in the budget-split sweep
+DEFAULT_ROUNDS = mechanisms.DEFAULT_SETTINGS.privkvm_rounds
 
 
 @dataclass(frozen=True)
@@ -88,7 +92,7 @@ class DataSpec:
         )
 
 
-@st.cache_resource(max_entries=4, show_spinner="Generating the key-value data…")
+@limits.cache_by_bytes(max_entries=4, spinner="Generating the key-value data…")
 def load_data(spec: DataSpec) -> KVData:
     """The dataset of ``spec`` (raises :class:`~dpcore.ldp.data.KVDataError` on a bad CSV)."""
     if spec.source == UPLOAD:
@@ -100,6 +104,38 @@ def load_data(spec: DataSpec) -> KVData:
         lengths=spec.lengths,  # type: ignore[arg-type]
         max_length=spec.max_length,
         rng=np.random.default_rng(spec.seed),
+    )
+
+
+def generation_allowed(spec: DataSpec) -> bool:
+    """Whether generating ``spec``'s synthetic data is within the work limit (else say why)."""
+    return limits.allow(
+        f"generating {spec.users:,} users' key-value data",
+        limits.kv_generation(spec.users, spec.d, spec.max_length, spec.lengths),
+        smaller="lower Users n, Keys d or Max set length",
+        library="dpcore.ldp.data.generate",
+    )
+
+
+def simulation_allowed(
+    data: KVData, names: tuple[str, ...], grid: tuple[float, ...], reps: int, rounds: int
+) -> bool:
+    """Whether the page's simulations (mechanisms ``names`` x ``grid`` and the value-share
+    sweep, ``reps`` runs each, PrivKVM with ``rounds`` rounds; the truncation table) are
+    within the work limit."""
+    top = int(min(max(data.lengths.max(), 2), 200))
+    cells = len(names) * len(grid)
+    round_runs = rounds * len(grid) * reps if "PrivKVM" in names else 0
+    cost = limits.kv_simulation(
+        data.n_users, int(data.keys.size), (cells + SHARE_POINTS) * reps, top,
+        round_runs=round_runs,
+    )  # fmt: skip
+    return limits.allow(
+        f"simulating {cells + SHARE_POINTS} settings x {reps} repetitions on {data.n_users:,} "
+        "users",
+        cost,
+        smaller="lower Repetitions or Users n, choose a smaller ε grid or fewer mechanisms",
+        library="dpcore.ldp.experiment.run_cell",
     )
 
 
@@ -165,7 +201,9 @@ def run_grid(
     frames = []
     for i, (name, eps) in enumerate(cells):
         bar.progress(i / len(cells), text=f"Simulating {name} at ε = {eps:g} ({reps} runs)…")
-        frames.append(experiment_cell(spec, name, eps, reps, settings, seed, t_values))
+        # only PrivKVM uses its rounds: other cells stay cached when c changes
+        own = settings if name == "PrivKVM" else replace(settings, privkvm_rounds=DEFAULT_ROUNDS)
+        frames.append(experiment_cell(spec, name, eps, reps, own, seed, t_values))
     bar.empty()
     return pd.concat(frames, ignore_index=True)
 
@@ -174,7 +212,7 @@ def run_grid(
 def share_sweep(
     spec: DataSpec, eps: float, length: int, t: int, reps: int, amplified: bool, seed: int
 ) -> pd.DataFrame:
-    shares = tuple(float(s) for s in np.round(np.linspace(0.05, 1.0, 9), 4))
+    shares = tuple(float(s) for s in np.round(np.linspace(0.05, 1.0, SHARE_POINTS), 4))
     return experiment.value_share_sweep(
         load_data(spec), eps, shares, length=length, t=t, repetitions=reps,
         amplified=amplified, seed=seed,

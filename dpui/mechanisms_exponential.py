@@ -29,7 +29,7 @@ from dpcore.mechanisms import (
     parse_score_table,
     sample_exponential,
 )
-from dpui import references
+from dpui import limits, references
 from dpui.params import ChoiceParam, FloatParam, IntParam
 
 # Wang and Kang's vote table lost its numbers in our copy; these counts are illustrative.
@@ -132,7 +132,17 @@ class Analysis:
     expected_loss: float
 
 
-@st.cache_data(max_entries=16, show_spinner=False)
+def allowed(k: int, draws: int) -> bool:
+    """Whether the exact analysis of ``k`` candidates and ``draws`` runs is within the limit."""
+    return limits.allow(
+        f"the exponential mechanism over {k:,} candidates",
+        limits.exponential_page(k, draws),
+        smaller="use a histogram with fewer bins, or one of the preset tables",
+        library="dpcore.mechanisms.exponential_probabilities",
+    )
+
+
+@limits.cache_by_bytes(max_entries=16)
 def analyse(scores: NDArray[np.float64], eps: float, sensitivity: float) -> Analysis:
     log_weights = exponential_log_weights(scores, eps, sensitivity)
     probabilities = exponential_probabilities(scores, eps, sensitivity)

@@ -26,7 +26,7 @@ from dpcore.mechanisms import (
     laplace_scale,
     simulate_laplace_max_error,
 )
-from dpui import references
+from dpui import limits, references
 from dpui.params import ChoiceParam, FloatParam, IntParam
 
 GAPMINDER_YEARS = tuple(str(year) for year in range(1952, 2008, 5))
@@ -66,7 +66,7 @@ def prose() -> str:
     return references.prose("laplace.md")
 
 
-@st.cache_data(show_spinner=False)
+@st.cache_data(max_entries=64, show_spinner=False)
 def gapminder_populations(year: int, below_millions: float) -> pd.DataFrame:
     """Countries with population below ``below_millions`` million in ``year`` (sorted by name)."""
     table = px.data.gapminder()
@@ -130,6 +130,16 @@ def release_table(
         table[f"lower ({name})"] = lower
         table[f"upper ({name})"] = upper
     return table
+
+
+def allowed(k: int, trials: int) -> bool:
+    """Whether releasing ``k`` entries and simulating their max error is within the limit."""
+    return limits.allow(
+        f"the Laplace mechanism on {k:,} entries",
+        limits.laplace_page(k, k * effective_trials(k, trials)),
+        smaller="use a histogram with fewer bins, or the gapminder data",
+        library="dpcore.mechanisms.laplace_mechanism",
+    )
 
 
 def effective_trials(k: int, trials: int) -> int:

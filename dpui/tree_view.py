@@ -1,8 +1,10 @@
 """State and cached computations behind the "Tree & budgets" page.
 
-Trees and releases are cached with ``st.cache_resource`` rather than
+Trees and releases are cached as shared objects (never mutated) rather than with
 ``cache_data``: at 2^20 bins a tree is ~100 MB of arrays, and ``cache_data``
-would copy (pickle) them on every rerun. The cached objects are never mutated.
+would copy (pickle) them on every rerun. The caches are bounded by bytes
+(:func:`dpui.limits.cache_by_bytes`), and the page runs only when
+:func:`allowed` accepts the estimated cost.
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ from dpcore import budget, consistency, coverage, errors, queries, release, tree
 from dpcore import consistent_budget as cb
 from dpcore.histogram import MAX_BINS, Histogram
 from dpcore.workload import parse_workload
-from dpui import pin, slow, tree_figures
+from dpui import limits, pin, slow, tree_figures
 from dpui.params import BoolParam, ChoiceParam, IntParam
 from dpui.range_explorer import clamp
 
@@ -82,7 +84,17 @@ def workload_spec(kind: str, length: int, n: int) -> str:
     return f"length:{min(length, n)}" if kind == "length" else kind
 
 
-@st.cache_resource(max_entries=8, show_spinner="Building the tree…")
+def allowed(n: int, choice: str) -> bool:
+    """Whether building and analysing a ``choice`` tree over ``n`` bins is within the limit."""
+    return limits.allow(
+        f"a {tree_label(choice)} tree over {n:,} bins with three budget allocations",
+        limits.tree_page(n, choice),
+        smaller="use a histogram with fewer bins, or a k-ary tree instead of Struct-Construct",
+        library="dpcore.tree / dpcore.budget",
+    )
+
+
+@limits.cache_by_bytes(max_entries=8, spinner="Building the tree…")
 def build_tree(n: int, choice: str) -> tree.Tree:
     if choice == "sc":
         return tree.struct_construct(n)
@@ -129,7 +141,7 @@ def automatic(n: int, choice: str, workload: str) -> tuple[str, ...]:
     return ("consistent",) if small and consistent_unavailable(n, workload) is None else ()
 
 
-@st.cache_resource(max_entries=16, show_spinner="Computing coverage and budgets…")
+@limits.cache_by_bytes(max_entries=16, spinner="Computing coverage and budgets…")
 def analyse(n: int, choice: str, eps: float, workload: str, measure_root: bool) -> Analysis:
     """Coverage and every allocation that runs without a click (see :func:`automatic`)."""
     t = build_tree(n, choice)
@@ -146,7 +158,7 @@ def analyse(n: int, choice: str, eps: float, workload: str, measure_root: bool) 
     return Analysis(p, done)
 
 
-@st.cache_resource(max_entries=16, show_spinner="Searching the per-level budgets after BLUE…")
+@limits.cache_by_bytes(max_entries=16, spinner="Searching the per-level budgets after BLUE…")
 def _consistent_level(n: int, choice: str, eps: float, workload: str) -> Allocation:
     t = build_tree(n, choice)
     return _allocation(t, budget.consistent_optimal_budgets(t, eps, workload), workload)
@@ -241,7 +253,7 @@ class Release:
     consistent_leaves: FloatArray
 
 
-@st.cache_resource(max_entries=16, show_spinner="Adding noise and making it consistent…")
+@limits.cache_by_bytes(max_entries=16, spinner="Adding noise and making it consistent…")
 def make_release(
     digest: str,
     _hist: Histogram,
@@ -270,7 +282,7 @@ def make_release(
     )
 
 
-@st.cache_data(max_entries=256, show_spinner=False)
+@limits.cache_by_bytes(max_entries=256)
 def _range_errors(
     budgets: FloatArray, n: int, choice: str, first: int, last: int
 ) -> tuple[float, float]:

@@ -89,6 +89,21 @@ seed = int(st.session_state[SEED.name])
 
 with st.expander("What is compared, and how", expanded=False):
     st.markdown(references.prose("error_analysis.md"))
+index_m = int(st.session_state[INDEX_M.name])
+if choice == "index":
+    index_m = view.index_levels(keys, index_m)
+if not view.allowed(
+    choice,
+    keys,
+    n=hist.n_bins,
+    releases=releases if simulate else 0,
+    queries=queries,
+    fixed_n=int(st.session_state[FIXED_N.name]),
+    fixed_ranges=int(st.session_state[FIXED_RANGES.name]),
+    max_m=int(st.session_state[MAX_M.name]),
+    index_m=index_m,
+):
+    st.stop()
 
 bar = st.progress(0.0, text="Computing…") if simulate or choice == "index" else None
 
@@ -163,7 +178,7 @@ elif choice == "epsilon":
         "release. Every algorithm's MSE scales exactly as 1/ε²."
     )
 else:
-    curves = view.index_curves(keys, int(st.session_state[INDEX_M.name]), progress=report)
+    curves = view.index_curves(keys, index_m, progress=report)
     table = view.index_table(curves)
     fig = figures.index_convergence(
         view.curves_by_algorithm(curves), view.index_estimates(curves), view.paper_indices(keys)

@@ -43,10 +43,11 @@ eps, sensitivity = sidebar.current_epsilon(), float(state.get(SENSITIVITY))
 table = None
 if source == "sidebar":
     hist = sidebar.current_histogram()
-    table = em.table_from_histogram(hist)
-    st.markdown(
-        f"Candidates: the **{hist.n_bins:,} bins of '{hist.name}'**, scored by their counts."
-    )
+    if em.allowed(hist.n_bins, int(state.get(DRAWS))):
+        table = em.table_from_histogram(hist)
+        st.markdown(
+            f"Candidates: the **{hist.n_bins:,} bins of '{hist.name}'**, scored by their counts."
+        )
 else:
     left, right = st.columns([2, 1])
     with left:
@@ -67,6 +68,8 @@ else:
         st.error(f"{err} Fix the table to see the results; your edits are kept.")
     right.markdown(em.SENSITIVITY_NOTE)
 
+if table is not None and not em.allowed(table.scores.size, int(state.get(DRAWS))):
+    table = None
 if table is not None:
     analysis = em.analyse(table.scores, eps, sensitivity)
     shown = em.shown_candidates(table.scores)

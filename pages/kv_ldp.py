@@ -52,7 +52,8 @@ with st.container(border=True):
         step=10_000,
         key=view.USERS.name,
         disabled=not synthetic,
-        help="A million users take about 30 s to generate (once; then cached).",
+        help="Generation takes about 1.5 µs per (user, key) pair, once (then cached); "
+        "this server's work limit caps it.",
     )
     c[3].number_input(
         "Keys d", view.KEYS.lo, view.KEYS.hi, key=view.KEYS.name, disabled=not synthetic
@@ -131,6 +132,8 @@ spec = view.DataSpec(
     ss[view.DATA_SEED.name],
     b"" if synthetic else ss[view.UPLOADED],
 )
+if synthetic and not view.generation_allowed(spec):
+    st.stop()
 try:
     data = view.load_data(spec)
 except KVDataError as err:
@@ -160,6 +163,8 @@ names = tuple(n for n, flag in view.MECHANISM_FLAGS.items() if ss[flag.name])
 grid = view.EPS_GRIDS[ss[view.GRID.name]]
 t = ss[view.TOP_T.name]
 seed = ss[view.SEED.name]
+if not view.simulation_allowed(data, names, grid, ss[view.REPS.name], settings.privkvm_rounds):
+    st.stop()
 
 st.header("Accuracy vs ε")
 if not names:

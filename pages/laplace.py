@@ -83,6 +83,8 @@ if state.get(SOURCE) == "gapminder":
     )
 else:
     hist = sidebar.current_histogram()
+    if not lap.allowed(hist.n_bins, int(state.get(TRIALS))):
+        st.stop()
     labels = hist.labels or tuple(str(i + 1) for i in range(hist.n_bins))
     counts = hist.counts
     described = f"the {hist.n_bins:,} bins of '{hist.name}' (sidebar)"

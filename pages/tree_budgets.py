@@ -103,6 +103,8 @@ if st.session_state[WORKLOAD.name] == "length" and length > n:
     st.info(f"Range length {length} is longer than the histogram; using {n}.")
 workload = tree_view.workload_spec(st.session_state[WORKLOAD.name], length, n)
 
+if not tree_view.allowed(n, choice):
+    st.stop()
 t = tree_view.build_tree(n, choice)
 unavailable = tree_view.consistent_unavailable(n, workload)
 if alloc in tree_view.SLOW_ALLOCATIONS:

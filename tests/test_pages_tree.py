@@ -93,11 +93,14 @@ def test_upload_then_bad_upload_keeps_previous_histogram():
 
 @pytest.mark.slow
 @pytest.mark.parametrize("n", [1, 2, 2**20])
-def test_page_handles_one_bin_to_a_million_bins(n):
+def test_page_handles_one_bin_to_a_million_bins(n, monkeypatch):
     import numpy as np
 
     from dpcore.histogram import from_counts
+    from dpui import limits
 
+    # a million bins are beyond the default work limit (tests/test_limits.py): lift it
+    monkeypatch.setenv(limits.SECONDS_VARIABLE, "600")
     at = AppTest.from_file(str(ROOT / "pages" / "tree_budgets.py"), default_timeout=300)
     at.session_state[sidebar.UPLOADED] = from_counts(np.ones(n), "ones")
     at.session_state["data"] = sidebar.UPLOADED

@@ -1,0 +1,356 @@
+"""Work limits: what one request may cost, estimated before it runs.
+
+One Streamlit server serves a whole class from one process, so a single link
+must not occupy it for minutes or fill its memory. Every page's expensive
+computation first asks :func:`allow` with a :class:`Cost` estimated from its
+parameters by one of the cost models below; above the limit the page shows a
+message saying what was limited, the estimate, and how to run it bigger, and
+skips the computation.
+
+The limits are environment variables, read at each check (Streamlit's own
+config file has no place for application settings):
+
+``DP_EXPLORER_WORK_SECONDS`` (default 5)
+    estimated seconds of one core for one computation;
+``DP_EXPLORER_MEMORY_MB`` (default 600)
+    its estimated peak memory;
+``DP_EXPLORER_CACHE_MB`` (default 600)
+    the total size of the big arrays kept between reruns by the :func:`cache_by_bytes`
+    caches together (trees, releases, key-value datasets, prepared algorithms).
+
+The cost models are linear in the work (bins, pairs, users x repetitions, ...)
+with constants measured once on a 2-core 2.4 GHz server running the dpcore of
+this repository (peak memory by ``tracemalloc``) and rounded up; they are
+estimates, good to a factor of about two, which is what a limit needs.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import math
+import os
+import threading
+from collections import OrderedDict
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, fields, is_dataclass
+from typing import Any, ParamSpec, TypeVar
+
+import numpy as np
+import pandas as pd
+import streamlit as st
+from scipy import special
+
+P = ParamSpec("P")
+R = TypeVar("R")
+
+SECONDS_VARIABLE = "DP_EXPLORER_WORK_SECONDS"
+MEMORY_VARIABLE = "DP_EXPLORER_MEMORY_MB"
+CACHE_VARIABLE = "DP_EXPLORER_CACHE_MB"
+DEFAULTS = {SECONDS_VARIABLE: 5.0, MEMORY_VARIABLE: 600.0, CACHE_VARIABLE: 600.0}
+MB = 1e6
+
+
+@dataclass(frozen=True)
+class Cost:
+    """Estimated single-core seconds and peak memory (MB) of one computation; the sum of
+    two steps run one after the other adds the seconds and keeps the larger peak."""
+
+    seconds: float
+    megabytes: float
+
+    def __add__(self, other: Cost) -> Cost:
+        return Cost(self.seconds + other.seconds, max(self.megabytes, other.megabytes))
+
+
+@dataclass(frozen=True)
+class Limits:
+    seconds: float
+    megabytes: float
+    cache_megabytes: float
+
+
+def _env(name: str) -> float:
+    raw = os.environ.get(name, "")
+    try:
+        value = float(raw)
+    except ValueError:
+        return DEFAULTS[name]
+    return value if value > 0 else DEFAULTS[name]
+
+
+def current() -> Limits:
+    """The limits set by the environment (defaults for unset or invalid values)."""
+    return Limits(_env(SECONDS_VARIABLE), _env(MEMORY_VARIABLE), _env(CACHE_VARIABLE))
+
+
+def refusal(what: str, cost: Cost, *, smaller: str, library: str, limits: Limits) -> str | None:
+    """The message refusing ``what`` when ``cost`` exceeds ``limits``, else None.
+
+    ``smaller`` says which inputs to reduce; ``library`` names the dpcore call that
+    runs the same computation without any limit.
+    """
+    over = []
+    if cost.seconds > limits.seconds:
+        over.append(f"about {cost.seconds:,.0f} s of computing (limit {limits.seconds:g} s)")
+    if cost.megabytes > limits.megabytes:
+        over.append(f"about {cost.megabytes:,.0f} MB of memory (limit {limits.megabytes:g} MB)")
+    if not over:
+        return None
+    return (
+        f"**Not computed: {what} would take {' and '.join(over)}.** This server is shared, so "
+        f"one request is limited. To stay within the limit, {smaller}. {_bigger(library)}"
+    )
+
+
+def _bigger(library: str) -> str:
+    return (
+        f"To run it bigger, call `{library}` from Python, or start your own server with larger "
+        f"limits, e.g. `{SECONDS_VARIABLE}=600 {MEMORY_VARIABLE}=16000 streamlit run app.py` "
+        "(see 'Serving a class' in the README)."
+    )
+
+
+def allow(what: str, cost: Cost, *, smaller: str, library: str) -> bool:
+    """True when ``cost`` is within the current limits; otherwise show why, return False."""
+    message = refusal(what, cost, smaller=smaller, library=library, limits=current())
+    if message is None:
+        return True
+    st.warning(message, icon=":material/hourglass_disabled:")
+    return False
+
+
+def largest_within(sizes: Iterable[int], cost: Callable[[int], Cost]) -> int | None:
+    """The largest of ``sizes`` whose ``cost`` is within the current limits (None if none is)."""
+    limits = current()
+    fitting = [
+        s
+        for s in sizes
+        if cost(s).seconds <= limits.seconds and cost(s).megabytes <= limits.megabytes
+    ]
+    return max(fitting, default=None)
+
+
+def scaled_down(what: str, *, library: str) -> None:
+    """Say that ``what`` was reduced to fit the limits, and how to run the full size."""
+    st.info(
+        f"**Reduced by this server's work limit: {what}.** {_bigger(library)}",
+        icon=":material/hourglass_bottom:",
+    )
+
+
+# --- cost models ------------------------------------------------------------------------
+
+
+def kv_expected_length(model: str, max_length: int, d: int) -> float:
+    """Mean set length of :func:`dpcore.ldp.data.sample_lengths` (capped at ``min(max, d)``)."""
+    top = max(1, min(max_length, d))
+    if model == "uniform":
+        return (top + 1) / 2
+    # heavy: ceil of a log-normal (median 15, log-sd 0.6) clipped to 1..top;
+    # E[X] = sum over j = 1..top of P[X >= j] = 1 + sum_{j=2}^{top} P[lognormal > j - 1]
+    j = np.arange(1, top, dtype=np.float64)
+    tail = 0.5 * special.erfc((np.log(j) - math.log(15.0)) / (0.6 * math.sqrt(2.0)))
+    return float(1.0 + tail.sum())
+
+
+def kv_generation(users: int, d: int, max_length: int, lengths: str) -> Cost:
+    """Synthetic key-value data: 1.5 µs and 130 bytes at peak per (user, key) pair."""
+    pairs = users * kv_expected_length(lengths, max_length, d)
+    return Cost(pairs * 1.5e-6, (pairs * 130 + d * 8) / MB)
+
+
+def kv_simulation(
+    users: int, pairs: int, runs: int, truncation_lengths: int, *, round_runs: int = 0
+) -> Cost:
+    """The Key-value LDP page's simulations: ``runs`` (mechanism, ε, repetition) releases at
+    0.5 µs and 100 bytes per user, ``round_runs`` PrivKVM rounds at 0.6 µs per user, and the
+    truncation table at 15 ns per pair and length."""
+    return Cost(
+        users * (runs * 0.5e-6 + round_runs * 0.6e-6) + pairs * truncation_lengths * 15e-9,
+        (users * 100 + pairs * 40) / MB,
+    )
+
+
+PLAN_SECONDS_PER_BIN = {"dwork": 0.0, "privelet": 0.1e-6, "binary_raw": 0.5e-6}
+"""Building one algorithm's tree and budgets and its exact error, per bin (default 4 µs;
+Struct-Construct trees 10 µs)."""
+RELEASE_SECONDS_PER_BIN = {"dwork": 0.05e-6, "privelet": 0.1e-6, "binary_raw": 0.15e-6}
+"""One simulated release and its consistency step, per bin (default 0.5 µs)."""
+
+
+def _per_bin(table: dict[str, float], key: str, tree: float, sc: float) -> float:
+    return table.get(key, sc if "sc" in key or "lue" in key else tree)
+
+
+def error_simulation(keys: Iterable[str], n: int, points: int, releases: int, queries: int) -> Cost:
+    """Error analysis cells: a plan per algorithm, then ``points`` x-values each simulating
+    ``releases`` releases of ``n`` bins scored on ``queries`` ranges (0.3 µs per range)."""
+    keys = tuple(keys)
+    seconds = sum(
+        n * _per_bin(PLAN_SECONDS_PER_BIN, k, 4e-6, 10e-6)
+        + points * releases * (n * _per_bin(RELEASE_SECONDS_PER_BIN, k, 0.5e-6, 0.25e-6))
+        + points * releases * queries * 0.3e-6
+        for k in keys
+    )
+    return Cost(seconds, (n * 200 + queries * 50) / MB)
+
+
+INDEX_SECONDS_PER_BIN = {"dwork": 0.0, "privelet": 0.0, "binary_raw": 1e-6, "boost": 4.5e-6}
+
+
+def accuracy_index(keys: Iterable[str], max_m: int) -> Cost:
+    """Exact f(2^m) for m = 1..max_m: about 2^(max_m + 1) bins of work per tree algorithm,
+    4.5 µs per bin (Struct-Construct 9 µs), 300 bytes per bin at the largest m."""
+    bins = 2 ** (max_m + 1)
+    seconds = sum(bins * _per_bin(INDEX_SECONDS_PER_BIN, k, 4.5e-6, 9e-6) for k in keys)
+    return Cost(seconds, 2**max_m * 300 / MB)
+
+
+def tree_page(n: int, choice: str) -> Cost:
+    """Tree & budgets: the tree (Struct-Construct 9 µs per bin, k-ary 0.3 µs), three budget
+    allocations with their exact errors after BLUE (8 µs per bin), one release (0.3 µs)."""
+    build = 9e-6 if choice == "sc" else 0.3e-6
+    return Cost(n * (build + 8e-6 + 0.3e-6), n * 250 / MB)
+
+
+def laplace_page(k: int, draws: int) -> Cost:
+    """Laplace: the release, its table and charts (1 µs and 100 bytes per entry) and the
+    max-error simulation (15 ns and 8 bytes per Laplace draw)."""
+    return Cost(k * 1e-6 + draws * 15e-9, (k * 100 + draws * 8) / MB)
+
+
+def exponential_page(k: int, draws: int) -> Cost:
+    """Exponential: probabilities, the exact utility distribution and the charts (1.2 µs and
+    60 bytes per candidate) and the runs (50 ns per draw)."""
+    return Cost(k * 1.2e-6 + draws * 50e-9, (k * 60 + draws * 8) / MB)
+
+
+# --- byte-bounded caches ------------------------------------------------------------------
+
+
+def nbytes(value: Any) -> int:
+    """Bytes held by the numpy arrays (and tables) inside ``value``; small objects count 0."""
+    if isinstance(value, np.ndarray):
+        return int(value.nbytes)
+    if isinstance(value, pd.DataFrame | pd.Series):
+        return int(np.sum(value.memory_usage(index=True, deep=False)))
+    if is_dataclass(value) and not isinstance(value, type):
+        return sum(nbytes(getattr(value, f.name)) for f in fields(value))
+    if isinstance(value, dict):
+        return sum(nbytes(v) for v in value.values())
+    if isinstance(value, list | tuple):
+        return sum(nbytes(v) for v in value)
+    return 0
+
+
+def _key_part(value: Any) -> Any:
+    if isinstance(value, np.ndarray):
+        digest = hashlib.blake2b(np.ascontiguousarray(value).tobytes(), digest_size=16)
+        return ("ndarray", value.dtype.str, value.shape, digest.hexdigest())
+    return value
+
+
+class _ByteLRU:
+    """Entries of every :func:`cache_by_bytes` function in one least-recently-used order,
+    dropped while their total exceeds the byte budget or a function exceeds its count."""
+
+    def __init__(self) -> None:
+        self.entries: OrderedDict[tuple[str, Any], tuple[Any, int]] = OrderedDict()
+        self.computing: dict[tuple[str, Any], threading.Lock] = {}
+        self.lock = threading.Lock()
+
+    def get(self, key: tuple[str, Any]) -> tuple[bool, Any]:
+        with self.lock:
+            if key not in self.entries:
+                return False, None
+            self.entries.move_to_end(key)
+            return True, self.entries[key][0]
+
+    def put(self, key: tuple[str, Any], value: Any, max_entries: int) -> None:
+        budget = current().cache_megabytes * MB
+        with self.lock:
+            self.entries[key] = (value, nbytes(value))
+            self.entries.move_to_end(key)
+            own = [k for k in self.entries if k[0] == key[0]]
+            for old in own[: max(0, len(own) - max_entries)]:
+                del self.entries[old]
+            total = sum(size for _, size in self.entries.values())
+            while len(self.entries) > 1 and total > budget:  # the newest entry stays
+                _, (_, dropped) = self.entries.popitem(last=False)
+                total -= dropped
+
+    def get_or_compute(
+        self, key: tuple[str, Any], compute: Callable[[], Any], max_entries: int
+    ) -> Any:
+        """The cached value, else ``compute()`` once: concurrent callers of a key wait for it."""
+        found, value = self.get(key)
+        if found:
+            return value
+        with self.lock:
+            key_lock = self.computing.setdefault(key, threading.Lock())
+        try:
+            with key_lock:
+                found, value = self.get(key)
+                if not found:
+                    value = compute()
+                    self.put(key, value, max_entries)
+        finally:
+            with self.lock:
+                self.computing.pop(key, None)
+        return value
+
+    def total(self) -> int:
+        with self.lock:
+            return sum(size for _, size in self.entries.values())
+
+    def count(self, name: str) -> int:
+        with self.lock:
+            return sum(k[0] == name for k in self.entries)
+
+
+_CACHE = _ByteLRU()  # shared by all sessions, like st.cache_resource; holds immutable results
+
+
+def cached_bytes() -> int:
+    """Bytes of numpy arrays held by all :func:`cache_by_bytes` caches together."""
+    return _CACHE.total()
+
+
+def cache_by_bytes(
+    *, max_entries: int, spinner: str | None = None
+) -> Callable[[Callable[P, R]], Callable[P, R]]:
+    """Like ``st.cache_resource`` (one shared, never mutated copy per key), but bounded by
+    bytes: all such caches together hold at most ``DP_EXPLORER_CACHE_MB`` (least recently
+    used entries are dropped first; the newest entry is always kept), and each function at
+    most ``max_entries`` entries.
+
+    ``st.cache_resource`` bounds only the number of entries, which at 2^22 bins lets a
+    few caches of trees and releases reach gigabytes. Arguments are the key (numpy
+    arrays by a digest of their bytes; arguments named ``_x`` are left out, as
+    Streamlit does). Sessions asking for a key being computed wait for that computation.
+    Streamlit's "clear cache" does not reach these caches.
+    """
+
+    def decorate(func: Callable[P, R]) -> Callable[P, R]:
+        name = f"{func.__module__}.{func.__qualname__}"
+        names = func.__code__.co_varnames[: func.__code__.co_argcount]
+
+        @functools.wraps(func)
+        def cached(*args: P.args, **kwargs: P.kwargs) -> R:
+            named = {**dict(zip(names, args, strict=False)), **kwargs}
+            key = tuple((k, _key_part(v)) for k, v in named.items() if not k.startswith("_"))
+
+            def compute() -> R:
+                if spinner is None:
+                    return func(*args, **kwargs)
+                with st.spinner(spinner):
+                    return func(*args, **kwargs)
+
+            result: R = _CACHE.get_or_compute((name, key), compute, max_entries)
+            return result
+
+        cached.entries = functools.partial(_CACHE.count, name)  # type: ignore[attr-defined]
+        return cached
+
+    return decorate

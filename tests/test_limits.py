@@ -1,0 +1,199 @@
+"""Work limits (dpui.limits): the cost estimator, the byte-bounded cache, and every link of
+issue 10 A answering with a limit message within seconds (pages driven by AppTest)."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from dpcore.histogram import from_counts
+from dpcore.ldp import data as kvdata
+from dpui import errors_view, limits, sidebar
+
+ROOT = Path(__file__).resolve().parents[1]
+LIMITS = limits.Limits(seconds=5.0, megabytes=600.0, cache_megabytes=600.0)
+
+
+def _refusal(cost: limits.Cost) -> str | None:
+    return limits.refusal("a test", cost, smaller="do less", library="dpcore.x", limits=LIMITS)
+
+
+def test_refuses_above_the_limit_and_allows_below() -> None:
+    assert _refusal(limits.Cost(4.9, 599.0)) is None
+    slow = _refusal(limits.Cost(50.0, 10.0))
+    assert slow is not None and "about 50 s" in slow and "limit 5 s" in slow
+    big = _refusal(limits.Cost(1.0, 9000.0))
+    assert big is not None and "9,000 MB" in big and "s of computing" not in big
+    for message in (slow, big):
+        assert "do less" in message and "`dpcore.x`" in message
+        assert limits.SECONDS_VARIABLE in message and limits.MEMORY_VARIABLE in message
+
+
+def test_limits_come_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(limits.SECONDS_VARIABLE, "60")
+    monkeypatch.setenv(limits.MEMORY_VARIABLE, "nonsense")
+    monkeypatch.setenv(limits.CACHE_VARIABLE, "-3")
+    assert limits.current() == limits.Limits(60.0, 600.0, 600.0)
+
+
+def test_expected_set_length_matches_sampled_lengths() -> None:
+    rng = np.random.default_rng(0)
+    for model, top in (("heavy", 50), ("heavy", 8), ("uniform", 200)):
+        sampled = kvdata.sample_lengths(model, 200_000, top, rng=rng)  # type: ignore[arg-type]
+        expected = limits.kv_expected_length(model, top, 10_000)
+        # the standard error of a mean of 200,000 lengths is below 0.15 here
+        assert abs(sampled.mean() - expected) < 0.5, (model, top)
+    assert limits.kv_expected_length("uniform", 200, 5) == 3.0  # capped at d
+
+
+def test_cost_models_separate_the_issue_links_from_the_defaults() -> None:
+    within = (
+        limits.kv_generation(20_000, 100, 50, "heavy"),
+        limits.kv_simulation(20_000, 363_000, (9 * 4 + 9) * 3, 50, round_runs=10 * 4 * 3),
+        limits.tree_page(65_536, "sc"),
+        limits.laplace_page(142, 142 * 1000),
+        limits.exponential_page(2**16, 100),
+        limits.accuracy_index(("binary_raw", "boost", "lue_dptree"), 16),
+        limits.error_simulation(("dwork", "boost", "lue_dptree"), 1024, 1, 50, 550),
+    )
+    beyond = (
+        limits.kv_generation(1_000_000, 5000, 200, "uniform"),
+        limits.kv_simulation(1_000_000, 18_000_000, (9 * 6 + 9) * 200, 50),
+        limits.tree_page(2**22, "sc"),
+        limits.laplace_page(2**22, 20 * 2**22),
+        limits.accuracy_index(("boost", "lue_dptree"), 22),
+        limits.error_simulation(("dwork", "boost", "lue_dptree"), 65_536, 7, 1000, 2000),
+    )
+    assert all(_refusal(c) is None for c in within)
+    assert all(_refusal(c) is not None for c in beyond)
+
+
+def test_byte_cache_drops_least_recently_used_beyond_its_budget(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv(limits.CACHE_VARIABLE, "2.5")  # room for two 1 MB entries
+    calls: list[int] = []
+
+    @limits.cache_by_bytes(max_entries=10)
+    def block(i: int, _ignored: object = None) -> np.ndarray:
+        calls.append(i)
+        return np.full(125_000, float(i))  # 1 MB
+
+    assert block(1) is block(1, _ignored="not in the key")
+    block(2)
+    block(1)  # 1 is now the most recently used
+    block(3)  # drops 2
+    assert limits.cached_bytes() == 2_000_000  # entries of other tests were older: dropped
+    block(1)
+    block(2)
+    assert calls == [1, 2, 3, 2]
+
+
+def test_byte_cache_keys_arrays_by_content() -> None:
+    @limits.cache_by_bytes(max_entries=4)
+    def total(x: np.ndarray) -> float:
+        return float(x.sum())
+
+    assert total(np.arange(3.0)) == 3.0
+    assert total(np.arange(4.0)) == 6.0
+    assert total.entries() == 2  # type: ignore[attr-defined]
+
+
+def _huge_sidebar(at: AppTest, n: int = 2**22) -> None:
+    at.session_state[sidebar.UPLOADED] = from_counts(np.ones(n), "huge")
+    at.session_state["data"] = sidebar.UPLOADED
+
+
+def _limited(page: str, params: dict[str, str], *, huge: bool = False) -> tuple[AppTest, float]:
+    at = AppTest.from_file(str(ROOT / "pages" / page), default_timeout=60)
+    for key, value in params.items():
+        at.query_params[key] = value
+    if huge:
+        _huge_sidebar(at)
+    start = time.perf_counter()
+    at.run()
+    return at, time.perf_counter() - start
+
+
+LINKS = {
+    "kv data 1M x 5000 x 200": ("kv_ldp.py", {
+        "kv_users": "1000000", "kv_d": "5000", "kv_max_len": "200", "kv_lengths": "uniform",
+    }, False),
+    "kv 200 reps on the paper grid": ("kv_ldp.py", {
+        "kv_users": "100000", "kv_reps": "200", "kv_grid": "paper",
+    }, False),
+    "errors eps view, everything": ("error_analysis.py", {
+        **{f"ea_{k}": "true" for k in (
+            "dwork", "binary_raw", "boost", "boost_un", "sc_raw", "sc_tree", "lue_dptree",
+            "privelet",
+        )},
+        "ea_view": "epsilon", "ea_releases": "1000", "ea_queries": "2000", "data": "spiky-65536",
+    }, False),
+    "tree 2^22 upload": ("tree_budgets.py", {}, True),
+    "laplace 2^22 sidebar": ("laplace.py", {"lap_source": "sidebar"}, True),
+    "exponential 2^22 sidebar": ("exponential.py", {"exp_source": "sidebar"}, True),
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("name", LINKS)
+def test_issue_link_answers_with_a_limit_message_quickly(name: str) -> None:
+    page, params, huge = LINKS[name]
+    at, seconds = _limited(page, params, huge=huge)
+    assert not at.exception, at.exception
+    warnings = [w.value for w in at.warning if "Not computed" in w.value]
+    assert len(warnings) == 1, [w.value for w in at.warning]
+    assert limits.SECONDS_VARIABLE in warnings[0]
+    assert seconds < 15  # the refusal itself is instant; AppTest and a loaded machine add some
+
+
+def test_index_view_m_22_is_scaled_down_to_fit() -> None:
+    at, seconds = _limited("error_analysis.py", {"ea_view": "index", "ea_index_m": "22"})
+    assert not at.exception
+    notice = next(i.value for i in at.info if "Reduced by this server's work limit" in i.value)
+    fitted = int(notice.split("trees up to m = ")[1].split(" ")[0])
+    keys = errors_view.DEFAULT_ON
+    assert _refusal(limits.accuracy_index(keys, fitted)) is None
+    assert _refusal(limits.accuracy_index(keys, fitted + 1)) is not None
+    assert int(at.dataframe[0].value["largest N"].iloc[-1].removeprefix("2^")) == fitted
+    assert seconds < 60
+
+
+def test_privkvm_rounds_link_is_fast() -> None:
+    at, seconds = _limited("kv_ldp.py", {"kv_privkvm_c": "7", "kv_users": "2000", "kv_reps": "1"})
+    assert not at.exception and not at.error
+    privacy = at.dataframe[-1].value.set_index("mechanism")
+    assert privacy.loc["PrivKVM", "holds"] == "yes"
+    assert seconds < 30
+
+
+def test_byte_cache_computes_a_key_once_for_concurrent_callers() -> None:
+    import threading
+
+    calls: list[int] = []
+
+    @limits.cache_by_bytes(max_entries=4)
+    def slow(i: int) -> int:
+        calls.append(i)
+        time.sleep(0.2)
+        return i * 2
+
+    results: list[int] = []
+    threads = [threading.Thread(target=lambda: results.append(slow(3))) for _ in range(5)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert results == [6] * 5 and calls == [3]
+
+
+def test_byte_cache_keeps_at_most_max_entries_per_function() -> None:
+    @limits.cache_by_bytes(max_entries=2)
+    def square(i: int) -> int:
+        return i * i
+
+    assert [square(i) for i in range(5)] == [0, 1, 4, 9, 16]
+    assert square.entries() == 2  # type: ignore[attr-defined]
