@@ -100,3 +100,43 @@ def perturbable(name: str, values: ArrayLike, scale: ArrayLike) -> None:
 def ldp_epsilon(eps: Any) -> float:
     """A local-DP ``eps`` in ``[1e-300, MAX_LDP_EPS]`` (float64 stays exact there)."""
     return positive("eps", eps, upper=MAX_LDP_EPS)
+
+
+_CHUNK = 2**20
+_BLANK = np.zeros(256, dtype=bool)
+_BLANK[list(b" \t\n\x0b\x0c\r")] = True
+
+
+def scan_lines(data: bytes, *, max_rows: int, max_line: int) -> None:
+    """Raise ValueError for more than ``max_rows + 1`` non-blank lines (data rows plus a
+    header) or a line longer than ``max_line`` bytes, before anything is parsed.
+
+    One vectorised pass over the bytes in chunks cut at ``\\n``: memory stays a few
+    times the 4 MiB chunk whatever the file, and it stops at the first excess.
+    """
+    view = np.frombuffer(data, dtype=np.uint8)
+    nonblank = lines_before = start = 0
+    chunk_size = max(_CHUNK, 2 * max_line)
+    while start < view.size:
+        stop = min(start + chunk_size, view.size)
+        if stop < view.size:
+            stop = data.rfind(b"\n", start, stop) + 1
+            if stop <= start:
+                raise ValueError(f"Line {lines_before + 1} is longer than {max_line:,} bytes.")
+        chunk = view[start:stop]
+        breaks = np.flatnonzero(chunk == 10)
+        ends = breaks if chunk[-1] == 10 else np.append(breaks, chunk.size)
+        begins = np.concatenate(([0], breaks[: ends.size - 1] + 1))
+        long = np.flatnonzero(ends - begins > max_line)
+        if long.size:
+            line = lines_before + int(long[0]) + 1
+            raise ValueError(f"Line {line} is longer than {max_line:,} bytes.")
+        ink = np.concatenate(([0], np.cumsum(~_BLANK[chunk], dtype=np.int64)))
+        nonblank += int(np.count_nonzero(ink[ends] > ink[begins]))
+        if nonblank > max_rows + 1:
+            raise ValueError(
+                f"The file has more than {max_rows + 1:,} non-empty lines; at most {max_rows:,} "
+                "data rows plus a header are accepted."
+            )
+        lines_before += ends.size
+        start = stop
