@@ -75,9 +75,19 @@ workload = tree_view.workload_spec(st.session_state[WORKLOAD.name], length, n)
 t = tree_view.build_tree(n, choice)
 analysis = tree_view.analyse(n, choice, eps, workload)
 chosen = analysis.allocations[alloc]
-rel = tree_view.make_release(
-    sidebar.histogram_digest(hist), hist, choice, eps, workload, alloc, st.session_state[SEED.name]
-)
+try:
+    rel = tree_view.make_release(
+        sidebar.histogram_digest(hist),
+        hist,
+        choice,
+        eps,
+        workload,
+        alloc,
+        st.session_state[SEED.name],
+    )
+except ValueError as err:  # counts float64 cannot perturb at this epsilon
+    st.error(f"No release at ε = {eps:g}: {err}", icon=":material/error:")
+    st.stop()
 
 m = st.columns(5)
 m[0].metric("Bins n", f"{n:,}")
