@@ -80,21 +80,34 @@ def budgets(name: str, values: ArrayLike, *, size: int) -> NDArray[np.float64]:
 def perturbable(name: str, values: ArrayLike, scale: ArrayLike) -> None:
     """Raise ValueError unless every ``|values| <= scale * 2^32`` (float64 keeps the noise).
 
-    ``scale`` is the Laplace scale each value gets (broadcast against ``values``;
-    ``inf`` where a value is not released).
+    ``scale`` is the Laplace scale each value gets (a scalar, or broadcast against
+    ``values`` with ``inf`` where a value is not released). A scalar scale is checked
+    against the largest magnitude without temporaries (simulations pass big arrays).
     """
-    v = np.abs(np.asarray(values, dtype=np.float64))
-    limit = np.asarray(scale, dtype=np.float64) * PERTURBABLE_RATIO
-    bad = ~np.isfinite(v) | (v > limit)
+    v = np.asarray(values, dtype=np.float64)
+    s = np.asarray(scale, dtype=np.float64)
+    if v.size == 0:
+        return
+    if s.ndim == 0:
+        top = max(float(v.max()), -float(v.min()))  # NaN propagates and fails below
+        if not top <= float(s) * PERTURBABLE_RATIO:
+            raise _not_perturbable(name, top, float(s))
+        return
+    magnitude = np.abs(v)
+    bad = ~(magnitude <= s * PERTURBABLE_RATIO)
     if bad.any():
         index = np.unravel_index(int(np.argmax(bad)), bad.shape)
-        raise ValueError(
-            f"{name} has the value {v[index]:.4g} but noise of scale "
-            f"{float(np.broadcast_to(scale, bad.shape)[index]):.4g}: float64 would round the "
-            f"noise away. Accepted: |value| <= 2^32 x noise scale "
-            f"({float(np.broadcast_to(limit, bad.shape)[index]):.4g} here); use a smaller "
-            "epsilon or rescale the data (e.g. count in thousands)."
+        raise _not_perturbable(
+            name, float(magnitude[index]), float(np.broadcast_to(s, bad.shape)[index])
         )
+
+
+def _not_perturbable(name: str, value: float, scale: float) -> ValueError:
+    return ValueError(
+        f"{name} has the value {value:.4g} but noise of scale {scale:.4g}: float64 would round "
+        f"the noise away. Accepted: |value| <= 2^32 x noise scale ({scale * PERTURBABLE_RATIO:.4g}"
+        " here); use a smaller epsilon or rescale the data (e.g. count in thousands)."
+    )
 
 
 def ldp_epsilon(eps: Any) -> float:

@@ -286,7 +286,7 @@ def _number(cell: str, line: int, layout: Layout, first_data_row: bool) -> float
         return float(cell)
     except ValueError:
         what = "value" if layout == "values" else "count"
-        hint = " If this row is a header, say so (first row: header)." if first_data_row else ""
+        hint = " If it is a header, set 'First row' to 'is a header'." if first_data_row else ""
         raise HistogramError(
             f"Line {line}: '{cell[:40] or '(empty)'}' is not a number; every {what} must be "
             f"numeric.{hint} {ACCEPTED}"
