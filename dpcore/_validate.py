@@ -80,23 +80,76 @@ def budgets(name: str, values: ArrayLike, *, size: int) -> NDArray[np.float64]:
 def perturbable(name: str, values: ArrayLike, scale: ArrayLike) -> None:
     """Raise ValueError unless every ``|values| <= scale * 2^32`` (float64 keeps the noise).
 
-    ``scale`` is the Laplace scale each value gets (broadcast against ``values``;
-    ``inf`` where a value is not released).
+    ``scale`` is the Laplace scale each value gets (a scalar, or broadcast against
+    ``values`` with ``inf`` where a value is not released). A scalar scale is checked
+    against the largest magnitude without temporaries (simulations pass big arrays).
     """
-    v = np.abs(np.asarray(values, dtype=np.float64))
-    limit = np.asarray(scale, dtype=np.float64) * PERTURBABLE_RATIO
-    bad = ~np.isfinite(v) | (v > limit)
+    v = np.asarray(values, dtype=np.float64)
+    s = np.asarray(scale, dtype=np.float64)
+    if v.size == 0:
+        return
+    if s.ndim == 0:
+        top = max(float(v.max()), -float(v.min()))  # NaN propagates and fails below
+        if not top <= float(s) * PERTURBABLE_RATIO:
+            raise _not_perturbable(name, top, float(s))
+        return
+    magnitude = np.abs(v)
+    bad = ~(magnitude <= s * PERTURBABLE_RATIO)
     if bad.any():
         index = np.unravel_index(int(np.argmax(bad)), bad.shape)
-        raise ValueError(
-            f"{name} has the value {v[index]:.4g} but noise of scale "
-            f"{float(np.broadcast_to(scale, bad.shape)[index]):.4g}: float64 would round the "
-            f"noise away. Accepted: |value| <= 2^32 x noise scale "
-            f"({float(np.broadcast_to(limit, bad.shape)[index]):.4g} here); use a smaller "
-            "epsilon or rescale the data (e.g. count in thousands)."
+        raise _not_perturbable(
+            name, float(magnitude[index]), float(np.broadcast_to(s, bad.shape)[index])
         )
+
+
+def _not_perturbable(name: str, value: float, scale: float) -> ValueError:
+    return ValueError(
+        f"{name} has the value {value:.4g} but noise of scale {scale:.4g}: float64 would round "
+        f"the noise away. Accepted: |value| <= 2^32 x noise scale ({scale * PERTURBABLE_RATIO:.4g}"
+        " here); use a smaller epsilon or rescale the data (e.g. count in thousands)."
+    )
 
 
 def ldp_epsilon(eps: Any) -> float:
     """A local-DP ``eps`` in ``[1e-300, MAX_LDP_EPS]`` (float64 stays exact there)."""
     return positive("eps", eps, upper=MAX_LDP_EPS)
+
+
+_CHUNK = 2**20
+_BLANK = np.zeros(256, dtype=bool)
+_BLANK[list(b" \t\n\x0b\x0c\r")] = True
+
+
+def scan_lines(data: bytes, *, max_rows: int, max_line: int) -> None:
+    """Raise ValueError for more than ``max_rows + 1`` non-blank lines (data rows plus a
+    header) or a line longer than ``max_line`` bytes, before anything is parsed.
+
+    One vectorised pass over the bytes in chunks cut at ``\\n``: memory stays a few
+    times the 4 MiB chunk whatever the file, and it stops at the first excess.
+    """
+    view = np.frombuffer(data, dtype=np.uint8)
+    nonblank = lines_before = start = 0
+    chunk_size = max(_CHUNK, 2 * max_line)
+    while start < view.size:
+        stop = min(start + chunk_size, view.size)
+        if stop < view.size:
+            stop = data.rfind(b"\n", start, stop) + 1
+            if stop <= start:
+                raise ValueError(f"Line {lines_before + 1} is longer than {max_line:,} bytes.")
+        chunk = view[start:stop]
+        breaks = np.flatnonzero(chunk == 10)
+        ends = breaks if chunk[-1] == 10 else np.append(breaks, chunk.size)
+        begins = np.concatenate(([0], breaks[: ends.size - 1] + 1))
+        long = np.flatnonzero(ends - begins > max_line)
+        if long.size:
+            line = lines_before + int(long[0]) + 1
+            raise ValueError(f"Line {line} is longer than {max_line:,} bytes.")
+        ink = np.concatenate(([0], np.cumsum(~_BLANK[chunk], dtype=np.int64)))
+        nonblank += int(np.count_nonzero(ink[ends] > ink[begins]))
+        if nonblank > max_rows + 1:
+            raise ValueError(
+                f"The file has more than {max_rows + 1:,} non-empty lines; at most {max_rows:,} "
+                "data rows plus a header are accepted."
+            )
+        lines_before += ends.size
+        start = stop

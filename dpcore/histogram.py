@@ -30,7 +30,7 @@ from typing import Literal
 import numpy as np
 from numpy.typing import NDArray
 
-from dpcore._validate import PERTURBABLE_RATIO
+from dpcore import _validate
 
 Layout = Literal["auto", "counts", "labelled", "values"]
 
@@ -40,13 +40,10 @@ MAX_ROWS = 2**22
 MAX_BYTES = 64 * 2**20
 MAX_LINE = 10_000
 """Longest line accepted, in bytes (also bounds the columns a row can have)."""
-MAX_TOTAL = PERTURBABLE_RATIO
+MAX_TOTAL = _validate.PERTURBABLE_RATIO
 """Largest total accepted: float64 keeps Laplace noise of scale 1 (a node budget of 1) on
 every node sum up to ``2^32`` (see :mod:`dpcore._validate`); releases check their actual scale."""
 _MAX_LABELLED_BINS = 100_000  # beyond this, bins of raw values are shown by index
-_CHUNK = 2**22
-_BLANK = np.zeros(256, dtype=bool)
-_BLANK[list(b" \t\n\x0b\x0c")] = True
 ACCEPTED = (
     "Accepted: a CSV/TSV file with one column of non-negative counts, a label column plus a "
     "count column, or one column of raw numeric values with a bin count or width."
@@ -188,7 +185,12 @@ def parse_histogram(
         raise HistogramError(f"The file looks binary (it contains NUL bytes). {ACCEPTED}")
     if b"\r" in data:
         data = data.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
-    _scan(data, max_rows, MAX_LINE)
+    try:
+        _validate.scan_lines(data, max_rows=max_rows, max_line=MAX_LINE)
+    except ValueError as err:
+        raise HistogramError(
+            f"{err} Each line holds one bin (a count, or a label and a count), or one raw value."
+        ) from None
     try:
         first, rows = _read(data, layout, header, max_rows)
     except UnicodeDecodeError:
@@ -204,46 +206,6 @@ def parse_histogram(
 class _Rows:
     numbers: NDArray[np.float64]
     labels: tuple[str, ...] | None
-
-
-def _scan(data: bytes, max_rows: int, max_line: int) -> None:
-    """Reject more than ``max_rows + 1`` non-blank lines or a line over ``max_line`` bytes.
-
-    One vectorised pass over the bytes in chunks cut at newlines, before any
-    parsing: memory stays a few times the chunk size whatever the file.
-    """
-    view = np.frombuffer(data, dtype=np.uint8)
-    nonblank = lines_before = start = 0
-    chunk_size = max(_CHUNK, 2 * max_line)
-    while start < view.size:
-        stop = min(start + chunk_size, view.size)
-        if stop < view.size:
-            stop = data.rfind(b"\n", start, stop) + 1
-            if stop <= start:
-                raise _long_line(lines_before + 1, max_line)
-        chunk = view[start:stop]
-        breaks = np.flatnonzero(chunk == 10)
-        ends = breaks if chunk[-1] == 10 else np.append(breaks, chunk.size)
-        begins = np.concatenate(([0], breaks[: ends.size - 1] + 1))
-        long = np.flatnonzero(ends - begins > max_line)
-        if long.size:
-            raise _long_line(lines_before + int(long[0]) + 1, max_line)
-        ink = np.concatenate(([0], np.cumsum(~_BLANK[chunk], dtype=np.int64)))
-        nonblank += int(np.count_nonzero(ink[ends] > ink[begins]))
-        if nonblank > max_rows + 1:
-            raise HistogramError(
-                f"The file has more than {max_rows + 1:,} non-empty lines; at most {max_rows:,} "
-                "rows (bins, or raw values) plus a header are accepted."
-            )
-        lines_before += ends.size
-        start = stop
-
-
-def _long_line(line: int, max_line: int) -> HistogramError:
-    return HistogramError(
-        f"Line {line} is longer than {max_line:,} bytes; each line holds one bin (a count, or "
-        f"a label and a count). {ACCEPTED}"
-    )
 
 
 def _read(data: bytes, layout: Layout, header: bool | None, max_rows: int) -> tuple[str, _Rows]:
@@ -324,7 +286,7 @@ def _number(cell: str, line: int, layout: Layout, first_data_row: bool) -> float
         return float(cell)
     except ValueError:
         what = "value" if layout == "values" else "count"
-        hint = " If this row is a header, say so (first row: header)." if first_data_row else ""
+        hint = " If it is a header, set 'First row' to 'is a header'." if first_data_row else ""
         raise HistogramError(
             f"Line {line}: '{cell[:40] or '(empty)'}' is not a number; every {what} must be "
             f"numeric.{hint} {ACCEPTED}"

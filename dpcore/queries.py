@@ -113,7 +113,10 @@ def canonical_decomposition(
 
 def leaf_values(tree: Tree, node_values: FloatArray) -> FloatArray:
     """The leaves' values in bin order (the published histogram of a consistent tree)."""
-    return np.asarray(node_values, dtype=np.float64)[tree.leaf_of_bin]
+    values = np.asarray(node_values, dtype=np.float64)
+    if values.shape != (tree.size,):
+        raise ValueError(f"node_values must be {tree.size} values, got shape {values.shape}")
+    return values[tree.leaf_of_bin]
 
 
 def answer_from_leaves(tree: Tree, node_values: FloatArray, a: IntArray, b: IntArray) -> FloatArray:

@@ -50,5 +50,6 @@ def laplace_release(
 
 def laplace_variance(budgets: FloatArray) -> FloatArray:
     """Per-node noise variance ``2 / eps_x^2`` (inf where unmeasured)."""
+    checked = _validate.finite_array("budgets", budgets, nonnegative=True)
     with np.errstate(divide="ignore"):
-        return 2.0 / np.asarray(budgets, dtype=np.float64) ** 2
+        return 2.0 / checked**2

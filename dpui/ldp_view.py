@@ -315,7 +315,12 @@ def on_upload() -> None:
         return
     content = file.getvalue()
     try:
-        load_data(DataSpec(UPLOAD, csv=content))
+        users = load_data(DataSpec(UPLOAD, csv=content)).n_users
+        if users < mechanisms.MIN_USERS:
+            raise kvdata.KVDataError(
+                f"{users} user(s); the mechanisms need at least {mechanisms.MIN_USERS} (HISKV "
+                "splits users into a length-estimation group and a reporting group)"
+            )
     except kvdata.KVDataError as err:
         name = untrusted.file_name(file.name)
         st.session_state[UPLOAD_ERROR] = f"{name}: {untrusted.markdown(err, 600)}"

@@ -27,8 +27,10 @@ LAYOUTS = {
     "labelled": "label column + count column",
     "values": "raw values, to be binned",
 }
+HEADERS = {"auto": "detect", "yes": "is a header", "no": "is data"}
 UPLOAD_OPTIONS = (
     ChoiceParam("upload_layout", "auto", tuple(LAYOUTS)),
+    ChoiceParam("upload_header", "auto", tuple(HEADERS)),
     IntParam("upload_bins", 64, 1, MAX_BINS),
 )
 
@@ -48,7 +50,11 @@ def shared_controls() -> None:
             help="Every page uses this histogram. Bundled examples are described on the Overview.",
         )
         if current_dataset_name() == UPLOADED:
-            st.caption(f"Uploaded: {st.session_state[UPLOADED].name}")
+            uploaded: Histogram = st.session_state[UPLOADED]
+            st.caption(f"Uploaded: {uploaded.name}")
+            for note in (uploaded.header_note, *uploaded.notes):
+                if note:
+                    st.caption(untrusted.markdown(note, 300))
         with st.expander("Upload a histogram (CSV/TSV)"):
             st.radio(
                 "Layout",
@@ -56,6 +62,15 @@ def shared_controls() -> None:
                 format_func=LAYOUTS.__getitem__,
                 key="upload_layout",
                 on_change=_parse_upload,
+            )
+            st.radio(
+                "First row",
+                tuple(HEADERS),
+                format_func=HEADERS.__getitem__,
+                key="upload_header",
+                horizontal=True,
+                on_change=_parse_upload,
+                help="Detect: the first row is a header when its count cell has no digit.",
             )
             st.number_input(
                 "Bins (raw values only)",
@@ -100,6 +115,7 @@ def _parse_upload() -> None:
             file.getvalue(),
             name=untrusted.file_name(file.name),
             layout=st.session_state.get("upload_layout", "auto"),
+            header={"yes": True, "no": False}.get(st.session_state.get("upload_header", "auto")),
             bins=int(st.session_state.get("upload_bins", 64)),
         )
     except HistogramError as err:

@@ -4,7 +4,7 @@ import streamlit as st
 
 from dpcore.ldp import experiment, hiskv, metrics
 from dpcore.ldp.data import KVDataError
-from dpcore.ldp.mechanisms import MECHANISMS, UNAVAILABLE
+from dpcore.ldp.mechanisms import MAX_EPS, MECHANISMS, UNAVAILABLE
 from dpui import downloads, ldp_figures, references, registry, sidebar, state
 from dpui import ldp_view as view
 
@@ -26,6 +26,13 @@ st.warning(
 
 sidebar.shared_controls()
 eps = sidebar.current_epsilon()
+if eps > MAX_EPS:
+    st.info(
+        f"This page uses ε = {MAX_EPS:g}, not the sidebar's {eps:g}: above {MAX_EPS:g} the "
+        "local-DP probabilities (such as e^ε / (e^ε + D − 1)) are too close to 1 for "
+        "floating-point arithmetic, and the exact privacy check fails from rounding alone."
+    )
+    eps = MAX_EPS
 state.load(view.PARAMS)
 
 with st.container(border=True):

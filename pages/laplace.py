@@ -95,7 +95,13 @@ if state.get(SCALE_MODE) == "scale":
 else:
     eps = sidebar.current_epsilon()
 k = counts.size
-rel = lap.release(counts, eps=eps, sensitivity=sensitivity, delta=delta, seed=int(state.get(SEED)))
+try:
+    rel = lap.release(
+        counts, eps=eps, sensitivity=sensitivity, delta=delta, seed=int(state.get(SEED))
+    )
+except ValueError as err:
+    st.error(f"No release at these settings: {err}", icon=":material/error:")
+    st.stop()
 
 st.markdown(f"Query: **{described}**.")
 m = st.columns(5)

@@ -116,16 +116,20 @@ if alloc in tree_view.SLOW_ALLOCATIONS:
 analysis = tree_view.analyse(n, choice, eps, workload, root)
 allocations = tree_view.all_allocations(n, choice, eps, workload, root)
 chosen = allocations[alloc]
-rel = tree_view.make_release(
-    sidebar.histogram_digest(hist),
-    hist,
-    choice,
-    eps,
-    workload,
-    alloc,
-    root,
-    st.session_state[SEED.name],
-)
+try:
+    rel = tree_view.make_release(
+        sidebar.histogram_digest(hist),
+        hist,
+        choice,
+        eps,
+        workload,
+        alloc,
+        root,
+        st.session_state[SEED.name],
+    )
+except ValueError as err:  # counts float64 cannot perturb at this epsilon
+    st.error(f"No release at ε = {eps:g}: {err}", icon=":material/error:")
+    st.stop()
 
 m = st.columns(5)
 m[0].metric("Bins n", f"{n:,}")

@@ -170,7 +170,7 @@ def test_forcing_no_header_rejects_a_text_first_row():
 
 @pytest.mark.parametrize("first", [b'a,"1,000"', b"a,0x10", b"0x10", b"1_0x"])
 def test_unparseable_first_count_is_an_error_not_a_header(first):
-    with pytest.raises(HistogramError, match=r"Line 1: .* not a number.*If this row is a header"):
+    with pytest.raises(HistogramError, match=r"Line 1: .* not a number.*If it is a header"):
         parse_histogram(first + b"\n" + (b"b,2\n" if b"," in first else b"2\n"))
 
 

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from dpcore.ldp import data as kvd
 from dpcore.ldp.data import KVDataError
@@ -122,3 +124,87 @@ def test_csv_error_lists_many_rows_compactly() -> None:
     with pytest.raises(KVDataError) as info:
         kvd.read_kv_csv(("user,key,value\n" + rows).encode())
     assert "2, 3, 4, 5, 6 and 4 more" in str(info.value)
+
+
+# ---- issue 10: uploads that crashed or were misread (C, D, F)
+
+
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        (b"user,key,value,Value\nu1,a,0.5,0.7\n", "value appear more than once"),
+        (b"user,key,value\nu1,a,0.5,9\nu2,b,0.1,3\n", "line 2 has 4 fields but the header has 3"),
+        (b"user,key,value\nu1,a,0.5\nu2,b,0.1,3\n", "line 3 has 4 fields"),
+        (b"user,key,value\nu1,a\n", "empty value cell(s); see line(s) 2"),
+        (b"user,key,value\n" + b"u," * 6000 + b"\n", "Line 2 is longer than 10,000 bytes"),
+        (b"user,key,value\n\xff\xfe,a,1\n", "not UTF-8"),
+    ],
+)
+def test_hostile_csv_is_rejected_clearly(content: bytes, message: str) -> None:
+    with pytest.raises(KVDataError) as info:
+        kvd.read_kv_csv(content)
+    assert message in str(info.value)
+
+
+def test_extra_columns_are_ignored_and_bom_and_cr_accepted() -> None:
+    data = kvd.read_kv_csv(b"\xef\xbb\xbfUser,key,value,note\r\nu1,a,0.5,x\r\nu2,a,-0.5,y\r\n")
+    assert data.n_users == 2 and data.true_mean().tolist() == [0.0]
+
+
+def test_row_limit_is_checked_before_parsing(monkeypatch: pytest.MonkeyPatch) -> None:
+    def never(*args: object, **kwargs: object) -> None:
+        raise AssertionError("pandas parsed a file the byte scan must reject")
+
+    monkeypatch.setattr(kvd.pd, "read_csv", never)
+    with pytest.raises(KVDataError, match="more than 4 non-empty lines"):
+        kvd.read_kv_csv(b"user,key,value\n" + b"u,k,1\n" * 4, max_rows=3)
+    with pytest.raises(KVDataError, match="larger than the limit"):
+        kvd.read_kv_csv(b"user,key,value\n" + b"u,k,1\n" * 10, max_bytes=40)
+
+
+def test_one_user_is_below_every_mechanisms_minimum() -> None:
+    from dpcore.ldp import hiskv, mechanisms
+
+    data = kvd.read_kv_csv(b"user,key,value\nu1,a,0.5\n")
+    assert mechanisms.MIN_USERS == 2 and mechanisms.MECHANISMS["HISKV"].min_users == 2
+    with pytest.raises(ValueError, match="HISKV needs at least 2 users"):
+        mechanisms.run("HISKV", data, 1.0, rng=np.random.default_rng(0))
+    with pytest.raises(ValueError, match="at least 2 users"):
+        hiskv.run(data, 1.0, rng=np.random.default_rng(0))
+    two = kvd.read_kv_csv(b"user,key,value\nu1,a,0.5\nu2,a,-1\n")
+    for name in mechanisms.MECHANISMS:
+        est = mechanisms.run(name, two, 1.0, rng=np.random.default_rng(0))
+        assert all(v is None or np.isfinite(v).all() for v in (est.frequency, est.mean)), name
+
+
+KV_CELL = st.one_of(
+    st.sampled_from(["u1", "u2", "a", "b", "0.5", "-1", "1e308", "nan", "", '"', "Value", "USER"]),
+    st.text(max_size=5),
+)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.binary(max_size=300))
+def test_any_bytes_load_or_raise_kv_data_error(content: bytes) -> None:
+    try:
+        data = kvd.read_kv_csv(content)
+    except KVDataError:
+        return
+    assert data.n_users >= 1 and np.all(np.abs(data.values) <= 1)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    header=st.lists(st.sampled_from(["user", "key", "value", "Value", "x"]), max_size=5),
+    rows=st.lists(st.lists(KV_CELL, max_size=5), max_size=8),
+    sep=st.sampled_from([",", ", ", ",,"]),
+)
+def test_malformed_kv_tables_raise_only_kv_data_error(
+    header: list[str], rows: list[list[str]], sep: str
+) -> None:
+    content = "\n".join(sep.join(r) for r in [header, *rows]).encode()
+    try:
+        data = kvd.read_kv_csv(content)
+    except KVDataError:
+        return
+    assert np.all(np.abs(data.values) <= 1) and data.keys.size == data.values.size

@@ -104,6 +104,9 @@ def test_upload_source_waits_for_a_file_then_uses_it() -> None:
         (b"user,key,value\nu1,,0.1\n", "empty key"),
         (b"user,value\nu1,0.1\n", "missing column(s) key"),
         (b"", "the file is empty"),
+        (b"user,key,value\nu1,a,0.5\n", "the mechanisms need at least 2"),
+        (b"user,key,value,Value\nu1,a,0.5,0.7\n", "appear more than once"),
+        (b"user,key,value\nu1,a,0.5,9\nu2,b,0.1,3\n", "line 2 has 4 fields"),
     ],
 )
 def test_bad_csv_is_rejected_and_previous_data_kept(content: bytes, reason: str) -> None:
@@ -145,3 +148,11 @@ def test_share_slider_and_accounting_change_the_probability_table() -> None:
     privacy = at.dataframe[-1].value.set_index("mechanism")
     assert privacy.loc["HISKV", "claim about"] == "one report"
     assert privacy.loc["HISKV", "holds"] == "yes"
+
+
+def test_sidebar_eps_above_the_ldp_cap_is_capped_and_said() -> None:
+    at = _page()
+    at.session_state["eps"] = 50.0
+    at.run()
+    assert not at.exception
+    assert "This page uses ε = 10, not the sidebar's 50" in _text(at)

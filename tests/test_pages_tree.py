@@ -160,3 +160,33 @@ def test_root_switch_and_fanout_after_consistency(page):
     assert not page.exception
     assert int(metric(page, "Fan-out after BLUE")) in range(2, 21)
     assert int(metric(page, "k* (raw tree, uniform budgets)")) in range(2, 21)
+
+
+def test_counts_float64_cannot_perturb_at_this_eps_give_a_message():
+    """Total 2^32 passes the parser; at eps = 100 the root's noise (scale 1/eps_root) is
+    too small for float64 at that magnitude, so the page says so instead of a silent release."""
+    from dpcore.histogram import from_counts
+
+    at = AppTest.from_file(str(ROOT / "pages" / "tree_budgets.py"), default_timeout=120)
+    at.session_state[sidebar.UPLOADED] = from_counts([2.0**31, 2.0**31], "huge")
+    at.session_state["data"] = sidebar.UPLOADED
+    at.session_state["eps"] = 100.0
+    at.run()
+    assert not at.exception
+    errors = " ".join(e.value for e in at.error)
+    assert "No release at ε = 100" in errors and "2^32 x noise scale" in errors
+    at.session_state["eps"] = 0.001
+    at.run()
+    assert not at.exception and not at.error
+
+
+def test_upload_reports_how_the_first_row_was_read():
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120).run()
+    at.file_uploader(key="upload_file").set_value(("c.csv", b"country,2020\na,1\n", "text/csv"))
+    at.run()
+    captions = " ".join(c.value for c in at.caption)
+    assert "No header" in captions and "country, 2020" in captions
+    assert at.session_state[sidebar.UPLOADED].n_bins == 2
+    at.radio(key="upload_header").set_value("yes").run()
+    assert at.session_state[sidebar.UPLOADED].n_bins == 1
+    assert "First row read as a header" in " ".join(c.value for c in at.caption)

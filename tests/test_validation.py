@@ -114,3 +114,13 @@ def test_scores_whose_range_overflows_are_rejected():
     with pytest.raises(ScoreTableError, match=r"1\.7e308"):
         parse_score_table(["a", "b"], [1e308, -1e308])
     assert exponential.exponential_expected_loss([1e308, 0.0], 1.0, 1.0) == 0.0
+
+
+def test_leaf_values_and_variances_check_their_arrays():
+    from dpcore import queries
+
+    with pytest.raises(ValueError, match="must be 15 values"):
+        queries.leaf_values(T, np.ones(14))
+    with pytest.raises(ValueError, match="finite numbers >= 0"):
+        release.laplace_variance(np.array([-1.0]))
+    assert release.laplace_variance(np.array([0.0, 2.0])).tolist() == [math.inf, 0.5]

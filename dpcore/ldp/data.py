@@ -13,6 +13,7 @@ stated in each docstring and on the page.
 from __future__ import annotations
 
 import io
+import re
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Literal
@@ -21,9 +22,15 @@ import numpy as np
 import pandas as pd
 from numpy.typing import NDArray
 
+from dpcore import _validate
+
 KeyModel = Literal["gauss", "lnr", "uniform"]
 LengthModel = Literal["heavy", "uniform"]
 KEY_MODELS: tuple[KeyModel, ...] = ("gauss", "lnr", "uniform")
+MAX_CSV_BYTES = 64 * 2**20
+MAX_CSV_ROWS = 2**22
+"""Pairs (rows besides the header) accepted from a CSV; checked before they are parsed."""
+MAX_LINE = 10_000
 LENGTH_MODELS: tuple[LengthModel, ...] = ("heavy", "uniform")
 
 
@@ -236,13 +243,21 @@ def _rows(mask: NDArray[np.bool_], limit: int = 5) -> str:
     return ", ".join(map(str, lines)) + (f" and {more} more" if more > 0 else "")
 
 
-def read_kv_csv(source: str | Path | bytes | io.IOBase) -> KVData:
+def read_kv_csv(
+    source: str | Path | bytes | io.IOBase,
+    *,
+    max_bytes: int = MAX_CSV_BYTES,
+    max_rows: int = MAX_CSV_ROWS,
+) -> KVData:
     """Load a ``user,key,value`` CSV; raise :class:`KVDataError` with a clear message.
 
     Users and keys may be any labels; keys are numbered in sorted order and kept as
-    ``key_labels``, ``d`` is the number of distinct keys. Rejected (nothing is fixed
-    silently): missing columns, no rows, empty user/key/value cells, non-numeric
-    values, values outside ``[-1, 1]``, and a user holding the same key twice.
+    ``key_labels``, ``d`` is the number of distinct keys; other columns are ignored.
+    Rejected (nothing is fixed silently): more than ``max_bytes`` or ``max_rows`` (found
+    by a scan of the bytes before parsing), a line longer than 10,000 bytes, missing or
+    repeated column names (case-insensitive), rows with more fields than the header (the
+    line is named), no rows, empty user/key/value cells (also from a short row),
+    non-numeric values, values outside ``[-1, 1]``, a user holding the same key twice.
 
     >>> data = read_kv_csv(b"user,key,value\\nu1,apple,0.5\\nu2,apple,-1\\nu2,pear,1\\n")
     >>> data.d, data.key_labels, data.true_mean().tolist()
@@ -252,15 +267,35 @@ def read_kv_csv(source: str | Path | bytes | io.IOBase) -> KVData:
     ...
     dpcore.ldp.data.KVDataError: values must lie in [-1, 1]; see line(s) 2
     """
-    if isinstance(source, bytes):
-        source = io.BytesIO(source)
+    raw = _bounded_bytes(source, max_bytes).replace(b"\r\n", b"\n").replace(b"\r", b"\n")
     try:
-        frame = pd.read_csv(source, dtype=str, keep_default_na=False, skipinitialspace=True)
+        _validate.scan_lines(raw, max_rows=max_rows, max_line=MAX_LINE)
+    except ValueError as err:
+        raise KVDataError(f"{err} Expected one user,key,value pair per line.") from None
+    try:
+        table = pd.read_csv(
+            io.BytesIO(raw),
+            header=None,
+            dtype=str,
+            keep_default_na=False,
+            skipinitialspace=True,
+            encoding="utf-8-sig",
+            engine="c",
+        )
     except pd.errors.EmptyDataError:
         raise KVDataError("the file is empty; expected a header 'user,key,value'") from None
-    except (pd.errors.ParserError, UnicodeDecodeError) as err:
-        raise KVDataError(f"not a readable CSV file ({err})") from None
-    frame.columns = [str(c).strip().lower() for c in frame.columns]
+    except pd.errors.ParserError as err:
+        raise KVDataError(_ragged_message(str(err))) from None
+    except UnicodeDecodeError:
+        raise KVDataError("the file is not UTF-8 text; expected a CSV 'user,key,value'") from None
+    header = [str(c).strip().lower() for c in table.iloc[0]]
+    repeated = sorted({c for c in header if header.count(c) > 1 and c})
+    if repeated:
+        raise KVDataError(
+            f"column name(s) {', '.join(repeated)} appear more than once (names are "
+            "case-insensitive); expected one each of user, key, value"
+        )
+    frame = table.iloc[1:].set_axis(header, axis=1).reset_index(drop=True)
     missing = [c for c in ("user", "key", "value") if c not in frame.columns]
     if missing:
         raise KVDataError(
@@ -296,3 +331,25 @@ def read_kv_csv(source: str | Path | bytes | io.IOBase) -> KVData:
         len(key_labels),
     )
     return replace(data, key_labels=tuple(str(k) for k in key_labels))
+
+
+def _bounded_bytes(source: str | Path | bytes | io.IOBase, max_bytes: int) -> bytes:
+    if isinstance(source, bytes):
+        data = source
+    elif isinstance(source, (str, Path)):
+        with open(source, "rb") as file:
+            data = file.read(max_bytes + 1)
+    else:
+        raw = source.read(max_bytes + 1)
+        data = raw.encode() if isinstance(raw, str) else bytes(raw)
+    if len(data) > max_bytes:
+        raise KVDataError(f"the file is larger than the limit of {max_bytes / 2**20:.0f} MiB")
+    return data
+
+
+def _ragged_message(error: str) -> str:
+    found = re.search(r"Expected (\d+) fields in line (\d+), saw (\d+)", error)
+    if found is None:
+        return f"not a readable CSV file ({error[:200]})"
+    fields, line, seen = found.groups()
+    return f"line {line} has {seen} fields but the header has {fields}; every row needs the same"

@@ -190,6 +190,11 @@ def run(
     """
     if not 0.0 < beta < 1.0 and length is None:
         raise ValueError("beta must lie in (0, 1)")
+    if length is None and data.n_users < 2:
+        raise ValueError(
+            "HISKV needs at least 2 users: one group estimates the length L, the other reports "
+            f"pairs; got {data.n_users}"
+        )
     distribution = None
     reporters = None
     if length is None:

@@ -57,6 +57,8 @@ class Mechanism:
     estimates_mean: bool
     run: Runner
     note: str
+    min_users: int = 1
+    """Fewest users the mechanism can run on (HISKV: one to estimate the length, one to report)."""
 
 
 def _hiskv(data: KVData, eps: float, s: KVSettings, rng: np.random.Generator) -> KVEstimate:
@@ -119,7 +121,7 @@ def _sue(data: KVData, eps: float, s: KVSettings, rng: np.random.Generator) -> K
 MECHANISMS: dict[str, Mechanism] = {
     m.name: m
     for m in (
-        Mechanism("HISKV", True, True, _hiskv, "reconstructed from the description"),
+        Mechanism("HISKV", True, True, _hiskv, "reconstructed from the description", 2),
         Mechanism("PCKV-GRR", True, True, _pckv_grr, "padding length l fixed"),
         Mechanism("PCKV-UE", True, True, _pckv_ue, "padding length l fixed"),
         Mechanism("PrivKV", True, True, _privkv, "eps split 1/2 key, 1/2 value"),
@@ -130,6 +132,12 @@ MECHANISMS: dict[str, Mechanism] = {
         Mechanism("SUE", True, False, _sue, "frequency only (basic RAPPOR)"),
     )
 }
+
+MAX_EPS = _validate.MAX_LDP_EPS
+"""Largest eps the LDP mechanisms accept: float64 computes their probabilities exactly there."""
+
+MIN_USERS = max(m.min_users for m in MECHANISMS.values())
+"""Fewest users every listed mechanism can run on; smaller uploads are refused."""
 
 UNAVAILABLE: dict[str, str] = {
     "LDPKV": "cited by the HISKV paper, but no description of its perturbation exists "
@@ -152,4 +160,8 @@ def run(
         raise ValueError(f"{name} is unavailable: {UNAVAILABLE[name]}")
     if name not in MECHANISMS:
         raise ValueError(f"unknown mechanism {name!r}; choose from {', '.join(MECHANISMS)}")
+    if data.n_users < MECHANISMS[name].min_users:
+        raise ValueError(
+            f"{name} needs at least {MECHANISMS[name].min_users} users, got {data.n_users}"
+        )
     return MECHANISMS[name].run(data, eps, settings, rng)

@@ -16,6 +16,8 @@ import math
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from dpcore import _validate
+
 # Simulations draw noise in chunks of at most this many values (32 MiB of float64).
 _CHUNK = 2**22
 
@@ -56,12 +58,16 @@ def laplace_mechanism(
     .. math:: M(x) = f(x) + (Y_1, \\dots, Y_k),
               \\quad Y_i \\sim \\mathrm{Lap}(\\Delta f/\\varepsilon)
 
-    >>> laplace_mechanism([10.0, 20.0], eps=1e9, sensitivity=1.0,
+    Raises ValueError for answers that are not finite or too large for float64 to
+    keep the noise (``|f(x)| > 2^32 b``, see :mod:`dpcore._validate`).
+
+    >>> laplace_mechanism([10.0, 20.0], eps=1e6, sensitivity=1.0,
     ...                   rng=np.random.default_rng(0)).round(3)
     array([10., 20.])
     """
     true = np.asarray(values, dtype=np.float64)
     scale = laplace_scale(eps, sensitivity)
+    _validate.perturbable("A query answer", true, scale)
     return true + rng.laplace(0.0, scale, size=true.shape)
 
 
