@@ -295,6 +295,8 @@ def consistent_optimal_budgets(
     if granularity not in ("level", "node"):
         raise ValueError(f"granularity must be 'level' or 'node', got {granularity!r}")
     load = parse_workload(workload, tree.n_bins)
+    if tree.size == 1:  # one bin: nothing to share
+        return budget.uniform_budgets(tree, eps)
     p = coverage.coverage_probabilities(tree, load)
     if granularity == "level":
         starts = [
