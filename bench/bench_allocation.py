@@ -88,8 +88,8 @@ def p_identity(sizes: tuple[int, ...]) -> None:
     targets = {256: (67.2, None), 1024: (126.5, 10.0), 4096: (212.3, 60.0)}
     print(f"{'n':>6} {'p':>4} {'starts':>6} {'MSE':>9} {'seconds':>8}  checks")
     for n in sizes:
-        starts = 3 if n <= 1024 else 1
-        s, secs = _timed(lambda: pidentity.optimise(n, starts=starts))  # noqa: B023
+        starts = pidentity.default_starts(n)
+        s, secs = _timed(lambda: pidentity.optimise(n))  # noqa: B023
         value = s.expected_error(1.0)
         error_target, time_target = targets[n]
         checks = [f"<= {error_target} {_verdict(value <= error_target)}"]

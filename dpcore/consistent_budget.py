@@ -58,6 +58,10 @@ NODE_WORK = 3_000_000
 """Per-node search: at most ``NODE_WORK / size`` iterations (at least 20), so a
 65,536-bin binary tree (131,071 nodes) stops after 22 gradient evaluations."""
 
+DENSE_NODE_RATIO = 10_000
+"""One dense gradient (ranges of one length, ``O(n^3)``) counts as ``n^3 / DENSE_NODE_RATIO``
+nodes of :data:`NODE_WORK` (n = 1,024: 20 iterations)."""
+
 _LEAF_FLOOR = 1e-4
 """Smallest share of a level holding leaves (an unmeasured leaf makes the error infinite)."""
 _SHARE_CAP = 1.0 - 1e-6
@@ -291,6 +295,8 @@ def consistent_optimal_budgets(
     if granularity not in ("level", "node"):
         raise ValueError(f"granularity must be 'level' or 'node', got {granularity!r}")
     load = parse_workload(workload, tree.n_bins)
+    if tree.size == 1:  # one bin: nothing to share
+        return budget.uniform_budgets(tree, eps)
     p = coverage.coverage_probabilities(tree, load)
     if granularity == "level":
         starts = [
@@ -310,7 +316,8 @@ def consistent_optimal_budgets(
     candidates += [budget.budgets_from_shares(tree, 1.0, _shares_of(tree, c)) for c in candidates]
     scored = [(blue_expected_error(tree, c, load), c) for c in candidates]
     start_error, start = min(scored, key=lambda c: c[0])
-    iterations = int(min(max_iter, max(20, NODE_WORK // tree.size)))
+    work = tree.size if load.kind != "length" else max(1, tree.n_bins**3 // DENSE_NODE_RATIO)
+    iterations = int(min(max_iter, max(20, NODE_WORK // work)))
     error, found = _optimise_nodes(tree, _shares_of(tree, start), load, iterations, progress)
     chosen = budget.budgets_from_shares(tree, 1.0, found) if error <= start_error else start
     return _tight_paths(tree, eps, eps * chosen)

@@ -228,6 +228,11 @@ def default_rows(n: int) -> int:
     return int(min(max(1, n // 16), 128))
 
 
+def default_starts(n: int) -> int:
+    """Random starts: 3 up to 512 bins, 2 up to 2,048, then 1 (each costs ``O(n p^2)`` per step)."""
+    return 3 if n <= 512 else 2 if n <= 2048 else 1
+
+
 def _projected_lbfgs(
     fun: Callable[[FloatArray], tuple[float, FloatArray]],
     x0: FloatArray,
@@ -291,12 +296,13 @@ def optimise(
     workload: str | Workload = "uniform",
     *,
     p: int | None = None,
-    starts: int = 3,
+    starts: int | None = None,
     max_iter: int = 300,
     seed: int = 0,
     progress: Progress = None,
 ) -> PIdentityStrategy:
-    """Optimise a p-Identity strategy for ``workload`` over ``n`` bins (best of ``starts``).
+    """Optimise a p-Identity strategy for ``workload`` over ``n`` bins (best of ``starts``,
+    default :func:`default_starts`).
 
     A bound-constrained quasi-Newton method (projected L-BFGS, the method of
     L-BFGS-B) on ``Θ >= 0`` from random starts ``U[0, 1)`` drawn from
@@ -314,8 +320,9 @@ def optimise(
     rows = default_rows(n) if p is None else p
     if not 1 <= rows <= n:
         raise ValueError(f"p must be between 1 and n = {n}, got {rows}")
-    if starts < 1 or max_iter < 1:
+    if (starts is not None and starts < 1) or max_iter < 1:
         raise ValueError("starts and max_iter must be positive")
+    starts = default_starts(n) if starts is None else starts
     load = parse_workload(workload, n)
     rng = np.random.default_rng(seed)
     done = [0]

@@ -86,11 +86,6 @@ PIDENTITY_VIEWS = ("length", "fixed", "epsilon")
 """Views drawn for one n, where the optimised strategy can be added as a reference."""
 
 
-def pidentity_starts(n: int) -> int:
-    """Random starts of the p-Identity search: 3 up to 1,024 bins, else 1 (time)."""
-    return 3 if n <= 1024 else 1
-
-
 def pidentity_strategy(n: int) -> pidentity.PIdentityStrategy | None:
     """The p-Identity strategy for ``n`` bins (uniform workload) if it has been computed."""
     found: pidentity.PIdentityStrategy | None = slow.done("pidentity", n)
@@ -101,7 +96,7 @@ def optimise_pidentity(n: int) -> pidentity.PIdentityStrategy:
     """Optimise (once, with a progress bar) the p-Identity strategy for ``n`` bins."""
 
     def compute(progress: slow.Progress) -> pidentity.PIdentityStrategy:
-        return pidentity.optimise(n, starts=pidentity_starts(n), progress=progress)
+        return pidentity.optimise(n, progress=progress)
 
     text = f"Optimising the p-Identity strategy for n = {n:,} (p = {pidentity.default_rows(n)})…"
     found: pidentity.PIdentityStrategy = slow.run("pidentity", n, compute, text)

@@ -41,6 +41,8 @@ SLOW_ALLOCATIONS = ("consistent", "consistent_node")
 """Numeric searches: per level automatic up to :data:`AUTO_NODES` nodes, per node on request."""
 AUTO_NODES = 150_000
 """Largest tree whose per-level search after BLUE runs without a click (~1-2 s at 131,071)."""
+AUTO_DENSE_BINS = 256
+"""Ranges of one length use a dense O(n^3) gradient: automatic only up to this many bins."""
 RULES: dict[str, cb.AllocationRule] = {
     "uniform": "uniform",
     "hb": "hb",
@@ -138,6 +140,8 @@ def consistent_unavailable(n: int, workload: str) -> str | None:
 def automatic(n: int, choice: str, workload: str) -> tuple[str, ...]:
     """The slow allocations computed without a click for this tree and workload."""
     small = build_tree(n, choice).size <= AUTO_NODES
+    if workload.startswith("length:"):
+        small = small and n <= AUTO_DENSE_BINS
     return ("consistent",) if small and consistent_unavailable(n, workload) is None else ()
 
 

@@ -247,8 +247,8 @@ right.markdown(
     "(computed in O(n · height) from the tree's Gaussian-Markov structure; see Error analysis). "
     "The outlined bars are the allocation of this release. The rules of LUE-DPTree are "
     "optimal for the raw tree; after BLUE the budgets optimal after consistency (a numeric "
-    "search on the exact error, started from the best of uniform, H_b and the raw optimum, "
-    "so never worse than any of them) do better."
+    "search on the exact error, started from the best of uniform, H_b and the raw optimum) "
+    "are never worse than any of them, and usually better."
 )
 right.dataframe(tree_view.allocation_table(allocations), hide_index=True)
 missing = [a for a in tree_view.SLOW_ALLOCATIONS if a not in allocations]

@@ -196,3 +196,12 @@ def test_budget_module_reexports_the_search_and_reports_progress():
     steps: list[float] = []
     cb.fanout_after_consistency(16, 1.0, "uniform", "hb", max_fanout=5, progress=steps.append)
     assert steps == [0.25, 0.5, 0.75, 1.0]
+
+
+@pytest.mark.parametrize("granularity", ["level", "node"])
+def test_tiny_trees(granularity):
+    for n in (1, 2, 3):
+        t = kary_tree(n, 2)
+        b = cb.consistent_optimal_budgets(t, 0.3, granularity=granularity)
+        assert budget.release_epsilon(t, b) == 0.3
+        assert np.isfinite(errors.blue_expected_error(t, b))
