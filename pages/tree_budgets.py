@@ -2,7 +2,16 @@
 
 import streamlit as st
 
-from dpui import downloads, glossary, registry, sidebar, state, tree_figures, tree_view
+from dpui import (
+    downloads,
+    glossary,
+    registry,
+    sc_explain,
+    sidebar,
+    state,
+    tree_figures,
+    tree_view,
+)
 from dpui.tree_view import ALLOCATION, COLOUR, LENGTH, SEED, TREE, WORKLOAD
 
 st.title("Tree & budgets")
@@ -175,4 +184,10 @@ table = tree_view.node_table(t, analysis.coverage, chosen.budgets, rel, tree_vie
 if t.size > tree_view.TABLE_LIMIT:
     st.caption(f"The first {tree_view.TABLE_LIMIT:,} of {t.size:,} nodes (breadth-first).")
 st.dataframe(table, hide_index=True, height=300)
+st.caption(
+    "a_x, b_x: the coefficients of the per-node optimum for this workload (LUE-DPTree, "
+    "CNP/NPBD): a leaf has a = b = 1; an internal node a_x = (p_x / Σ_children p_y b_y³/a_y³)^⅓, "
+    "b_x = a_x + 1; the optimum gives node x the share a_x/b_x of what its path has left."
+)
 downloads.csv_button("Download nodes (CSV)", table, "tree_nodes.csv")
+sc_explain.render()
