@@ -82,13 +82,22 @@ def scores_table(custom: ct.CustomTree, rows: dict[str, np.ndarray]) -> pd.DataF
     )
 
 
-def _set_budgets(values: str) -> None:
-    st.session_state[BUDGETS.name] = values
+BASE, VERSION, BASE_TREE = "px_ct_base", "px_ct_version", "px_ct_base_tree"
+"""Session keys: the budgets the editor started from, its generation, and for which tree.
+
+The editor keeps the user's edits relative to its starting table, so that table (and the
+editor's key) change only when the budgets are replaced as a whole: a button, a new tree.
+"""
+
+
+def _restart_editor(values: str) -> None:
+    st.session_state[BUDGETS.name] = st.session_state[BASE] = values
+    st.session_state[VERSION] = st.session_state.get(VERSION, 0) + 1
 
 
 def _load_example() -> None:
     st.session_state[TREE_TEXT.name] = FIG_3_14B
-    st.session_state[BUDGETS.name] = FIG_3_14B_BUDGETS
+    _restart_editor(FIG_3_14B_BUDGETS)
 
 
 def render(eps: float, prose: str) -> None:
@@ -112,10 +121,13 @@ def render(eps: float, prose: str) -> None:
         right.error(f"{custom} Your text is kept; fix it to continue.", icon=":material/error:")
         state.save(PARAMS)
         return
-    by_line = decode_budgets(str(st.session_state[BUDGETS.name]), custom.lo.size)
+    if st.session_state.get(BASE_TREE) != text or BASE not in st.session_state:
+        st.session_state[BASE_TREE] = text
+        _restart_editor(str(st.session_state[BUDGETS.name]))
+    by_line = decode_budgets(str(st.session_state[BASE]), custom.lo.size)
     if by_line is None:
         by_line = uniform_by_line(custom, eps)
-        st.session_state[BUDGETS.name] = encode_budgets(by_line)
+        _restart_editor(encode_budgets(by_line))
         right.info(
             f"The budgets did not match this tree's {custom.lo.size} lines: set to uniform "
             f"ε/Δ = {eps:g}/{custom.tree.height} each.",
@@ -124,13 +136,13 @@ def render(eps: float, prose: str) -> None:
     b1, b2 = left.columns(2)
     b1.button(
         "Per-node optimum (raw)",
-        on_click=_set_budgets,
+        on_click=_restart_editor,
         args=(encode_budgets(optimum_by_line(custom, eps)),),
         help="LUE-DPTree's closed form for the sidebar's ε.",
     )
     b2.button(
         "Uniform ε/Δ",
-        on_click=_set_budgets,
+        on_click=_restart_editor,
         args=(encode_budgets(uniform_by_line(custom, eps)),),
     )
     p = coverage.coverage_probabilities(custom.tree)[custom.node_of_line]
@@ -143,12 +155,9 @@ def render(eps: float, prose: str) -> None:
             BUDGET_COLUMN: by_line,
         }
     )
-    digest = hashlib.blake2b(
-        (text + "|" + st.session_state[BUDGETS.name]).encode(), digest_size=8
-    ).hexdigest()
     edited = right.data_editor(
         table,
-        key=f"px_ct_editor_{digest}",
+        key=f"px_ct_editor_{st.session_state[VERSION]}",
         hide_index=True,
         disabled=["line", "first bin", "last bin", "coverage p_x"],
         column_config={
@@ -171,6 +180,7 @@ def render(eps: float, prose: str) -> None:
             custom.tree, eps, coverage.coverage_probabilities(custom.tree)
         ),
     }
+    digest = hashlib.blake2b(f"{text}|{eps!r}".encode(), digest_size=8).hexdigest()
     if custom.tree.size <= AUTO_BLUE_NODES or st.session_state.get(f"px_ct_blue_{digest}"):
         rows["optimum after BLUE (numerical)"] = blue_optimum(text, eps)
     elif st.button(f"Compute the optimum after BLUE ({custom.tree.size} nodes: takes seconds)"):

@@ -137,6 +137,7 @@ def test_share_slider_and_accounting_change_the_probability_table() -> None:
     after = at.dataframe[0].value
     assert after["q1 (flip value)"].tolist() == pytest.approx(after["q2 (other pair)"].tolist())
     assert not before["q1 (flip value)"].equals(after["q1 (flip value)"])
-    privacy = next(d.value for d in at.dataframe if "holds" in d.value.columns).set_index("mechanism")
+    privacy = next(d.value for d in at.dataframe if "holds" in d.value.columns)
+    privacy = privacy.set_index("mechanism")
     assert privacy.loc["HISKV", "claim about"] == "one report"
     assert privacy.loc["HISKV", "holds"] == "yes"
