@@ -7,7 +7,8 @@ Three reproductions, each with its controls in the URL (prefix ``px_``):
 * ``lengths``: LUE-DPTree figs. 3.11/3.12: raw SC tree vs raw binary tree vs
   Dwork across range lengths on a chosen ``n`` (2,010 Amazon; 48,130 AOL);
 * ``fanout``: exact error of ``k``-ary trees for ``k = 2..k_max``, raw and after
-  BLUE, under uniform / per-level / per-node budgets, with ``k*`` marked.
+  BLUE, under uniform / per-level / per-node budgets, with ``k*`` marked;
+* ``custom``: a typed tree with hand-set budgets (:mod:`dpui.custom_tree_view`).
 
 Errors of these linear, unbiased mechanisms do not depend on the data, so
 the simulations release all-zero histograms of the chosen size.
@@ -31,6 +32,7 @@ EXPERIMENTS = {
     "table2": "Privelet: Table 2 (eq. 16 vs eq. 17 vs simulation)",
     "lengths": "LUE-DPTree figs. 3.11/3.12: error vs range length",
     "fanout": "Error vs fan-out k (raw and BLUE, three budget rules)",
+    "custom": "LUE-DPTree fig. 3.14(b): your own tree and hand-set budgets",
 }
 EXPERIMENT = ChoiceParam("px_view", "table2", tuple(EXPERIMENTS))
 SEED = IntParam("px_seed", 0, 0, 2**31 - 1)

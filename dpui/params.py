@@ -87,6 +87,23 @@ class ChoiceParam:
 
 
 @dataclass(frozen=True)
+class TextParam:
+    """Free text of at most ``max_chars`` characters (the page validates its content)."""
+
+    name: str
+    default: str
+    max_chars: int
+
+    def parse(self, raw: str) -> str:
+        if len(raw) > self.max_chars:
+            raise ValueError(f"expected at most {self.max_chars:,} characters")
+        return raw
+
+    def encode(self, value: Any) -> str:
+        return str(value)
+
+
+@dataclass(frozen=True)
 class BoolParam:
     name: str
     default: bool

@@ -59,9 +59,9 @@ PAGES: tuple[PageInfo, ...] = (
         "Central DP: histograms",
         "Privelet's Haar strategy and reconstruction matrices, the covariance B Bᵀ, and one "
         "range's error three ways: the closed form, a sub-matrix sum of B Bᵀ, and simulation.",
-        "A range's error is the sum of a whole block of B Bᵀ, covariances included: the "
-        "diagonal alone (the bins' own variances) is wrong for every range longer than one "
-        "bin [@wu-2018].",
+        "A range's error is the sum of a whole block of B Bᵀ, covariances included: for "
+        "Privelet the diagonal alone (the bins' own variances) is wrong for every range longer "
+        "than one bin except the two middle bins [N/2, N/2+1], whose covariance is 0 [@wu-2018].",
     ),
     PageInfo(
         "pages/paper_experiments.py",

@@ -14,12 +14,12 @@ import hashlib
 import streamlit as st
 
 from dpcore.histogram import MAX_BINS, Histogram, HistogramError, parse_histogram
-from dpui import examples, routing, state, untrusted
+from dpui import epsilon_input, examples, routing, state, untrusted
 from dpui.params import ChoiceParam, FloatParam, IntParam
 
 UPLOADED = "your uploaded file"
 DATASET = ChoiceParam("data", examples.DEFAULT, examples.NAMES)
-EPSILON = FloatParam("eps", 1.0, 0.001, 100.0)
+EPSILON = FloatParam("eps", 1.0, 1e-5, 100.0)
 SHARED = (DATASET, EPSILON)
 LAYOUTS = {
     "auto": "auto-detect (counts, or label + count)",
@@ -87,13 +87,8 @@ def shared_controls() -> None:
             )
             if error := st.session_state.get("upload_error"):
                 st.error(error, icon=":material/error:")
-        st.number_input(
-            "Privacy budget ε",
-            min_value=EPSILON.lo,
-            max_value=EPSILON.hi,
-            step=0.1,
-            format="%.3f",
-            key=EPSILON.name,
+        epsilon_input.epsilon_controls(
+            EPSILON,
             help="The total epsilon of one release (the max root-to-leaf budget sum for trees).",
         )
         st.caption(

@@ -18,7 +18,7 @@ import pandas as pd
 import streamlit as st
 from numpy.typing import NDArray
 
-from dpcore import budget, consistency, coverage, errors, queries, release, tree
+from dpcore import budget, cnp, consistency, coverage, errors, queries, release, tree
 from dpcore import consistent_budget as cb
 from dpcore.histogram import MAX_BINS, Histogram
 from dpcore.workload import parse_workload
@@ -368,8 +368,13 @@ def show_comparison(n: int, pinned: Mapping[str, Any], current: Mapping[str, Any
 def node_table(
     t: tree.Tree, p: FloatArray, budgets: FloatArray, rel: Release, limit: int
 ) -> pd.DataFrame:
-    """The first ``limit`` nodes (breadth-first) as a table; bins shown 1-based as in the papers."""
+    """The first ``limit`` nodes (breadth-first) as a table; bins shown 1-based as in the papers.
+
+    ``a_x, b_x`` are the per-node optimum's coefficients for this coverage (whatever the
+    chosen allocation): that optimum gives node x the share a_x / b_x of its path budget.
+    """
     rows = slice(0, min(limit, t.size))
+    a, b = cnp.coefficients(t, p)
     return pd.DataFrame(
         {
             "node": np.arange(t.size)[rows],
@@ -379,6 +384,8 @@ def node_table(
             "parent": t.parent[rows],
             "coverage p_x": p[rows],
             "budget eps_x": budgets[rows],
+            "a_x (CNP)": a[rows],
+            "b_x (CNP)": b[rows],
             "noise std": noise_std(budgets[rows]),
             "true": rel.true[rows],
             "noisy": rel.noisy[rows],

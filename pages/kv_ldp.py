@@ -5,7 +5,7 @@ import streamlit as st
 from dpcore.ldp import experiment, hiskv, metrics
 from dpcore.ldp.data import KVDataError
 from dpcore.ldp.mechanisms import MAX_EPS, MECHANISMS, UNAVAILABLE
-from dpui import downloads, ldp_figures, references, registry, sidebar, state
+from dpui import downloads, hiskv_view, ldp_figures, references, registry, sidebar, state
 from dpui import ldp_view as view
 
 st.title("Key-value LDP")
@@ -260,4 +260,17 @@ st.caption(
     "output laws come from each mechanism's own probabilities composed with a brute-force "
     "enumeration of its sampling step. A claim holds when the worst ln-ratio does not exceed "
     "ε. Values in [-1, 1] need no separate check: the laws are affine in each value."
+)
+
+hiskv_view.render(
+    spec,
+    sweep,
+    eps=eps,
+    length=length,
+    t=t,
+    share=ss[view.SHARE.name],
+    amplified=ss[view.AMPLIFIED.name],
+    beta=ss[view.BETA.name],
+    reps=ss[view.REPS.name],
+    seed=seed,
 )

@@ -2,7 +2,7 @@
 
 import streamlit as st
 
-from dpui import downloads, registry, sidebar, state
+from dpui import custom_tree_view, downloads, references, registry, sidebar, state
 from dpui import errors_figures as error_figures
 from dpui import paper_experiments as view
 from dpui import paper_figures as figures
@@ -58,13 +58,15 @@ with st.container(border=True):
         c3.number_input(
             "Random ranges per length", LEN_QUERIES.lo, LEN_QUERIES.hi, key=LEN_QUERIES.name
         )
-    else:
+    elif choice == "fanout":
         c1.number_input("Bins n", FAN_N.lo, FAN_N.hi, key=FAN_N.name)
         c2.number_input("Largest fan-out k", FAN_K.lo, FAN_K.hi, key=FAN_K.name)
 state.save(view.PARAMS)
 seed = int(st.session_state[SEED.name])
 
-if choice == "table2":
+if choice == "custom":
+    custom_tree_view.render(eps, references.prose("paper/custom.md"))
+elif choice == "table2":
     st.subheader("Privelet: Table 2 of Wu et al. (2018)")
     st.markdown(view.prose("table2"))
     max_m = int(st.session_state[T2_MAX_M.name])

@@ -12,6 +12,7 @@ from dpui import (
     range_explorer,
     references,
     registry,
+    sc_explain,
     sidebar,
     state,
     tree_figures,
@@ -295,4 +296,10 @@ table = tree_view.node_table(t, analysis.coverage, chosen.budgets, rel, tree_vie
 if t.size > tree_view.TABLE_LIMIT:
     st.caption(f"The first {tree_view.TABLE_LIMIT:,} of {t.size:,} nodes (breadth-first).")
 st.dataframe(table, hide_index=True, height=300)
+st.caption(
+    "a_x, b_x: the coefficients of the per-node optimum for this workload (LUE-DPTree, "
+    "CNP/NPBD): a leaf has a = b = 1; an internal node a_x = (p_x / Σ_children p_y b_y³/a_y³)^⅓, "
+    "b_x = a_x + 1; the optimum gives node x the share a_x/b_x of what its path has left."
+)
 downloads.csv_button("Download nodes (CSV)", table, "tree_nodes.csv")
+sc_explain.render()

@@ -10,6 +10,7 @@ from scipy import stats
 
 from dpcore import matrix_mechanism as mm
 from dpcore import privelet
+from dpui import registry
 
 SIZES = range(2, 257)
 
@@ -180,10 +181,11 @@ def test_release_mse_matches_closed_form_for_fixed_ranges() -> None:
 
 
 def test_diagonal_sum_is_right_only_for_single_bins_and_the_middle_pair() -> None:
-    """The Matrix page's prose: ignoring covariances is wrong for every longer range except
-    ``[N/2, N/2 + 1]`` (1-based), whose only covariance (LCA = root) is 0."""
+    """The Matrix page's prose and its registry notice: ignoring covariances is wrong for
+    every longer range except ``[N/2, N/2 + 1]`` (1-based), whose only covariance (LCA =
+    root) is 0. Brute force: ``Σ = B B^T`` from the explicit matrices."""
     for n in (4, 8, 16, 32):
-        sigma = privelet.covariance_matrix(n)
+        sigma = _brute_covariance(n)
         same = [
             (lo + 1, hi + 1)
             for lo in range(n)
@@ -193,8 +195,10 @@ def test_diagonal_sum_is_right_only_for_single_bins_and_the_middle_pair() -> Non
             )
         ]
         assert same == [(n // 2, n // 2 + 1)]
+    block = _brute_covariance(8)[3:5, 3:5]  # bins 4 and 5 (1-based)
+    assert block.sum() == pytest.approx(np.trace(block)) == pytest.approx(0.6875)
     assert privelet.range_error_coefficient(8, 4, 5) == pytest.approx(0.6875)
-    assert (
-        "0.6875"
-        in (Path(__file__).resolve().parents[1] / "assets" / "matrix_privelet.md").read_text()
-    )
+    root = Path(__file__).resolve().parents[1]
+    assert "0.6875" in (root / "assets" / "matrix_privelet.md").read_text()
+    notice = next(p for p in registry.PAGES if p.path.endswith("matrix_privelet.py"))
+    assert "[N/2, N/2+1]" in notice.notice
