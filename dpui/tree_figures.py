@@ -16,6 +16,12 @@ IntArray = NDArray[np.int64]
 
 MAX_DRAWN_NODES = 1500
 MAX_DRAWN_POINTS = 1000
+# a node narrower than this (at a ~800 px wide chart) is drawn without its white border,
+# else the border alone fills it and a deep level shows as an empty grey band
+MIN_BORDERED_PX = 4.0
+CHART_PX = 800.0
+# true / noisy / consistent: Okabe-Ito black, orange, blue (colour-blind safe)
+SERIES_COLOURS = ("#000000", "#E69F00", "#0072B2")
 
 
 def visible_nodes(tree: Tree, first: int, last: int, max_nodes: int = MAX_DRAWN_NODES) -> IntArray:
@@ -57,6 +63,9 @@ def tree_icicle(
     )
     shown = colour[nodes]
     finite = np.isfinite(shown)
+    px = width / max(last - first + 1, 1) * CHART_PX
+    values = shown[finite]
+    constant = values.size > 0 and bool(np.ptp(values) <= 1e-9 * max(abs(values).max(), 1e-300))
     fig = go.Figure(
         go.Icicle(
             ids=ids,
@@ -71,13 +80,21 @@ def tree_icicle(
             marker={
                 "colors": np.where(finite, shown, np.nan),
                 "colorscale": "Viridis",
-                "showscale": True,
+                # a constant is one value, not a colour bar inventing variation
+                "showscale": not constant,
                 "colorbar": {"title": {"text": colour_label}},
+                "line": {"width": np.where(px >= MIN_BORDERED_PX, 1.0, 0.0), "color": "white"},
             },
             maxdepth=-1,
+            leaf={"opacity": 1.0},  # Plotly fades leaves to 0.7 by default: a washed-out row
         )
     )
     fig.update_layout(margin={"t": 10, "l": 10, "r": 10, "b": 10}, height=420)
+    if constant:
+        fig.update_layout(
+            margin_t=30,
+            title={"text": f"{colour_label} = {values[0]:.4g} at every node", "font_size": 13},
+        )
     return fig
 
 
@@ -90,22 +107,27 @@ def _bucket(values: FloatArray, size: int) -> FloatArray:
 
 
 def histogram_comparison(
-    series: Mapping[str, FloatArray], labels: tuple[str, ...] | None
+    series: Mapping[str, FloatArray], labels: tuple[str, ...] | None, *, first: int = 1
 ) -> go.Figure:
-    """True vs noisy vs consistent counts; beyond ``MAX_DRAWN_POINTS`` bins, blocks are summed."""
+    """True vs noisy vs consistent counts of bins ``first, first + 1, ...`` (1-based);
+    beyond ``MAX_DRAWN_POINTS`` bins, blocks are summed. Series take ``SERIES_COLOURS``
+    in order."""
     n = next(iter(series.values())).size
     block = max(1, -(-n // MAX_DRAWN_POINTS))
     fig = go.Figure()
     if block == 1 and labels is not None:
         x: list[str] | IntArray = untrusted.plot_labels(labels)
     else:
-        x = np.arange(0, n, block) + 1
-    for name, values in series.items():
+        x = np.arange(0, n, block) + first
+    for i, (name, values) in enumerate(series.items()):
         y = _bucket(values, block)
+        colour = SERIES_COLOURS[i % len(SERIES_COLOURS)]
         if n <= 64:
-            fig.add_bar(x=x, y=y, name=name)
+            fig.add_bar(x=x, y=y, name=name, marker_color=colour)
         else:
-            fig.add_scatter(x=x, y=y, name=name, mode="lines", line={"shape": "hv", "width": 1})
+            fig.add_scatter(
+                x=x, y=y, name=name, mode="lines", line={"shape": "hv", "width": 1, "color": colour}
+            )
     title = "count per bin" if block == 1 else f"count per block of {block} bins"
     fig.update_layout(
         barmode="group",

@@ -17,7 +17,7 @@ from numpy.typing import NDArray
 from dpcore import budget, consistency, coverage, errors, queries, release, tree
 from dpcore.histogram import MAX_BINS, Histogram
 from dpcore.workload import parse_workload
-from dpui.params import ChoiceParam, IntParam
+from dpui.params import ChoiceParam, IntParam, RangeParam
 
 FloatArray = NDArray[np.float64]
 
@@ -44,7 +44,15 @@ WORKLOAD = ChoiceParam("tb_workload", "uniform", tuple(WORKLOADS))
 LENGTH = IntParam("tb_length", 16, 1, MAX_BINS)
 COLOUR = ChoiceParam("tb_colour", "coverage", tuple(COLOURS))
 SEED = IntParam("tb_seed", 0, 0, 2**31 - 1)
-PARAMS = (TREE, ALLOCATION, WORKLOAD, LENGTH, COLOUR, SEED)
+# bins shown (1-based, inclusive) in the icicle and the histogram; clamped to the data's n
+ZOOM = RangeParam("tb_zoom", (1, MAX_BINS), 1, MAX_BINS)
+PARAMS = (TREE, ALLOCATION, WORKLOAD, LENGTH, COLOUR, SEED, ZOOM)
+
+
+def clamp_zoom(zoom: tuple[int, int], n: int) -> tuple[int, int]:
+    """``zoom`` inside ``[1, n]`` (a link or an earlier dataset may ask for more bins)."""
+    first = min(max(int(zoom[0]), 1), n)
+    return first, min(max(int(zoom[1]), first), n)
 
 
 def tree_label(choice: str) -> str:
