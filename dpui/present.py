@@ -32,7 +32,7 @@ PARAMS = (PRESENT, EXPORT)
 
 # slide export: laid out at 1280x720 CSS px, PNG rendered at 1.5x = 1920x1080 px
 SLIDE_WIDTH, SLIDE_HEIGHT, PNG_SCALE = 1280, 720, 1.5
-PRESENT_AXIS_FONT, PRESENT_TICK_FONT, PRESENT_LINE = 20, 18, 4.0
+PRESENT_AXIS_FONT, PRESENT_TICK_FONT, PRESENT_LINE, PRESENT_HEIGHT = 20, 18, 4.0, 620
 STAMP_FONT = 11
 
 _CSS = """
@@ -295,7 +295,11 @@ def style(fig: go.Figure, *, presenting: bool) -> go.Figure:
             if values.size:
                 ax.update(log_ticks(float(values.min()), float(values.max())))
     if presenting:
-        out.update_layout(font_size=PRESENT_TICK_FONT, legend_font_size=PRESENT_TICK_FONT)
+        out.update_layout(
+            font_size=PRESENT_TICK_FONT,
+            legend_font_size=PRESENT_TICK_FONT,
+            height=max(out.layout.height or 450, PRESENT_HEIGHT),
+        )
         out.update_xaxes(title_font_size=PRESENT_AXIS_FONT, tickfont_size=PRESENT_TICK_FONT)
         out.update_yaxes(title_font_size=PRESENT_AXIS_FONT, tickfont_size=PRESENT_TICK_FONT)
         if out.layout.title.text:
