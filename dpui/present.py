@@ -40,6 +40,8 @@ _CSS = """
 /* lead with the figure: less empty space above the title, a compact title */
 [data-testid="stMainBlockContainer"] { padding-top: 4rem; }
 h1 { font-size: 2.1rem !important; padding-top: 0 !important; }
+h2 { font-size: 1.6rem !important; }
+h3 { font-size: 1.3rem !important; }
 [data-testid="stMetricValue"] { font-size: 1.6rem; }
 /* phones: the Plotly toolbar would cover titles and legends; formulas wrap */
 @media (max-width: 640px) {

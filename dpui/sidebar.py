@@ -66,7 +66,6 @@ def shared_controls() -> None:
             )
             st.file_uploader(
                 "CSV or TSV file",
-                type=["csv", "tsv", "txt"],
                 key="upload_file",
                 on_change=_parse_upload,
             )
@@ -90,10 +89,16 @@ def shared_controls() -> None:
     state.save(SHARED + UPLOAD_OPTIONS, in_url=in_url)
 
 
+UPLOAD_TYPES = ("csv", "tsv", "txt")
+
+
 def _parse_upload() -> None:
     file = st.session_state.get("upload_file")
     if file is None:
         st.session_state.pop("upload_error", None)
+        return
+    if wrong := untrusted.wrong_file_type(file.name, UPLOAD_TYPES):
+        st.session_state["upload_error"] = f"{wrong} The previous dataset is still in use."
         return
     try:
         hist = parse_histogram(

@@ -69,7 +69,6 @@ with panel:
     if not synthetic:
         st.file_uploader(
             "user,key,value CSV (values in [-1, 1], one pair per user and key)",
-            type=["csv", "txt"],
             key=view.UPLOAD_WIDGET,
             on_change=view.on_upload,
         )
