@@ -33,7 +33,7 @@ PARAMS = (PRESENT, EXPORT)
 # slide export: laid out at 1280x720 CSS px, PNG rendered at 1.5x = 1920x1080 px
 SLIDE_WIDTH, SLIDE_HEIGHT, PNG_SCALE = 1280, 720, 1.5
 PRESENT_AXIS_FONT, PRESENT_TICK_FONT, PRESENT_LINE, PRESENT_HEIGHT = 20, 18, 4.0, 620
-STAMP_FONT = 11
+STAMP_FONT, STAMP_WIDTH = 11, 60
 
 _CSS = """
 <style>
@@ -173,6 +173,18 @@ def show_chart(
     (where or st).plotly_chart(fig, key=key, config=config)
 
 
+def _wrap(text: str, width: int) -> list[str]:
+    """``text`` split at its ' · ' separators into lines of at most ``width`` characters
+    (a single longer item stays whole), so that a stamp fits a half-width chart."""
+    lines: list[str] = []
+    for part in text.split(" · "):
+        if lines and len(lines[-1]) + 3 + len(part) <= width:
+            lines[-1] += " · " + part
+        else:
+            lines.append(part)
+    return lines
+
+
 def settings_text(settings: Mapping[str, Any]) -> str:
     """One line naming every setting: ``dataset: zipf-4096 · n = 4,096 · ε = 1``."""
     parts = []
@@ -218,7 +230,10 @@ def stamp(fig: go.Figure, settings: Mapping[str, Any]) -> go.Figure:
     out = go.Figure(fig)
     if not text:
         return out
-    line = f'<span style="font-size:{STAMP_FONT}px;color:#666">{text}</span>'
+    line = "<br>".join(
+        f'<span style="font-size:{STAMP_FONT}px;color:#666">{part}</span>'
+        for part in _wrap(text, STAMP_WIDTH)
+    )
     axis = _bottom_xaxis(out)
     if axis is not None:
         title = out.layout[axis].title.text

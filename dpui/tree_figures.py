@@ -20,13 +20,22 @@ MAX_DRAWN_POINTS = 1000
 # else the border alone fills it and a deep level shows as an empty grey band
 MIN_BORDERED_PX = 4.0
 CHART_PX = 800.0
+MAX_LEVEL_NODES = int(CHART_PX / 2)  # a drawn level's nodes are >= ~2 px wide
 # true / noisy / consistent: Okabe-Ito black, orange, blue (colour-blind safe)
 SERIES_COLOURS = ("#000000", "#E69F00", "#0072B2")
 
 
-def visible_nodes(tree: Tree, first: int, last: int, max_nodes: int = MAX_DRAWN_NODES) -> IntArray:
+def visible_nodes(
+    tree: Tree,
+    first: int,
+    last: int,
+    max_nodes: int = MAX_DRAWN_NODES,
+    max_level_nodes: int = MAX_LEVEL_NODES,
+) -> IntArray:
     """Nodes meeting bins ``[first, last]``, whole levels from the root while they fit in
-    ``max_nodes`` (the root level always fits). Closed under ancestors."""
+    ``max_nodes`` and a level has at most ``max_level_nodes`` of them (narrower nodes blur
+    into a pale band under a pixel wide). The root level always fits. Closed under
+    ancestors."""
     chosen: list[IntArray] = []
     total = 0
     for level in tree.levels():
@@ -35,7 +44,7 @@ def visible_nodes(tree: Tree, first: int, last: int, max_nodes: int = MAX_DRAWN_
         stop = int(np.searchsorted(lo, last, side="right"))
         if stop <= start:
             break
-        if chosen and total + (stop - start) > max_nodes:
+        if chosen and (total + (stop - start) > max_nodes or stop - start > max_level_nodes):
             break
         chosen.append(np.arange(level.start + start, level.start + stop, dtype=np.int64))
         total += stop - start

@@ -160,3 +160,21 @@ def test_export_format_switch_reaches_the_chart_config() -> None:
     at.segmented_control(key=present.EXPORT.name).set_value("svg").run()
     assert not at.exception
     assert at.query_params["export"] == "svg"
+
+
+def test_icicle_stops_before_a_level_of_sub_pixel_nodes() -> None:
+    t = tree.kary_tree(1024, 2)
+    nodes = tree_figures.visible_nodes(t, 0, 1023)
+    per_level = np.bincount(t.depth[nodes])
+    assert per_level.max() <= tree_figures.MAX_LEVEL_NODES
+    assert len(per_level) < t.height  # the caption then says deeper levels are not drawn
+    zoomed = tree_figures.visible_nodes(t, 0, 63)
+    assert t.depth[zoomed].max() == t.height - 1  # zoomed in, the leaves are drawn
+
+
+def test_a_long_stamp_wraps_at_its_separators() -> None:
+    text = present.settings_text({f"setting{i}": "value" * 3 for i in range(6)})
+    fig = present.stamp(go.Figure(go.Scatter(x=[1], y=[1])), {"s": text})
+    lines = fig.layout.xaxis.title.text.split("<br>")
+    assert len(lines) > 1
+    assert all(len(line) < present.STAMP_WIDTH + 60 for line in lines)  # + the span markup
