@@ -154,7 +154,8 @@ settings = {"dataset": hist.name, "n": hist.n_bins, "ε": eps, "workload": "all 
 if simulate:
     settings |= {"releases": releases, "seed": seed}
 present.show_chart(fig, settings, key="ea_chart")
-st.latex(view.FORMULAS[choice])
+for formula in view.FORMULAS[choice].split(r",\quad "):  # one per line: fits a phone
+    st.latex(formula)
 st.caption(note + f" Assumes the {workload_note}.")
 st.dataframe(table, hide_index=True)
 downloads.csv_button("Download results (CSV)", table, f"error_analysis_{choice}.csv")
