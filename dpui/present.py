@@ -174,14 +174,19 @@ def show_chart(
 
 
 def _wrap(text: str, width: int) -> list[str]:
-    """``text`` split at its ' · ' separators into lines of at most ``width`` characters
-    (a single longer item stays whole), so that a stamp fits a half-width chart."""
-    lines: list[str] = []
+    """``text`` split at its ' · ' separators (and inside a long item at ', ') into lines of
+    at most ``width`` characters where it can, so that a stamp fits a half-width chart."""
+    words: list[str] = []
     for part in text.split(" · "):
-        if lines and len(lines[-1]) + 3 + len(part) <= width:
-            lines[-1] += " · " + part
+        pieces = part.split(", ") if len(part) > width else [part]
+        words += [p + "," for p in pieces[:-1]] + pieces[-1:]
+    lines: list[str] = []
+    for word in words:
+        sep = " " if lines and lines[-1].endswith(",") else " · "
+        if lines and len(lines[-1]) + len(sep) + len(word) <= width:
+            lines[-1] += sep + word
         else:
-            lines.append(part)
+            lines.append(word)
     return lines
 
 
