@@ -28,15 +28,25 @@ PALETTE = (
 )
 
 
-def _layout(fig: go.Figure, *, title: str, x: str, y: str) -> go.Figure:
+# the legend sits right of the plot, top-aligned under the title: it never covers either
+LEGEND = {"orientation": "v", "x": 1.02, "xanchor": "left", "y": 1.0, "yanchor": "top"}
+
+
+def _layout(fig: go.Figure, *, title: str, x: str, y: str, subtitle: str = "") -> go.Figure:
     fig.update_layout(
-        title=title,
+        title={"text": title, "subtitle": {"text": subtitle}},
         xaxis_title=x,
         yaxis_title=y,
-        margin={"l": 10, "r": 10, "t": 60, "b": 10},
-        legend={"orientation": "h", "yanchor": "bottom", "y": 1.02, "x": 0},
+        margin={"l": 10, "r": 10, "t": 70 if subtitle else 50, "b": 10},
+        legend=LEGEND,
     )
     return fig
+
+
+def legend_name(name: object) -> str:
+    """An algorithm's label on two lines at its parenthesis: 'Boost<br>(binary, BLUE)'."""
+    head, sep, tail = str(name).partition(" (")
+    return f"{head}<br>({tail}" if sep else head
 
 
 def matrix_heatmap(
@@ -96,7 +106,9 @@ def exact_vs_empirical(
     """One colour per algorithm: the closed form as a line, the simulation as points ± CI.
 
     ``table`` has columns ``algorithm``, ``x``, ``exact`` and optionally
-    ``empirical`` and ``ci`` (half-width); missing empirical values are skipped.
+    ``empirical`` and ``ci`` (half-width); missing empirical values are skipped. The
+    legend has one entry per algorithm (its line and its points toggle together); the
+    subtitle says once what lines and points mean.
     """
     fig = go.Figure()
     for i, (name, rows) in enumerate(table.groupby("algorithm", sort=False)):
@@ -106,7 +118,7 @@ def exact_vs_empirical(
             x=rows[x],
             y=rows["exact"],
             mode="lines" if not categorical_x else "lines+markers",
-            name=f"{name} (exact)",
+            name=legend_name(name),
             line={"color": colour},
             marker={"symbol": "line-ew-open", "size": 12} if categorical_x else None,
             legendgroup=str(name),
@@ -118,13 +130,18 @@ def exact_vs_empirical(
                 y=seen["empirical"],
                 mode="markers",
                 name=f"{name} (simulated)",
+                showlegend=False,
                 marker={"color": colour, "size": 7},
                 error_y={"type": "data", "array": seen["ci"], "visible": True},
                 legendgroup=str(name),
             )
     fig.update_xaxes(type="log" if log_x else ("category" if categorical_x else "linear"))
     fig.update_yaxes(type="log" if log_y else "linear")
-    return _layout(fig, title=title, x=x_title, y=y_title)
+    simulated = "empirical" in table and table["empirical"].notna().any()
+    subtitle = "lines: exact closed form" + (
+        "; points with bars: simulated, 95% interval" if simulated else ""
+    )
+    return _layout(fig, title=title, x=x_title, y=y_title, subtitle=subtitle)
 
 
 def index_convergence(
@@ -148,7 +165,7 @@ def index_convergence(
             x=1.0 / m,
             y=rows["ratio"],
             mode="lines+markers",
-            name=name,
+            name=legend_name(name),
             line={"color": colour},
             legendgroup=name,
             customdata=m,
@@ -226,7 +243,5 @@ def index_convergence(
         x="m = lb N (axis linear in 1/m; m = 1..3 off the left edge)",
         y="lb³N / f(N)",
     )
-    fig.update_layout(
-        height=520, legend={"orientation": "v", "x": 1.02, "y": 1.0, "yanchor": "top"}
-    )
+    fig.update_layout(height=520)
     return fig

@@ -47,17 +47,17 @@ def _lines_per_mechanism(rows: pd.DataFrame, x: str, metric: str) -> go.Figure:
 
 def error_vs_eps(summary: pd.DataFrame, metric: str, t: int) -> go.Figure:
     """One line per mechanism: mean ``metric`` over the top-``t`` keys vs eps, log axes,
-    95% confidence bars over the repetitions."""
-    fig = _lines_per_mechanism(
-        summary[(summary["t"] == t) & summary[metric].notna()], "eps", metric
-    )
+    95% confidence bars over the repetitions; the ε axis is ticked at the grid's values."""
+    rows = summary[(summary["t"] == t) & summary[metric].notna()]
+    fig = _lines_per_mechanism(rows, "eps", metric)
+    grid = sorted(set(rows["eps"].astype(float)))
     fig.update_layout(
         title=f"{METRIC_LABELS[metric]}, top-{t} keys",
         xaxis_title="ε",
         yaxis_title=METRIC_LABELS[metric],
         legend_title="mechanism",
     )
-    fig.update_xaxes(type="log")
+    fig.update_xaxes(type="log", tickvals=grid, ticktext=[f"{e:g}" for e in grid])
     fig.update_yaxes(type="log")
     return fig
 

@@ -313,6 +313,9 @@ def on_upload() -> None:
     file = st.session_state.get(UPLOAD_WIDGET)
     if file is None:
         return
+    if wrong := untrusted.wrong_file_type(file.name, ("csv", "txt")):
+        st.session_state[UPLOAD_ERROR] = wrong
+        return
     content = file.getvalue()
     try:
         users = load_data(DataSpec(UPLOAD, csv=content)).n_users

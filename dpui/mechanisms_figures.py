@@ -8,6 +8,7 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 from numpy.typing import NDArray
+from plotly.subplots import make_subplots
 
 from dpui import untrusted
 
@@ -32,22 +33,26 @@ def _layout(
         xaxis_title=x,
         yaxis_title=y,
         margin={"l": 10, "r": 10, "t": 40, "b": 10},
-        legend={"orientation": "h", "yanchor": "top", "y": -0.22, "x": 0},
+        legend={"orientation": "v", "x": 1.02, "xanchor": "left", "y": 1.0, "yanchor": "top"},
         hovermode=hovermode,
     )
     return fig
 
 
 def true_vs_noisy(labels: Sequence[str], true: FloatArray, noisy: FloatArray) -> go.Figure:
-    """True and noisy values side by side: bars up to ``MAX_BARS`` entries, lines beyond, and
-    only the first ``MAX_POINTS`` entries of very long vectors (the title says so)."""
+    """True and noisy values side by side, and below them the noise itself (noisy - true),
+    which stays visible when it is tiny next to the values. Bars up to ``MAX_BARS`` entries,
+    lines beyond, and only the first ``MAX_POINTS`` entries of very long vectors (the title
+    says so)."""
     k = len(labels)
     shown = min(k, MAX_POINTS)
     names = untrusted.plot_labels(labels[:shown])
     true, noisy = true[:shown], noisy[:shown]
-    fig = go.Figure()
+    fig = make_subplots(
+        rows=2, cols=1, shared_xaxes=True, row_heights=[0.65, 0.35], vertical_spacing=0.04
+    )
     if shown <= MAX_BARS:
-        fig.add_bar(x=names, y=true, name="true", marker_color=TRUE_COLOUR)
+        fig.add_bar(x=names, y=true, name="true", marker_color=TRUE_COLOUR, row=1, col=1)
         fig.add_bar(
             x=names,
             y=noisy,
@@ -55,15 +60,31 @@ def true_vs_noisy(labels: Sequence[str], true: FloatArray, noisy: FloatArray) ->
             marker_color=NOISY_COLOUR,
             customdata=noisy - true,
             hovertemplate="%{y:,.2f} (noise %{customdata:+,.2f})",
+            row=1,
+            col=1,
         )
+        fig.add_bar(x=names, y=noisy - true, name="noise", marker_color=MEAN_COLOUR, row=2, col=1)
         fig.update_layout(barmode="group")
     else:
-        fig.add_scattergl(x=names, y=true, name="true", mode="lines", line_color=TRUE_COLOUR)
-        fig.add_scattergl(x=names, y=noisy, name="noisy", mode="lines", line_color=NOISY_COLOUR)
-    title = "True vs noisy values"
+        for y, name, colour, row in (
+            (true, "true", TRUE_COLOUR, 1),
+            (noisy, "noisy", NOISY_COLOUR, 1),
+            (noisy - true, "noise", MEAN_COLOUR, 2),
+        ):
+            fig.add_scattergl(
+                x=names, y=y, name=name, mode="lines", line_color=colour, row=row, col=1
+            )
+    title = "True vs noisy values, and the noise"
     if shown < k:
         title += f" (first {shown:,} of {k:,} entries)"
-    return _layout(fig, title=title, x="", y="value")
+    _layout(fig, title=title, x="", y="value")
+    fig.update_yaxes(title_text="noise = noisy - true", row=2, col=1)
+    fig.update_layout(
+        height=520,
+        # above the plot, right of the title: never over the (rotated) entry names
+        legend={"orientation": "h", "yanchor": "bottom", "y": 1.01, "x": 1, "xanchor": "right"},
+    )
+    return fig
 
 
 def noise_distribution(

@@ -62,6 +62,24 @@ SWEEP_DELTAS = tuple(float(d) for d in np.geomspace(1e-4, 0.5, 25))
 MIN_EXPECTED_BEYOND = 5
 
 
+def sensitivity_text(sensitivity: float, *, gapminder: bool) -> str:
+    """The sensitivity paragraph for the query on screen (its Δf and where its entries come
+    from), not a fixed story about countries."""
+    unit = "country" if gapminder else "bin"
+    text = (
+        "**Sensitivity.** Δf is how far the *whole* answer vector can move, in L1, when one "
+        f"person is added or removed. If each person is in exactly one {unit}, one count moves "
+        "by 1 and Δf = 1. "
+    )
+    if sensitivity == 1:
+        return text + "A query where one person touches several entries needs a larger Δf."
+    return text + (
+        f"Here Δf = {sensitivity:g}: right when one person can move the entries by up to "
+        f"{sensitivity:g} in total (for example, one person counted in {sensitivity:g} "
+        f"{unit}s); the noise scale b = Δf/ε grows with it."
+    )
+
+
 def prose() -> str:
     return references.prose("laplace.md")
 

@@ -120,6 +120,31 @@ class BoolParam:
         return "true" if value else "false"
 
 
+@dataclass(frozen=True)
+class RangeParam:
+    """A closed integer interval ``(first, last)`` inside ``[lo, hi]``, written ``first-last``."""
+
+    name: str
+    default: tuple[int, int]
+    lo: int
+    hi: int
+
+    def parse(self, raw: str) -> tuple[int, int]:
+        try:
+            first, last = (int(part) for part in raw.split("-"))
+        except ValueError:
+            raise ValueError(
+                f"expected first-last, two whole numbers in [{self.lo}, {self.hi}]"
+            ) from None
+        if not self.lo <= first <= last <= self.hi:
+            raise ValueError(f"expected {self.lo} <= first <= last <= {self.hi}")
+        return first, last
+
+    def encode(self, value: Any) -> str:
+        first, last = value
+        return f"{int(first)}-{int(last)}"
+
+
 def decode(params: Sequence[Param], raw: Mapping[str, str]) -> tuple[dict[str, Any], list[str]]:
     """Values for ``params`` from a query mapping, and a notice per replaced value.
 

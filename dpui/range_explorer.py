@@ -47,13 +47,14 @@ def clamp(first: int, last: int, n: int) -> tuple[int, int]:
 
 
 def range_from_selection(
-    selection: Mapping[str, Any], n: int, block: int
+    selection: Mapping[str, Any], n: int, block: int, first: int = 1
 ) -> tuple[int, int] | None:
     """The 1-based bin range a box (or clicked bars) selects on the histogram chart, or None.
 
-    The chart's x axis is the bin number (1-based; the first bin of a block of ``block``
-    bins when blocks are summed) or, for small labelled histograms, one bar per bin, whose
-    selected points carry their 0-based ``point_index``.
+    The chart shows bins ``first, first + 1, ...`` (a zoom window). Its x axis is the bin
+    number (1-based; the first bin of a block of ``block`` bins when blocks are summed) or,
+    for small labelled histograms, one bar per bin; selected points carry their 0-based
+    ``point_index`` within the window.
 
     >>> range_from_selection({"box": [{"x": [10.4, 3.2]}], "points": []}, 100, 1)
     (4, 10)
@@ -64,13 +65,13 @@ def range_from_selection(
     """
     points = [p["point_index"] for p in selection.get("points", []) if "point_index" in p]
     if points:
-        return clamp(min(points) * block + 1, (max(points) + 1) * block, n)
+        return clamp(first + min(points) * block, first - 1 + (max(points) + 1) * block, n)
     for box in selection.get("box", []):
         xs = box.get("x", [])
         if len(xs) == 2 and all(isinstance(x, int | float) for x in xs):
             lo, hi = sorted(float(x) for x in xs)
-            first = int(np.ceil(lo - (block - 1))) if block > 1 else int(np.ceil(lo))
-            return clamp(first, int(np.floor(hi)) + block - 1, n)
+            start = int(np.ceil(lo - (block - 1))) if block > 1 else int(np.ceil(lo))
+            return clamp(start, int(np.floor(hi)) + block - 1, n)
     return None
 
 
@@ -211,10 +212,10 @@ def method_errors(
     return pd.DataFrame(rows, columns=["method", "this range", "workload average"])
 
 
-def select_from_chart(chart_key: str, n: int, block: int) -> None:
+def select_from_chart(chart_key: str, n: int, block: int, first: int) -> None:
     """``on_select`` callback of the histogram chart: a box (or clicked bars) sets the range."""
     event = st.session_state.get(chart_key)
-    chosen = range_from_selection(event["selection"], n, block) if event else None
+    chosen = range_from_selection(event["selection"], n, block, first) if event else None
     if chosen is not None:
         st.session_state[FIRST.name], st.session_state[LAST.name] = chosen
 

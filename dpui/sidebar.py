@@ -18,6 +18,8 @@ from dpui import epsilon_input, examples, routing, state, untrusted
 from dpui.params import ChoiceParam, FloatParam, IntParam
 
 UPLOADED = "your uploaded file"
+UPLOAD_MARK = "upload"  # data= value of a link made while an upload was in use
+_UPLOAD_LINK = "_opened_an_upload_link"
 DATASET = ChoiceParam("data", examples.DEFAULT, examples.NAMES)
 EPSILON = FloatParam("eps", 1.0, 1e-5, 100.0)
 SHARED = (DATASET, EPSILON)
@@ -38,7 +40,18 @@ UPLOAD_OPTIONS = (
 def shared_controls() -> None:
     """Dataset picker, upload and epsilon, in the sidebar."""
     routing.leave_pages_folder_mode()
+    if st.query_params.get(DATASET.name) == UPLOAD_MARK and UPLOADED not in st.session_state:
+        # a link made while an upload was in use: the file is not in it (say so, once loaded)
+        del st.query_params[DATASET.name]
+        st.session_state[_UPLOAD_LINK] = True
     state.load(SHARED + UPLOAD_OPTIONS)
+    if st.session_state.get(_UPLOAD_LINK) and UPLOADED not in st.session_state:
+        st.warning(
+            "This link was made while an uploaded file was in use. Uploads are not part of "
+            f"links, so the bundled dataset **{current_dataset_name()}** is shown instead; "
+            "upload the file again in the sidebar to see it.",
+            icon=":material/link_off:",
+        )
     options = list(examples.NAMES)
     if UPLOADED in st.session_state:
         options.append(UPLOADED)
@@ -81,7 +94,6 @@ def shared_controls() -> None:
             )
             st.file_uploader(
                 "CSV or TSV file",
-                type=["csv", "tsv", "txt"],
                 key="upload_file",
                 on_change=_parse_upload,
             )
@@ -95,15 +107,24 @@ def shared_controls() -> None:
             "Teaching and exploration tool: noise comes from numpy's generator, "
             "which is not a hardened source for real releases."
         )
-    # an upload cannot be reproduced from a link, so only a bundled dataset goes in the URL
-    in_url = SHARED if current_dataset_name() != UPLOADED else (EPSILON,)
-    state.save(SHARED + UPLOAD_OPTIONS, in_url=in_url)
+    # an upload cannot be reproduced from a link: the URL then says data=upload, and opening
+    # it tells which bundled dataset is shown instead
+    from_upload = current_dataset_name() == UPLOADED
+    state.save(SHARED + UPLOAD_OPTIONS, in_url=(EPSILON,) if from_upload else SHARED)
+    if from_upload and st.query_params.get(DATASET.name) != UPLOAD_MARK:
+        st.query_params[DATASET.name] = UPLOAD_MARK
+
+
+UPLOAD_TYPES = ("csv", "tsv", "txt")
 
 
 def _parse_upload() -> None:
     file = st.session_state.get("upload_file")
     if file is None:
         st.session_state.pop("upload_error", None)
+        return
+    if wrong := untrusted.wrong_file_type(file.name, UPLOAD_TYPES):
+        st.session_state["upload_error"] = f"{wrong} The previous dataset is still in use."
         return
     try:
         hist = parse_histogram(

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
+from typing import Any
 
 import numpy as np
 import plotly.graph_objects as go
@@ -16,11 +17,26 @@ IntArray = NDArray[np.int64]
 
 MAX_DRAWN_NODES = 1500
 MAX_DRAWN_POINTS = 1000
+# a node narrower than this (at a ~800 px wide chart) is drawn without its white border,
+# else the border alone fills it and a deep level shows as an empty grey band
+MIN_BORDERED_PX = 4.0
+CHART_PX = 800.0
+MAX_LEVEL_NODES = int(CHART_PX / 2)  # a drawn level's nodes are >= ~2 px wide
+# true / noisy / consistent: Okabe-Ito black, orange, blue (colour-blind safe)
+SERIES_COLOURS = ("#000000", "#E69F00", "#0072B2")
 
 
-def visible_nodes(tree: Tree, first: int, last: int, max_nodes: int = MAX_DRAWN_NODES) -> IntArray:
+def visible_nodes(
+    tree: Tree,
+    first: int,
+    last: int,
+    max_nodes: int = MAX_DRAWN_NODES,
+    max_level_nodes: int = MAX_LEVEL_NODES,
+) -> IntArray:
     """Nodes meeting bins ``[first, last]``, whole levels from the root while they fit in
-    ``max_nodes`` (the root level always fits). Closed under ancestors."""
+    ``max_nodes`` and a level has at most ``max_level_nodes`` of them (narrower nodes blur
+    into a pale band under a pixel wide). The root level always fits. Closed under
+    ancestors."""
     chosen: list[IntArray] = []
     total = 0
     for level in tree.levels():
@@ -29,7 +45,7 @@ def visible_nodes(tree: Tree, first: int, last: int, max_nodes: int = MAX_DRAWN_
         stop = int(np.searchsorted(lo, last, side="right"))
         if stop <= start:
             break
-        if chosen and total + (stop - start) > max_nodes:
+        if chosen and (total + (stop - start) > max_nodes or stop - start > max_level_nodes):
             break
         chosen.append(np.arange(level.start + start, level.start + stop, dtype=np.int64))
         total += stop - start
@@ -59,6 +75,9 @@ def tree_icicle(
     )
     shown = colour[nodes]
     finite = np.isfinite(shown)
+    px = width / max(last - first + 1, 1) * CHART_PX
+    values = shown[finite]
+    constant = values.size > 0 and bool(np.ptp(values) <= 1e-9 * max(abs(values).max(), 1e-300))
     fig = go.Figure(
         go.Icicle(
             ids=ids,
@@ -73,22 +92,33 @@ def tree_icicle(
             marker={
                 "colors": np.where(finite, shown, np.nan),
                 "colorscale": "Viridis",
-                "showscale": True,
+                # a constant is one value, not a colour bar inventing variation
+                "showscale": not constant,
                 "colorbar": {"title": {"text": colour_label}},
-                **({} if outline is None else {"line": _outline(nodes, outline)}),
+                "line": _borders(px, nodes, outline),
             },
             maxdepth=-1,
+            leaf={"opacity": 1.0},  # Plotly fades leaves to 0.7 by default: a washed-out row
         )
     )
     fig.update_layout(margin={"t": 10, "l": 10, "r": 10, "b": 10}, height=420)
+    if constant:
+        fig.update_layout(
+            margin_t=30,
+            title={"text": f"{colour_label} = {values[0]:.4g} at every node", "font_size": 13},
+        )
     return fig
 
 
-def _outline(nodes: IntArray, outline: IntArray) -> dict[str, list[str] | list[float]]:
+def _borders(px: FloatArray, nodes: IntArray, outline: IntArray | None) -> dict[str, Any]:
+    """White borders on nodes wide enough to show them; thick black ones on ``outline``."""
+    width = np.where(px >= MIN_BORDERED_PX, 1.0, 0.0)
+    if outline is None:
+        return {"width": width, "color": "white"}
     marked = np.isin(nodes, outline)
     return {
-        "color": ["black" if m else "white" for m in marked],
-        "width": [3.0 if m else 1.0 for m in marked],
+        "width": np.where(marked, 3.0, width),
+        "color": np.where(marked, "black", "white").tolist(),
     }
 
 
@@ -109,8 +139,12 @@ def histogram_comparison(
     series: Mapping[str, FloatArray],
     labels: tuple[str, ...] | None,
     selected: tuple[int, int] | None = None,
+    *,
+    first: int = 1,
 ) -> go.Figure:
-    """True vs noisy vs consistent counts; beyond ``MAX_DRAWN_POINTS`` bins, blocks are summed.
+    """True vs noisy vs consistent counts of bins ``first, first + 1, ...`` (1-based);
+    beyond ``MAX_DRAWN_POINTS`` bins, blocks are summed. Series take ``SERIES_COLOURS``
+    in order.
 
     With ``selected`` (a 1-based bin range), that range is shaded and dragging selects a
     new one: an invisible marker per drawn point makes every x selectable (Plotly does
@@ -122,15 +156,18 @@ def histogram_comparison(
     if block == 1 and labels is not None:
         x: list[str] | IntArray = untrusted.plot_labels(labels)
     else:
-        x = np.arange(0, n, block) + 1
-    for name, values in series.items():
+        x = np.arange(0, n, block) + first
+    for i, (name, values) in enumerate(series.items()):
         y = _bucket(values, block)
+        colour = SERIES_COLOURS[i % len(SERIES_COLOURS)]
         if n <= 64:
-            fig.add_bar(x=x, y=y, name=name)
+            fig.add_bar(x=x, y=y, name=name, marker_color=colour)
         else:
-            fig.add_scatter(x=x, y=y, name=name, mode="lines", line={"shape": "hv", "width": 1})
+            fig.add_scatter(
+                x=x, y=y, name=name, mode="lines", line={"shape": "hv", "width": 1, "color": colour}
+            )
     if selected is not None:
-        first, last = selected
+        lo, hi = selected
         fig.add_scatter(
             x=x,
             y=_bucket(next(iter(series.values())), block),
@@ -140,9 +177,9 @@ def histogram_comparison(
             showlegend=False,
         )
         if isinstance(x, list):  # category axis: bar i is centred on position i
-            x0, x1 = first - 1.5, last - 0.5
+            x0, x1 = lo - first - 0.5, hi - first + 0.5
         else:
-            x0, x1 = first - 0.5, last + 0.5
+            x0, x1 = lo - 0.5, hi + 0.5
         fig.add_vrect(x0=x0, x1=x1, fillcolor="#F0E442", opacity=0.35, line_width=0, layer="below")
         fig.update_layout(dragmode="select", selectdirection="h")
     title = "count per bin" if block == 1 else f"count per block of {block} bins"

@@ -23,7 +23,7 @@ from dpcore import consistent_budget as cb
 from dpcore.histogram import MAX_BINS, Histogram
 from dpcore.workload import parse_workload
 from dpui import limits, pin, slow, tree_figures
-from dpui.params import BoolParam, ChoiceParam, IntParam
+from dpui.params import BoolParam, ChoiceParam, IntParam, RangeParam
 from dpui.range_explorer import clamp
 
 FloatArray = NDArray[np.float64]
@@ -70,7 +70,15 @@ WORKLOAD = ChoiceParam("tb_workload", "uniform", tuple(WORKLOADS))
 LENGTH = IntParam("tb_length", 16, 1, MAX_BINS)
 COLOUR = ChoiceParam("tb_colour", "coverage", tuple(COLOURS))
 SEED = IntParam("tb_seed", 0, 0, 2**31 - 1)
-PARAMS = (TREE, ALLOCATION, ROOT, WORKLOAD, LENGTH, COLOUR, SEED)
+# bins shown (1-based, inclusive) in the icicle and the histogram; clamped to the data's n
+ZOOM = RangeParam("tb_zoom", (1, MAX_BINS), 1, MAX_BINS)
+PARAMS = (TREE, ALLOCATION, ROOT, WORKLOAD, LENGTH, COLOUR, SEED, ZOOM)
+
+
+def clamp_zoom(zoom: tuple[int, int], n: int) -> tuple[int, int]:
+    """``zoom`` inside ``[1, n]`` (a link or an earlier dataset may ask for more bins)."""
+    first = min(max(int(zoom[0]), 1), n)
+    return first, min(max(int(zoom[1]), first), n)
 
 
 def tree_label(choice: str) -> str:

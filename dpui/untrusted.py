@@ -83,3 +83,20 @@ def file_name(name: str, limit: int = 60) -> str:
     """
     kept = re.sub(r"[^\w.\- ]+", "_", shorten(name, limit)).strip("_ ")
     return kept or "upload"
+
+
+def wrong_file_type(name: str, accepted: Sequence[str]) -> str | None:
+    """Why ``name`` is not one of the ``accepted`` extensions, or None when it is.
+
+    Uploaders take any file and call this, so that a rejected type is a message that says
+    what is accepted (Streamlit's own type filter only shows a red icon, reason on hover).
+
+    >>> wrong_file_type("photo.PNG", ("csv", "tsv"))
+    'photo.PNG is not a .csv or .tsv file; upload a .csv or .tsv text file.'
+    >>> wrong_file_type("data.TSV", ("csv", "tsv")) is None
+    True
+    """
+    if "." in name and name.rsplit(".", 1)[1].lower() in accepted:
+        return None
+    kinds = " or ".join(f".{ext}" for ext in accepted)
+    return f"{file_name(name)} is not a {kinds} file; upload a {kinds} text file."

@@ -2,7 +2,7 @@
 
 import streamlit as st
 
-from dpui import downloads, references, registry, sidebar, state
+from dpui import downloads, present, references, sidebar, state
 from dpui import errors_figures as figures
 from dpui import errors_view as view
 from dpui.errors_view import (
@@ -18,12 +18,12 @@ from dpui.errors_view import (
     VIEW,
 )
 
-st.title("Error analysis")
-st.markdown(registry.what_to_notice("pages/error_analysis.py"))
-st.caption(
+present.header(
+    "pages/error_analysis.py",
+    "Error analysis",
     "Exact mean squared errors of range queries (lines) beside simulations of the real release "
     "pipelines (points with 95% intervals). Teaching and exploration tool: numpy's generator is "
-    "not a hardened noise source."
+    "not a hardened noise source.",
 )
 sidebar.shared_controls()
 hist = sidebar.current_histogram()
@@ -31,11 +31,11 @@ eps = sidebar.current_epsilon()
 digest = sidebar.histogram_digest(hist)
 state.load(view.PARAMS)
 
-with st.container(border=True):
+with present.settings_panel():
     st.markdown("**Algorithms**")
-    cols = st.columns(len(ALGORITHM_FLAGS))
-    for col, (key, flag) in zip(cols, ALGORITHM_FLAGS.items(), strict=True):
-        col.checkbox(view.label(key), key=flag.name)
+    cols = st.columns(4)
+    for i, (key, flag) in enumerate(ALGORITHM_FLAGS.items()):
+        cols[i % 4].checkbox(view.label(key), key=flag.name, wrap=True)
     c1, c2, c3, c4, c5 = st.columns([2.2, 1, 1, 1, 1])
     c1.selectbox("Plot", tuple(view.VIEWS), format_func=view.VIEWS.__getitem__, key=VIEW.name)
     c2.checkbox("Simulate", key=SIMULATE.name, help="Off: closed forms only (instant).")
@@ -87,8 +87,6 @@ releases = int(st.session_state[RELEASES.name])
 queries = int(st.session_state[QUERIES.name])
 seed = int(st.session_state[SEED.name])
 
-with st.expander("What is compared, and how", expanded=False):
-    st.markdown(references.prose("error_analysis.md"))
 index_m = int(st.session_state[INDEX_M.name])
 if choice == "index":
     index_m = view.index_levels(keys, index_m)
@@ -191,9 +189,14 @@ else:
 if bar is not None:
     bar.empty()
 
-chart, side = st.columns([3, 1])
-chart.plotly_chart(fig, key="ea_chart")
-side.latex(view.FORMULAS[choice])
-side.caption(note + f" Assumes the {workload_note}.")
+settings = {"dataset": hist.name, "n": hist.n_bins, "ε": eps, "workload": "all ranges"}
+if simulate:
+    settings |= {"releases": releases, "seed": seed}
+present.show_chart(fig, settings, key="ea_chart")
+for formula in view.FORMULAS[choice].split(r",\quad "):  # one per line: fits a phone
+    st.latex(formula)
+st.caption(note + f" Assumes the {workload_note}.")
 st.dataframe(table, hide_index=True)
 downloads.csv_button("Download results (CSV)", table, f"error_analysis_{choice}.csv")
+with st.expander("What is compared, and how", expanded=False):
+    st.markdown(references.prose("error_analysis.md"))

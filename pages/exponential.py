@@ -4,22 +4,22 @@ import numpy as np
 import streamlit as st
 
 from dpcore.mechanisms import ScoreTableError
-from dpui import downloads, registry, sidebar, state, untrusted
+from dpui import downloads, present, sidebar, state, untrusted
 from dpui import mechanisms_exponential as em
 from dpui import mechanisms_figures as figures
 from dpui.mechanisms_exponential import DRAWS, SEED, SENSITIVITY, SOURCE
 
-st.title("Exponential mechanism")
-st.markdown(registry.what_to_notice("pages/exponential.py"))
-st.caption(
+present.header(
+    "pages/exponential.py",
+    "Exponential mechanism",
     "Choose one candidate with probability ∝ exp(ε·score / 2Δu): the best is likely, every "
     "other candidate stays possible. Teaching and exploration tool: numpy's generator is not "
-    "a hardened noise source."
+    "a hardened noise source.",
 )
 sidebar.shared_controls()
 state.load(em.PARAMS)
 
-with st.container(border=True):
+with present.settings_panel():
     c1, c2, c3 = st.columns([1.6, 1, 1])
     c1.selectbox(
         "Candidates and scores",
@@ -41,6 +41,12 @@ state.save(em.PARAMS)
 source = str(state.get(SOURCE))
 eps, sensitivity = sidebar.current_epsilon(), float(state.get(SENSITIVITY))
 table = None
+settings = {
+    "candidates": sidebar.current_dataset_name() if source == "sidebar" else source,
+    "ε": eps,
+    "Δu": sensitivity,
+    "seed": int(state.get(SEED)),
+}
 if source == "sidebar":
     hist = sidebar.current_histogram()
     if em.allowed(hist.n_bins, int(state.get(DRAWS))):
@@ -88,8 +94,13 @@ if table is not None:
         )
 
     st.subheader("Weights and probabilities")
-    left, right = st.columns([2, 1])
-    left.plotly_chart(figures.log_weights(names, analysis.log_weights[shown]), key="exp_weights")
+    left, right = present.columns([2, 1])
+    present.show_chart(
+        figures.log_weights(names, analysis.log_weights[shown]),
+        settings,
+        key="exp_weights",
+        where=left,
+    )
     with right:
         st.latex(
             r"\Pr[M(x)=r] = \frac{e^{\varepsilon u(x,r)/2\Delta u}}"
@@ -134,10 +145,11 @@ if table is not None:
         outputs = em.runs(candidates.scores, eps, sensitivity, total, seed)[:done]
         counts = np.bincount(outputs, minlength=candidates.scores.size)
         b[4].progress(done / total, text=f"{done:,} of {total:,} runs")
-        st.plotly_chart(
+        present.show_chart(
             figures.probabilities_vs_frequencies(
                 names, analysis.probabilities[shown], counts[shown], done
             ),
+            settings | {"runs": done},
             key="exp_frequencies",
         )
         if done:
@@ -160,12 +172,14 @@ if table is not None:
     st.fragment(animation, run_every=em.FRAME_SECONDS if em.playing() else None)()
 
     st.subheader("Accuracy: the bound vs the exact probability")
-    left, right = st.columns([2, 1])
-    left.plotly_chart(
+    left, right = present.columns([2, 1])
+    present.show_chart(
         figures.accuracy_curves(
             analysis.values, analysis.cumulative, analysis.grid, analysis.bound, best=best
         ),
+        settings,
         key="exp_accuracy",
+        where=left,
     )
     with right:
         st.markdown("Bound (Dwork & Roth, thm. 3.11):")
@@ -190,4 +204,4 @@ if table is not None:
         "exponential_mechanism.csv",
     )
 
-st.markdown(em.prose())
+present.prose(em.prose())

@@ -2,10 +2,9 @@
 
 import streamlit as st
 
-from dpui import glossary, references, registry
+from dpui import glossary, present, references
 
-st.title("Glossary")
-st.markdown(registry.what_to_notice("pages/glossary.py"))
+present.header("pages/glossary.py", "Glossary")
 for term in glossary.TERMS:
     st.subheader(term.name, anchor=term.key)
     st.markdown(references.resolve(term.definition))

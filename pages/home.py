@@ -2,10 +2,9 @@
 
 import streamlit as st
 
-from dpui import examples, home_view, registry, sidebar
+from dpui import examples, home_view, present, registry, sidebar
 
-st.title("DP Explorer")
-st.markdown(registry.what_to_notice("pages/home.py"))
+present.header("pages/home.py", "DP Explorer")
 st.markdown(home_view.intro())
 
 st.subheader("Pages")
@@ -26,6 +25,10 @@ st.markdown(
 )
 if hist.name in examples.DESCRIPTIONS:
     st.caption(examples.DESCRIPTIONS[hist.name])
-st.plotly_chart(home_view.preview(hist), key="preview")
+present.show_chart(
+    home_view.preview(hist),
+    {"dataset": hist.name, "n": hist.n_bins},
+    key="preview",
+)
 with st.expander("Bundled examples"):
     st.table({"name": list(examples.DESCRIPTIONS), "what": list(examples.DESCRIPTIONS.values())})

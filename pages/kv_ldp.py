@@ -5,15 +5,15 @@ import streamlit as st
 from dpcore.ldp import experiment, hiskv, metrics
 from dpcore.ldp.data import KVDataError
 from dpcore.ldp.mechanisms import MAX_EPS, MECHANISMS, UNAVAILABLE
-from dpui import downloads, hiskv_view, ldp_figures, references, registry, sidebar, state
+from dpui import downloads, hiskv_view, ldp_figures, present, references, sidebar, state
 from dpui import ldp_view as view
 
-st.title("Key-value LDP")
-st.markdown(registry.what_to_notice("pages/kv_ldp.py"))
-st.caption(
+present.header(
+    "pages/kv_ldp.py",
+    "Key-value LDP",
     "Local differential privacy for key-value data: each user holds a set of ⟨key, value⟩ "
     "pairs and reports one randomized pair; the collector estimates every key's frequency "
-    "and mean. Teaching and exploration tool: numpy's generator is not a hardened noise source."
+    "and mean. Teaching and exploration tool: numpy's generator is not a hardened noise source.",
 )
 st.warning(
     f"**HISKV {references.cite('zhang-hiskv')} is reconstructed from the paper's description; "
@@ -35,9 +35,10 @@ if eps > MAX_EPS:
     eps = MAX_EPS
 state.load(view.PARAMS)
 
-with st.container(border=True):
+panel = present.settings_panel()
+with panel:
     st.markdown("**Data**")
-    c = st.columns(6)
+    c = [*st.columns(3), *st.columns(3)]
     c[0].selectbox(
         "Source",
         view.SOURCES,
@@ -76,14 +77,13 @@ with st.container(border=True):
     if not synthetic:
         st.file_uploader(
             "user,key,value CSV (values in [-1, 1], one pair per user and key)",
-            type=["csv", "txt"],
             key=view.UPLOAD_WIDGET,
             on_change=view.on_upload,
         )
 
-with st.container(border=True):
+with panel:
     st.markdown("**Simulation**")
-    g = st.columns(5)
+    g = [*st.columns([2, 1, 1]), *st.columns(3)]
     g[0].selectbox(
         "ε grid",
         tuple(view.EPS_GRIDS),
@@ -97,7 +97,7 @@ with st.container(border=True):
     boxes = st.columns(5)
     for i, (name, flag) in enumerate(view.MECHANISM_FLAGS.items()):
         boxes[i % 5].checkbox(name, key=flag.name, help=MECHANISMS[name].note)
-    h = st.columns(5)
+    h = [*st.columns(3), *st.columns(3)]
     h[0].slider(
         "HISKV value share ε_v/ε*",
         view.SHARE.lo,
@@ -109,6 +109,7 @@ with st.container(border=True):
     )
     h[1].toggle(
         "Padding-amplified accounting",
+        wrap=True,
         key=view.AMPLIFIED.name,
         help="On: ε* = ln(L(e^ε − 1) + 1) per report, ε for the whole set (checked below). "
         "Off: every report is ε-LDP on its own.",
@@ -155,9 +156,6 @@ cols[5].metric(
 )
 st.caption(f"Data: {spec.describe()}. Targets f_k and m_k are computed from these pairs.")
 
-with st.expander("How the mechanisms work, and what is assumed", icon=":material/school:"):
-    st.markdown(view.prose())
-
 settings = view.settings_for(
     data,
     share=ss[view.SHARE.name],
@@ -172,6 +170,12 @@ t = ss[view.TOP_T.name]
 seed = ss[view.SEED.name]
 if not view.simulation_allowed(data, names, grid, ss[view.REPS.name], settings.privkvm_rounds):
     st.stop()
+stamp = {
+    "data": spec.describe(),
+    "reps": ss[view.REPS.name],
+    "top-t": t,
+    "seed": seed,
+}
 
 st.header("Accuracy vs ε")
 if not names:
@@ -179,9 +183,10 @@ if not names:
 else:
     runs = view.run_grid(spec, names, grid, ss[view.REPS.name], settings, seed, t)
     summary = experiment.summarize(runs)
-    left, right = st.columns(2)
-    left.plotly_chart(ldp_figures.error_vs_eps(summary, "mse_freq", t), key="kv_mse_freq")
-    right.plotly_chart(ldp_figures.error_vs_eps(summary, "mse_mean", t), key="kv_mse_mean")
+    left, right = present.columns([1, 1])
+    for where, metric in ((left, "mse_freq"), (right, "mse_mean")):
+        fig = ldp_figures.error_vs_eps(summary, metric, t)
+        present.show_chart(fig, stamp, key=f"kv_{metric}", where=where)
     st.latex(
         r"\mathrm{MSE} = \frac1t\sum_{k\in\text{top-}t}(\hat x_k - x_k)^2,\quad"
         r"\mathrm{RE} = \frac1t\sum_{k}\frac{|\hat x_k - x_k|}{\max(|x_k|,\delta)}"
@@ -200,31 +205,41 @@ else:
     if re_eps not in grid:
         re_eps = view.nearest(re_eps, grid)
         st.info(f"ε = {ss[view.RE_EPS.name]} is not in the grid; showing ε = {re_eps:g}.")
-    left, right = st.columns(2)
-    left.plotly_chart(ldp_figures.error_vs_t(summary, "re_freq", re_eps), key="kv_re_freq")
-    right.plotly_chart(ldp_figures.error_vs_t(summary, "re_mean", re_eps), key="kv_re_mean")
+    left, right = present.columns([1, 1])
+    for where, metric in ((left, "re_freq"), (right, "re_mean")):
+        fig = ldp_figures.error_vs_t(summary, metric, re_eps)
+        present.show_chart(fig, stamp | {"ε": re_eps}, key=f"kv_{metric}", where=where)
     d1, d2 = st.columns(2)
     downloads.csv_button("Download summary (CSV)", summary, "kv_ldp_summary.csv", where=d1)
     downloads.csv_button("Download every run (CSV)", runs, "kv_ldp_runs.csv", where=d2)
 
 st.header("Truncation length (HISKV's OETL)")
 length, estimated = view.oetl_estimate(spec, eps, ss[view.BETA.name], seed)
-left, right = st.columns(2)
-left.plotly_chart(ldp_figures.length_distribution(data.lengths, estimated, length), key="kv_len")
+stamp |= {"ε": eps, "β": ss[view.BETA.name]}
+left, right = present.columns([1, 1])
+present.show_chart(
+    ldp_figures.length_distribution(data.lengths, estimated, length),
+    stamp,
+    key="kv_len",
+    where=left,
+)
 table = view.truncation_table(
     spec, eps, t, ss[view.SHARE.name], ss[view.AMPLIFIED.name], ss[view.BETA.name]
 )
-right.plotly_chart(ldp_figures.truncation_tradeoff(table, length), key="kv_trunc")
+present.show_chart(
+    ldp_figures.truncation_tradeoff(table, length), stamp, key="kv_trunc", where=right
+)
 st.latex(
     r"E\,\hat f_k = \frac1n\sum_{i:\,k\in S_i}\min\Bigl(1,\frac{L}{l_i}\Bigr),\qquad"
     r"\mathrm{Var}\,\hat f_k = \frac{L^2\,\overline{\pi(1-\pi)}}{n'(a-b)^2},\ "
     r"\pi_i = b + (a-b)\frac{w_i}{L}"
 )
 top = metrics.top_keys(data.true_frequency(), t)
-st.plotly_chart(
+present.show_chart(
     ldp_figures.truncation_bias(
         data.true_frequency(), hiskv.truncated_frequency(data, length), top.tolist(), length
     ),
+    stamp,
     key="kv_bias",
 )
 st.caption(
@@ -236,14 +251,16 @@ st.caption(
 
 st.header("Value / key budget split (HISKV)")
 sweep = view.share_sweep(spec, eps, length, t, ss[view.REPS.name], ss[view.AMPLIFIED.name], seed)
-left, right = st.columns([3, 2])
-left.plotly_chart(ldp_figures.share_tradeoff(sweep, ss[view.SHARE.name]), key="kv_share_chart")
+left, right = present.columns([3, 2])
+present.show_chart(
+    ldp_figures.share_tradeoff(sweep, ss[view.SHARE.name]), stamp, key="kv_share_chart", where=left
+)
 right.latex(r"Z = e^{\varepsilon^*} + e^{\varepsilon^*-\varepsilon_v} + D - 2")
 right.latex(
     r"p_1 = \frac{e^{\varepsilon^*}}{Z},\quad q_1 = \frac{e^{\varepsilon^*-\varepsilon_v}}{Z},"
     r"\quad q_2 = \frac1Z"
 )
-right.dataframe(view.probability_table(eps, data.d, length, ss[view.SHARE.name]), hide_index=True)
+present.table(view.probability_table(eps, data.d, length, ss[view.SHARE.name]), where=right)
 right.caption(
     f"At L = {length} (fixed, all users report). p1/q2 = e^ε* bounds every likelihood ratio, "
     "whatever the split; ε_v = ε* is plain GRR over the D pairs (PCKV-GRR's setting)."
@@ -253,7 +270,7 @@ st.header("Privacy check (exact)")
 privacy = view.privacy_table(
     eps, ss[view.SHARE.name], ss[view.AMPLIFIED.name], ss[view.ROUNDS.name]
 )
-st.dataframe(privacy, hide_index=True, height=36 * (len(privacy) + 1) + 2)
+present.table(privacy)
 st.caption(
     f"Every input set over d = {view.CHECK_D} keys (values ±1, sets up to L + 1 pairs so "
     f"truncation is included) and every output is enumerated at L = l = {view.CHECK_L}; the "
@@ -261,6 +278,8 @@ st.caption(
     "enumeration of its sampling step. A claim holds when the worst ln-ratio does not exceed "
     "ε. Values in [-1, 1] need no separate check: the laws are affine in each value."
 )
+with st.expander("How the mechanisms work, and what is assumed", icon=":material/school:"):
+    st.markdown(view.prose())
 
 hiskv_view.render(
     spec,

@@ -2,7 +2,7 @@
 
 import streamlit as st
 
-from dpui import downloads, registry, sidebar, state
+from dpui import downloads, present, sidebar, state
 from dpui import mechanisms_figures as figures
 from dpui import mechanisms_laplace as lap
 from dpui.mechanisms_laplace import (
@@ -18,12 +18,12 @@ from dpui.mechanisms_laplace import (
     YEAR,
 )
 
-st.title("Laplace mechanism")
-st.markdown(registry.what_to_notice("pages/laplace.py"))
-st.caption(
+present.header(
+    "pages/laplace.py",
+    "Laplace mechanism",
     "Add Lap(Δf/ε) noise to every entry of a vector query, and compare the textbook accuracy "
     "bound with the exact probability and a simulation. Teaching and exploration tool: "
-    "numpy's generator is not a hardened noise source."
+    "numpy's generator is not a hardened noise source.",
 )
 sidebar.shared_controls()
 state.load(lap.PARAMS)
@@ -33,7 +33,7 @@ def new_noise() -> None:
     st.session_state[SEED.name] = (st.session_state[SEED.name] + 1) % (SEED.hi + 1)
 
 
-with st.container(border=True):
+with present.settings_panel():
     c1, c2, c3, c4 = st.columns([1.4, 1.3, 1, 1])
     c1.selectbox("Data", list(lap.SOURCES), format_func=lap.SOURCES.__getitem__, key=SOURCE.name)
     if st.session_state[SOURCE.name] == "gapminder":
@@ -103,6 +103,14 @@ except ValueError as err:
     st.error(f"No release at these settings: {err}", icon=":material/error:")
     st.stop()
 
+settings = {
+    "data": "gapminder" if state.get(SOURCE) == "gapminder" else sidebar.current_dataset_name(),
+    "k": k,
+    "ε": eps,
+    "Δf": sensitivity,
+    "δ": delta,
+    "seed": int(state.get(SEED)),
+}
 st.markdown(f"Query: **{described}**.")
 m = st.columns(5)
 m[0].metric("Entries k", f"{k:,}")
@@ -117,17 +125,15 @@ m[4].metric(
 )
 
 st.subheader("True vs noisy")
-left, right = st.columns([2, 1])
-left.plotly_chart(figures.true_vs_noisy(labels, counts, rel.noisy), key="lap_bars")
+left, right = present.columns([2, 1])
+present.show_chart(
+    figures.true_vs_noisy(labels, counts, rel.noisy), settings, key="lap_bars", where=left
+)
 with right:
     st.latex(r"M(x) = f(x) + (Y_1,\dots,Y_k)")
     st.latex(r"Y_i \sim \mathrm{Lap}(b),\quad b = \frac{\Delta f}{\varepsilon}")
     st.latex(r"\Delta f = \max_{x \sim y}\lVert f(x)-f(y)\rVert_1")
-    st.markdown(
-        "**Sensitivity.** Δf is how far the *whole* answer vector can move, in L1, when one "
-        "person is added or removed. Each person is in exactly one country (bin), so one count "
-        "moves by 1 and Δf = 1. A query where one person touches several entries needs a larger Δf."
-    )
+    st.markdown(lap.sensitivity_text(sensitivity, gapminder=state.get(SOURCE) == "gapminder"))
 release_table = lap.release_table(
     labels, counts, rel, eps=eps, sensitivity=sensitivity, delta=delta
 )
@@ -136,12 +142,14 @@ downloads.csv_button(
 )
 
 st.subheader("The noise")
-left, right = st.columns([2, 1])
-left.plotly_chart(
+left, right = present.columns([2, 1])
+present.show_chart(
     figures.noise_distribution(
         rel.noise, scale=rel.scale, bound=rel.bound, exact=rel.exact, delta=delta
     ),
+    settings,
     key="lap_noise",
+    where=left,
 )
 with right:
     st.latex(r"p(y) = \frac{1}{2b} e^{-|y|/b}")
@@ -161,10 +169,19 @@ k2 = int(state.get(K2))
 with st.spinner("Simulating max errors…"):
     by_k = lap.max_error_vs_k(lap.sweep_ks(k, k2), delta, rel.scale, trials, int(state.get(SEED)))
     by_delta = lap.max_error_vs_delta(k, rel.scale, trials, int(state.get(SEED)))
-left, right = st.columns(2)
-left.plotly_chart(figures.max_error_curves(by_k, x="k", log_x=True, marks=(k, k2)), key="lap_by_k")
-right.plotly_chart(
-    figures.max_error_curves(by_delta, x="δ", log_x=True, marks=(delta,)), key="lap_by_delta"
+left, right = present.columns([1, 1])
+sweep = {"b": rel.scale, "trials": trials, "seed": int(state.get(SEED))}
+present.show_chart(
+    figures.max_error_curves(by_k, x="k", log_x=True, marks=(k, k2)),
+    sweep | {"δ": delta},
+    key="lap_by_k",
+    where=left,
+)
+present.show_chart(
+    figures.max_error_curves(by_delta, x="δ", log_x=True, marks=(delta,)),
+    sweep | {"k": k},
+    key="lap_by_delta",
+    where=right,
 )
 f1, f2 = st.columns(2)
 f1.latex(r"t^* = -\ln\!\big(1-(1-\delta)^{1/k}\big) \;\le\; \ln(k/\delta)")
@@ -192,7 +209,7 @@ c1.number_input(
     key=TRIALS.name,
     help="Releases simulated per k.",
 )
-c2.dataframe(
-    lap.two_k_comparison((k, k2), delta, rel.scale, trials, int(state.get(SEED))), hide_index=True
+present.table(
+    lap.two_k_comparison((k, k2), delta, rel.scale, trials, int(state.get(SEED))), where=c2
 )
-st.markdown(lap.prose())
+present.prose(lap.prose())

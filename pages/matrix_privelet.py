@@ -2,23 +2,23 @@
 
 import streamlit as st
 
-from dpui import downloads, references, registry, sidebar, state
+from dpui import downloads, present, references, sidebar, state
 from dpui import errors_figures as figures
 from dpui import errors_matrix as view
 from dpui.errors_matrix import LEFT, RELEASES, RIGHT, SEED, N
 
-st.title("Matrix mechanism / Privelet")
-st.markdown(registry.what_to_notice("pages/matrix_privelet.py"))
-st.caption(
+present.header(
+    "pages/matrix_privelet.py",
+    "Matrix mechanism / Privelet",
     "Privelet's Haar strategy and reconstruction as matrices, the covariance of its output, and "
     "the error of one range computed three ways. Teaching and exploration tool: numpy's "
-    "generator is not a hardened noise source."
+    "generator is not a hardened noise source.",
 )
 sidebar.shared_controls()
 eps = sidebar.current_epsilon()
 state.load(view.PARAMS)
 
-with st.container(border=True):
+with present.settings_panel():
     c1, c2, c3, c4, c5 = st.columns(5)
     c1.number_input("Bins n", N.lo, N.hi, key=N.name, help="Small n only: matrices are n × n.")
     c2.number_input("Range: first bin l", LEFT.lo, LEFT.hi, key=LEFT.name)
@@ -31,34 +31,24 @@ n = int(st.session_state[N.name])
 left, right = int(st.session_state[LEFT.name]), int(st.session_state[RIGHT.name])
 mats = view.matrices(n)
 
-with st.expander("How it works", expanded=False):
-    st.markdown(references.prose("matrix_privelet.md"))
-
 m = st.columns(4)
 m[0].metric("Bins n", n)
 m[1].metric("Transform size N", mats.padded, help="n zero-padded to a power of two.")
 m[2].metric("Sensitivity Δ_A = h + 1", f"{mats.sensitivity:g}", help="Largest column L1 norm of A.")
 m[3].metric("Noise variance per coefficient", f"{2 * mats.sensitivity**2 / eps**2:.4g}")
 
-a_col, b_col = st.columns(2)
-a_col.plotly_chart(
-    figures.matrix_heatmap(mats.strategy, title="Strategy A (rows: total, then nodes)"),
-    key="mp_strategy",
-)
-b_col.plotly_chart(
-    figures.matrix_heatmap(mats.reconstruction, title="Reconstruction B = A⁻¹"),
-    key="mp_reconstruction",
-)
-
 problem = view.range_problem(n, left, right)
-cov_col, text_col = st.columns([3, 2])
-cov_col.plotly_chart(
+settings = {"n": n, "range": None if problem else f"[{left}, {right}]"}
+cov_col, text_col = present.columns([3, 2])
+present.show_chart(
     figures.matrix_heatmap(
         mats.covariance,
         title="Covariance Σ = B Bᵀ (unit noise)",
         outline=None if problem else (left, right),
     ),
+    settings,
     key="mp_covariance",
+    where=cov_col,
 )
 text_col.latex(r"\mathrm{MSE}([l,r]) = \frac{2(h+1)^2}{\varepsilon^2}\; w^\top B B^\top w")
 text_col.latex(
@@ -76,10 +66,26 @@ downloads.csv_button(
     where=text_col,
 )
 
-st.subheader(f"The error of range [{left}, {right}], three ways and simulated")
+a_col, b_col = present.columns([1, 1])
+present.show_chart(
+    figures.matrix_heatmap(mats.strategy, title="Strategy A (rows: total, then nodes)"),
+    {"n": n},
+    key="mp_strategy",
+    where=a_col,
+)
+present.show_chart(
+    figures.matrix_heatmap(mats.reconstruction, title="Reconstruction B = A⁻¹"),
+    {"n": n},
+    key="mp_reconstruction",
+    where=b_col,
+)
+
 if problem:
-    st.error(problem + " Change the range above; nothing is computed for an invalid range.")
+    st.error(problem + " Change the range in Settings; nothing is computed for an invalid range.")
+    with st.expander("How it works", expanded=False):
+        st.markdown(references.prose("matrix_privelet.md"))
     st.stop()
+st.subheader(f"The error of range [{left}, {right}], three ways and simulated")
 bar = st.progress(0.0, text="Simulating Privelet releases…")
 table = view.three_ways(
     n,
@@ -91,9 +97,11 @@ table = view.three_ways(
     progress=lambda f: bar.progress(f, text="Simulating Privelet releases…"),
 )
 bar.empty()
-st.dataframe(table, hide_index=True)
+present.table(table)
 st.caption(
     f"ε = {eps:g} (sidebar). The simulation releases an all-zero histogram: Privelet's error does "
     "not depend on the data. The interval is a normal-approximation 95% CI."
 )
 downloads.csv_button("Download the comparison (CSV)", table, "privelet_range_error.csv")
+with st.expander("How it works", expanded=False):
+    st.markdown(references.prose("matrix_privelet.md"))

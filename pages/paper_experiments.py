@@ -2,7 +2,7 @@
 
 import streamlit as st
 
-from dpui import custom_tree_view, downloads, references, registry, sidebar, state
+from dpui import custom_tree_view, downloads, present, references, sidebar, state
 from dpui import errors_figures as error_figures
 from dpui import paper_experiments as view
 from dpui import paper_figures as figures
@@ -19,19 +19,19 @@ from dpui.paper_experiments import (
     T2_SIM_M,
 )
 
-st.title("Paper experiments")
-st.markdown(registry.what_to_notice("pages/paper_experiments.py"))
-st.caption(
+present.header(
+    "pages/paper_experiments.py",
+    "Paper experiments",
     "Tables and figures of the papers behind this tool, reproduced with exact closed forms "
     "(lines) beside simulations (points with 95% intervals). The errors of these linear, "
     "unbiased mechanisms do not depend on the data, so simulations release all-zero histograms. "
-    "Teaching and exploration tool: numpy's generator is not a hardened noise source."
+    "Teaching and exploration tool: numpy's generator is not a hardened noise source.",
 )
 sidebar.shared_controls()
 eps = sidebar.current_epsilon()
 state.load(view.PARAMS)
 
-with st.container(border=True):
+with present.settings_panel():
     top, seed_col = st.columns([4, 1])
     top.selectbox(
         "Experiment",
@@ -68,7 +68,6 @@ if choice == "custom":
     custom_tree_view.render(eps, references.prose("paper/custom.md"))
 elif choice == "table2":
     st.subheader("Privelet: Table 2 of Wu et al. (2018)")
-    st.markdown(view.prose("table2"))
     max_m = int(st.session_state[T2_MAX_M.name])
     releases = int(st.session_state[T2_RELEASES.name])
     sim = view.table2_simulation_limit(max_m, int(st.session_state[T2_SIM_M.name]), releases)
@@ -76,8 +75,13 @@ elif choice == "table2":
         st.info(sim.message, icon=":material/speed:")
     with st.spinner("Simulating releases…"):
         table = view.table2(max_m, sim.value, eps, releases, seed)
-    chart, side = st.columns([3, 2])
-    chart.plotly_chart(figures.table2(table), key="px_table2_chart")
+    chart, side = present.columns([3, 2])
+    present.show_chart(
+        figures.table2(table),
+        {"ε": eps, "releases": releases, "seed": seed},
+        key="px_table2_chart",
+        where=chart,
+    )
     side.latex(r"\mathrm{MSE} = \frac{2(m+1)^2}{\varepsilon^2}\,\bar c")
     side.latex(r"\text{eq. 16: } \bar c = \frac{m}{6} + \frac{N^3+37N^2+26N+8}{36N^2(N+1)}")
     side.latex(r"\text{eq. 17: } \bar c = \frac{m}{6} + \frac{1}{36}")
@@ -86,11 +90,11 @@ elif choice == "table2":
         "range of every release scored (in O(N) per release by the prefix-sum identity); the "
         "interval is a 95% Student-t interval over releases."
     )
+    present.prose(view.prose("table2"))
     st.dataframe(table, hide_index=True)
     downloads.csv_button("Download Table 2 (CSV)", table, "privelet_table2.csv")
 elif choice == "lengths":
     st.subheader("LUE-DPTree figs. 3.11/3.12: raw trees vs Dwork across range lengths")
-    st.markdown(view.prose("lengths"))
     n = int(st.session_state[LEN_N.name])
     releases = int(st.session_state[LEN_RELEASES.name])
     queries = view.length_queries_limit(n, releases, int(st.session_state[LEN_QUERIES.name]))
@@ -106,15 +110,17 @@ elif choice == "lengths":
         lambda f: bar.progress(min(f, 1.0), text=f"Simulating… {f:.0%}"),
     )
     bar.empty()
-    chart, side = st.columns([3, 2])
-    chart.plotly_chart(
+    chart, side = present.columns([3, 2])
+    present.show_chart(
         error_figures.exact_vs_empirical(
             table,
             x="range length",
             title=f"MSE vs range length, n = {n:,}",
             x_title="range length L",
         ),
+        {"n": n, "ε": eps, "releases": releases, "seed": seed},
         key="px_lengths_chart",
+        where=chart,
     )
     side.latex(
         r"\mathrm{MSE}_{\mathrm{Dwork}}(L) = \frac{2L}{\varepsilon^2},\quad "
@@ -126,11 +132,11 @@ elif choice == "lengths":
         "releases. Lines: the exact mean over the same ranges as the points; the table also "
         "gives the exact mean over all ranges of each length."
     )
+    present.prose(view.prose("lengths"))
     st.dataframe(table, hide_index=True)
     downloads.csv_button("Download (CSV)", table, f"range_lengths_n{n}.csv")
 else:
     st.subheader("Error vs fan-out: raw and after BLUE, three budget rules")
-    st.markdown(view.prose("fanout"))
     n = int(st.session_state[FAN_N.name])
     k_max = int(st.session_state[FAN_K.name])
     if problem := view.fanout_check(n, k_max):
@@ -138,11 +144,17 @@ else:
         st.stop()
     table = view.fanout(n, eps, k_max)
     k_star = view.best_fanout(n)
-    chart, side = st.columns([3, 2])
-    chart.plotly_chart(figures.fanout(table, k_star), key="px_fanout_chart")
+    chart, side = present.columns([3, 2])
+    present.show_chart(
+        figures.fanout(table, k_star),
+        {"n": n, "ε": eps, "workload": "all ranges"},
+        key="px_fanout_chart",
+        where=chart,
+    )
     side.latex(r"E[\mathrm{Err}_{raw}] = \sum_x p_x \frac{2}{\varepsilon_x^2}")
     side.latex(r"E[\mathrm{Err}_{BLUE}] = \overline{w^\top (A^\top W A)^{-1} w}")
     side.caption(f"n = {n:,}, ε = {eps:g}, uniform workload (all ranges equally likely).")
     side.dataframe(view.fanout_minima(table), hide_index=True)
+    present.prose(view.prose("fanout"))
     st.dataframe(table, hide_index=True)
     downloads.csv_button("Download (CSV)", table, f"fanout_sweep_n{n}.csv")

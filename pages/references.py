@@ -2,10 +2,9 @@
 
 import streamlit as st
 
-from dpui import references, registry
+from dpui import present, references
 
-st.title("References")
-st.markdown(registry.what_to_notice("pages/references.py"))
+present.header("pages/references.py", "References")
 for n, ref in enumerate(references.REFERENCES, start=1):
     st.subheader(f"[{n}] {ref.short}", anchor=references.anchor(ref.key))
     st.markdown(f"{ref.text()}  \n*Used for:* {ref.used_for}")

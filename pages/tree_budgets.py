@@ -9,22 +9,22 @@ from dpui import (
     downloads,
     glossary,
     pin,
+    present,
     range_explorer,
     references,
-    registry,
     sc_explain,
     sidebar,
     state,
     tree_figures,
     tree_view,
 )
-from dpui.tree_view import ALLOCATION, COLOUR, LENGTH, ROOT, SEED, TREE, WORKLOAD
+from dpui.tree_view import ALLOCATION, COLOUR, LENGTH, ROOT, SEED, TREE, WORKLOAD, ZOOM
 
-st.title("Tree & budgets")
-st.markdown(registry.what_to_notice("pages/tree_budgets.py"))
-st.caption(
+present.header(
+    "pages/tree_budgets.py",
+    "Tree & budgets",
     "Hierarchical (interval-tree) release of a histogram under ε-DP, with heteroscedastic "
-    "budgets on any tree and BLUE consistency (LUE-DPTree). Teaching and exploration tool."
+    "budgets on any tree and BLUE consistency (LUE-DPTree). Teaching and exploration tool.",
 )
 
 sidebar.shared_controls()
@@ -34,14 +34,15 @@ n = hist.n_bins
 state.load(tree_view.PARAMS)
 state.load(range_explorer.PARAMS)
 range_explorer.clamp_state(n)
+st.session_state[ZOOM.name] = tree_view.clamp_zoom(st.session_state[ZOOM.name], n)
 
 
 def new_noise() -> None:
     st.session_state[SEED.name] = (st.session_state[SEED.name] + 1) % (SEED.hi + 1)
 
 
-with st.container(border=True):
-    c1, c2, c3, c4 = st.columns([1.2, 1.4, 1.2, 1])
+with present.settings_panel():
+    c1, c2, c3 = st.columns([1.2, 1.4, 1])
     c1.selectbox(
         "Tree",
         tree_view.TREE_CHOICES,
@@ -79,20 +80,22 @@ with st.container(border=True):
     )
     if st.session_state[WORKLOAD.name] == "length":
         c3.number_input("Range length", LENGTH.lo, LENGTH.hi, key=LENGTH.name)
-    c4.selectbox(
+    s1, s2, s3 = st.columns([1.2, 1.4, 1], vertical_alignment="bottom")
+    s1.selectbox(
         "Colour nodes by",
         tuple(tree_view.COLOURS),
         key=COLOUR.name,
         format_func=tree_view.COLOURS.__getitem__,
     )
-    s1, s2, _ = st.columns([1, 1, 3], vertical_alignment="bottom")
-    s1.number_input("Noise seed", SEED.lo, SEED.hi, key=SEED.name)
-    s2.button(
+    s2.number_input("Noise seed", SEED.lo, SEED.hi, key=SEED.name)
+    s3.button(
         "New noise",
         icon=":material/casino:",
         on_click=new_noise,
         help="Draw a fresh release (seed + 1).",
     )
+    if n > 1:
+        st.slider("Bins shown (zoom: the tree and the histogram)", 1, n, key=ZOOM.name)
 state.save((*tree_view.PARAMS, *range_explorer.PARAMS))
 PINNED = (TREE, ALLOCATION, ROOT, WORKLOAD, LENGTH, sidebar.EPSILON, *range_explorer.PARAMS)
 
@@ -159,14 +162,17 @@ span = range_explorer.study(
 )
 
 st.subheader("The tree")
-st.caption(
-    "Each bar is a node covering a block of bins; the root is on top. Its **coverage "
-    "probability p_x** is the chance that a random range of the workload uses node x in its "
-    "canonical decomposition (the fewest nodes that tile the range); **ε_x** is the node's "
-    "budget and **√2/ε_x** its Laplace noise standard deviation. See the "
-    f"{glossary.link('coverage', 'Glossary')}."
-)
-first, last = st.slider("Bins shown (zoom)", 1, n, (1, n), disabled=n == 1) if n > 1 else (1, 1)
+first, last = st.session_state[ZOOM.name]
+settings = {
+    "dataset": hist.name,
+    "n": n,
+    "ε": eps,
+    "tree": tree_view.tree_label(choice),
+    "allocation": tree_view.ALLOCATIONS[alloc],
+    "workload": tree_view.workload_text(workload),
+    "seed": st.session_state[SEED.name],
+    "bins": f"{first:,}-{last:,}" if (first, last) != (1, n) else None,
+}
 nodes = tree_figures.visible_nodes(t, first - 1, last - 1)
 colour = {
     "coverage": analysis.coverage,
@@ -181,7 +187,7 @@ hover = {
     "noisy": rel.noisy,
     "consistent": rel.consistent,
 }
-st.plotly_chart(
+present.show_chart(
     tree_figures.tree_icicle(
         t,
         nodes,
@@ -192,7 +198,15 @@ st.plotly_chart(
         hover,
         outline=span.decomposition,
     ),
+    settings,
     key="tree_chart",
+)
+st.caption(
+    "Each bar is a node covering a block of bins; the root is on top. Its **coverage "
+    "probability p_x** is the chance that a random range of the workload uses node x in its "
+    "canonical decomposition (the fewest nodes that tile the range); **ε_x** is the node's "
+    "budget and **√2/ε_x** its Laplace noise standard deviation. See the "
+    f"{glossary.link('coverage', 'Glossary')}."
 )
 drawn_depth = int(t.depth[nodes].max()) + 1
 if drawn_depth < t.height:
@@ -202,20 +216,26 @@ if drawn_depth < t.height:
     )
 
 st.subheader("True vs noisy vs consistent histogram")
-block = tree_figures.block_size(n)
-st.plotly_chart(
+window = slice(first - 1, last)
+present.show_chart(
     tree_figures.histogram_comparison(
         {
-            "true": hist.counts,
-            "noisy leaves": rel.noisy_leaves,
-            "consistent (BLUE)": rel.consistent_leaves,
+            "true": hist.counts[window],
+            "noisy leaves": rel.noisy_leaves[window],
+            "consistent (BLUE)": rel.consistent_leaves[window],
         },
-        hist.labels,
+        hist.labels[window] if hist.labels else None,
         (span.first, span.last),
+        first=first,
     ),
+    settings,
     key="hist_chart",
     on_select=partial(
-        range_explorer.select_from_chart, "hist_chart", n, tree_figures.block_size(n)
+        range_explorer.select_from_chart,
+        "hist_chart",
+        n,
+        tree_figures.block_size(last - first + 1),
+        first,
     ),
     selection_mode=("box", "points"),
 )
@@ -234,10 +254,12 @@ range_explorer.render(
 )
 
 st.subheader("Expected error of a random range")
-left, right = st.columns([1, 1])
-left.plotly_chart(
+left, right = present.columns([1, 1])
+present.show_chart(
     tree_figures.allocation_errors(tree_view.error_bars(allocations), names[alloc]),
+    settings | {"seed": None, "bins": None},
     key="error_chart",
+    where=left,
 )
 right.latex(r"E[\mathrm{Err}_{raw}] = \sum_x p_x \cdot \frac{2}{\varepsilon_x^2}")
 right.markdown(
@@ -251,7 +273,7 @@ right.markdown(
     "search on the exact error, started from the best of uniform, H_b and the raw optimum) "
     "are never worse than any of them, and usually better."
 )
-right.dataframe(tree_view.allocation_table(allocations), hide_index=True)
+present.table(tree_view.allocation_table(allocations), where=right)
 missing = [a for a in tree_view.SLOW_ALLOCATIONS if a not in allocations]
 if missing and unavailable:
     right.caption(unavailable)

@@ -116,3 +116,97 @@ def test_direct_link_renders_the_tree_page_and_the_dataset_carries_over(server, 
     shot = Path(os.environ.get("DP_SCREENSHOT", tempfile.gettempdir())) / "tree_page.png"
     page.screenshot(path=str(shot))
     page.close()
+
+
+PAGES = (
+    "",
+    "tree_budgets",
+    "error_analysis",
+    "matrix_privelet",
+    "paper_experiments",
+    "laplace",
+    "exponential",
+    "kv_ldp",
+    "glossary",
+    "references",
+)
+
+
+def _settle(page, quiet_s: float = 1.0, limit_s: float = 90.0) -> None:
+    """Wait until the app stops running: no skeleton or spinner and no DOM change for quiet_s."""
+    page.locator('[data-testid="stApp"]').wait_for(timeout=60_000)
+    deadline = time.monotonic() + limit_s
+    last, since = None, time.monotonic()
+    while time.monotonic() < deadline:
+        signature = page.evaluate(
+            "() => document.body.innerHTML.length + ':' + document.querySelectorAll("
+            "'[data-testid=stSkeleton], [data-testid=stSpinner]').length"
+        )
+        if signature != last:
+            last, since = signature, time.monotonic()
+        elif signature.endswith(":0") and time.monotonic() - since > quiet_s:
+            return
+        time.sleep(0.25)
+    pytest.fail(f"{page.url} did not settle within {limit_s:.0f} s")
+
+
+def _real_console_errors(messages: list[tuple[str, str]]) -> list[str]:
+    # Streamlit's frontend probes '<page>/_stcore/health' and '<page>/_stcore/host-config' to
+    # find its base path on a deep link and falls back to '/': those two 404s are expected.
+    return [
+        text
+        for text, url in messages
+        if not (url.endswith(("/_stcore/health", "/_stcore/host-config")) and "404" in text)
+    ]
+
+
+@pytest.fixture(scope="module")
+def screenshots() -> Path:
+    folder = Path(os.environ.get("DP_SCREENSHOT") or tempfile.mkdtemp(prefix="dp-pages-"))
+    folder.mkdir(parents=True, exist_ok=True)
+    print(f"\npage screenshots (1280x720): {folder}")
+    return folder
+
+
+@pytest.mark.browser
+@pytest.mark.parametrize("path", PAGES)
+def test_every_page_renders_without_exception_or_console_error(server, browser, screenshots, path):
+    page = browser.new_page()
+    page.set_viewport_size({"width": 1280, "height": 720})
+    errors: list[tuple[str, str]] = []
+    page.on(
+        "console",
+        lambda m: errors.append((m.text, m.location.get("url", ""))) if m.type == "error" else None,
+    )
+    page.on("pageerror", lambda e: errors.append((str(e), "")))
+    page.goto(f"{server}/{path}", wait_until="domcontentloaded")
+    _settle(page)
+    page.screenshot(path=str(screenshots / f"{path or 'home'}.png"))
+    assert page.locator('[data-testid="stException"]').count() == 0
+    assert _real_console_errors(errors) == []
+    # every page leads with its toolbar; every chart page shows a chart
+    assert page.get_by_role("button", name="Copy link").is_visible()
+    if path not in ("glossary", "references"):
+        assert page.locator(".js-plotly-plot").count() >= 1
+    page.close()
+
+
+@pytest.mark.browser
+def test_presentation_mode_from_the_link(server, browser, screenshots):
+    page = browser.new_page()
+    page.set_viewport_size({"width": 1280, "height": 720})
+    page.goto(f"{server}/error_analysis?present=1", wait_until="domcontentloaded")
+    _settle(page)
+    page.screenshot(path=str(screenshots / "error_analysis_present.png"))
+    assert page.get_by_role("switch", name="Presentation mode").is_checked()
+    assert page.get_by_role("button", name="Copy link").is_visible()
+    sizes = page.evaluate(
+        "() => [...document.querySelectorAll('.js-plotly-plot .xtick text')]"
+        ".map(t => parseFloat(getComputedStyle(t).fontSize))"
+    )
+    assert sizes and min(sizes) >= 18
+    # the chart spans the main column (no side column next to it)
+    chart = page.locator(".js-plotly-plot").first.bounding_box()
+    main = page.locator('[data-testid="stMainBlockContainer"]').bounding_box()
+    assert chart is not None and main is not None and chart["width"] > 0.8 * main["width"]
+    page.close()

@@ -125,6 +125,16 @@ def test_bad_csv_is_rejected_and_previous_data_kept(content: bytes, reason: str)
     assert _metric(at, "Keys d") == "3"  # still the good file
 
 
+def test_a_wrong_file_type_is_rejected_with_a_message() -> None:
+    at = _page().run()
+    at.selectbox(key=view.SOURCE.name).set_value(view.UPLOAD)
+    at.run()
+    at.file_uploader(key=view.UPLOAD_WIDGET).set_value(("photo.png", b"\x89PNG", "image/png"))
+    at.run()
+    assert not at.exception
+    assert "photo.png is not a .csv or .txt file" in " ".join(e.value for e in at.error)
+
+
 def test_a_bad_file_without_a_previous_one_shows_only_the_error() -> None:
     at = _page().run()
     at.selectbox(key=view.SOURCE.name).set_value(view.UPLOAD)

@@ -91,6 +91,33 @@ def test_upload_then_bad_upload_keeps_previous_histogram():
     assert metric(at, "Bins n") == "5"
 
 
+def test_a_wrong_file_type_is_a_message_and_a_good_file_clears_it():
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120).run()
+    at.file_uploader(key="upload_file").set_value(("photo.png", b"\x89PNG", "image/png"))
+    at.run()
+    errors = " ".join(e.value for e in at.error)
+    assert "photo.png is not a .csv or .tsv or .txt file" in errors
+    assert at.session_state["data"] != sidebar.UPLOADED
+    at.file_uploader(key="upload_file").set_value(("mine.csv", b"count\n5\n1\n", "text/csv"))
+    at.run()
+    assert not at.exception and not at.error  # the stale message is gone
+    assert at.session_state["data"] == sidebar.UPLOADED
+
+
+def test_a_link_made_during_an_upload_says_the_upload_is_not_in_it():
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120).run()
+    at.file_uploader(key="upload_file").set_value(("mine.csv", b"count\n5\n1\n", "text/csv"))
+    at.run()
+    assert at.query_params["data"] == sidebar.UPLOAD_MARK  # not the previous dataset's name
+    opened = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120)
+    opened.query_params["data"] = sidebar.UPLOAD_MARK
+    opened.run()
+    assert not opened.exception
+    notes = " ".join(w.value for w in opened.warning)
+    assert "Uploads are not part of links" in notes
+    assert f"**{sidebar.DATASET.default}** is shown instead" in notes
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("n", [1, 2, 2**20])
 def test_page_handles_one_bin_to_a_million_bins(n, monkeypatch):

@@ -1,0 +1,180 @@
+"""Presentation mode, export stamp and chart legibility, tested on the figure factories' output."""
+
+import numpy as np
+import pandas as pd
+import plotly.graph_objects as go
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from dpcore import tree
+from dpui import errors_figures, ldp_figures, mechanisms_figures, present, tree_figures
+
+
+def _error_table(n_algorithms: int) -> pd.DataFrame:
+    lengths = 2.0 ** np.arange(6)
+    return pd.DataFrame(
+        {
+            "algorithm": np.repeat([f"Algo {i} (variant, BLUE)" for i in range(n_algorithms)], 6),
+            "range length": np.tile(lengths, n_algorithms),
+            "exact": np.tile(2 * lengths, n_algorithms),
+            "empirical": np.tile(2.1 * lengths, n_algorithms),
+            "ci": 0.1,
+        }
+    )
+
+
+def test_error_legend_has_one_entry_per_algorithm_and_sits_beside_the_plot() -> None:
+    fig = errors_figures.exact_vs_empirical(
+        _error_table(7), x="range length", title="MSE", x_title="L"
+    )
+    shown = [t for t in fig.data if t.showlegend is not False]
+    assert len(shown) == 7  # the simulated points share their algorithm's entry
+    assert {t.legendgroup for t in fig.data} == {t.legendgroup for t in shown}
+    # right of the plot area, top-aligned: it can cover neither the title nor the data
+    assert fig.layout.legend.x > 1 and fig.layout.legend.xanchor == "left"
+    assert "simulated" in fig.layout.title.subtitle.text
+
+
+def test_log_ticks_are_decades_or_plain_numbers() -> None:
+    assert present.log_ticks(1e-4, 1e3)["dtick"] == 1
+    narrow = present.log_ticks(0.4, 3.2)
+    assert narrow["ticktext"] == ["0.5", "1", "2"]
+    assert all(0.4 <= v <= 3.2 for v in narrow["tickvals"])
+
+
+def test_style_removes_si_prefixes_and_ticks_log_axes() -> None:
+    fig = go.Figure(go.Scatter(x=[1e-6, 1e-4], y=[0.4, 3.2]))
+    fig.update_yaxes(type="log")
+    out = present.style(fig, presenting=False)
+    assert out.layout.xaxis.exponentformat == "none"  # 0.0001, never '100µ'
+    assert out.layout.yaxis.exponentformat == "power"
+    assert list(out.layout.yaxis.ticktext) == ["0.5", "1", "2"]
+    assert fig.layout.xaxis.exponentformat is None  # the input is not changed
+
+
+def test_kv_eps_axis_is_ticked_at_the_grid() -> None:
+    grid = [0.4, 0.8, 1.6, 3.2]
+    summary = pd.DataFrame(
+        {
+            "mechanism": "A",
+            "eps": grid,
+            "t": 20,
+            "mse_freq": [1.0, 0.5, 0.2, 0.1],
+            "mse_freq_lo": np.nan,
+            "mse_freq_hi": np.nan,
+        }
+    )
+    fig = ldp_figures.error_vs_eps(summary, "mse_freq", 20)
+    assert list(fig.layout.xaxis.tickvals) == grid
+    assert list(fig.layout.xaxis.ticktext) == ["0.4", "0.8", "1.6", "3.2"]
+
+
+def test_presenting_enlarges_fonts_and_lines() -> None:
+    fig = errors_figures.exact_vs_empirical(
+        _error_table(2), x="range length", title="MSE", x_title="L"
+    )
+    out = present.style(fig, presenting=True)
+    assert out.layout.xaxis.title.font.size >= 18 and out.layout.yaxis.tickfont.size >= 18
+    lines = [t for t in out.data if "lines" in (t.mode or "")]
+    assert lines and all(t.line.width >= present.PRESENT_LINE for t in lines)
+
+
+def test_stamp_names_every_setting_under_the_lowest_x_axis() -> None:
+    settings = {"dataset": "zipf-4096", "n": 4096, "ε": 0.5, "tree": "16-ary", "seed": 3}
+    fig = mechanisms_figures.true_vs_noisy(("a", "b"), np.array([1.0, 2.0]), np.array([1.5, 2.5]))
+    out = present.stamp(fig, settings)
+    text = out.layout.xaxis2.title.text  # the noise panel is the lower one
+    for part in ("dataset: zipf-4096", "n = 4,096", "ε = 0.5", "tree: 16-ary", "seed: 3"):
+        assert part in text
+    assert not out.layout.xaxis.title.text
+
+
+def test_stamp_on_a_figure_without_axes_is_an_annotation() -> None:
+    t = tree.kary_tree(16, 2)
+    nodes = tree_figures.visible_nodes(t, 0, 15)
+    fig = tree_figures.tree_icicle(
+        t, nodes, 0, 15, np.arange(t.size, dtype=float), "c", {"p": np.ones(t.size)}
+    )
+    out = present.stamp(fig, {"n": 16})
+    assert out.layout.annotations[-1].text.endswith("n = 16</span>")
+
+
+def test_icicle_constant_colour_is_one_value_and_narrow_nodes_lose_borders() -> None:
+    t = tree.kary_tree(1024, 2)
+    nodes = tree_figures.visible_nodes(t, 0, 1023)
+    fig = tree_figures.tree_icicle(
+        t, nodes, 0, 1023, np.full(t.size, 28.3), "noise std", {"p": np.ones(t.size)}
+    )
+    assert fig.data[0].marker.showscale is False
+    assert "28.3" in fig.layout.title.text
+    widths = np.asarray(fig.data[0].marker.line.width)
+    node_px = (t.hi[nodes] - t.lo[nodes] + 1) / 1024 * tree_figures.CHART_PX
+    assert np.all(widths[node_px < tree_figures.MIN_BORDERED_PX] == 0)
+    assert np.all(widths[node_px >= tree_figures.MIN_BORDERED_PX] > 0)
+    varied = tree_figures.tree_icicle(
+        t, nodes, 0, 1023, np.arange(t.size, dtype=float), "p", {"p": np.ones(t.size)}
+    )
+    assert varied.data[0].marker.showscale is True
+
+
+def test_histogram_zoom_numbers_bins_from_the_window_and_uses_three_colours() -> None:
+    counts = np.arange(100.0)
+    fig = tree_figures.histogram_comparison(
+        {"true": counts, "noisy": counts + 1, "consistent": counts}, None, first=401
+    )
+    assert fig.data[0].x[0] == 401
+    assert len({t.line.color for t in fig.data}) == 3
+
+
+def test_laplace_noise_is_drawn_on_its_own_axis() -> None:
+    true = np.array([1e6, 2e6, 3e6])
+    fig = mechanisms_figures.true_vs_noisy(("a", "b", "c"), true, true + np.array([0.5, -1.0, 2.0]))
+    noise = next(t for t in fig.data if t.name == "noise")
+    np.testing.assert_allclose(noise.y, [0.5, -1.0, 2.0])
+    assert noise.yaxis == "y2"
+
+
+@pytest.mark.parametrize("value", [1.0, 2.0])
+def test_laplace_sensitivity_text_follows_delta_f(value: float) -> None:
+    from dpui import mechanisms_laplace
+
+    text = mechanisms_laplace.sensitivity_text(value, gapminder=False)
+    assert ("Here Δf = 2" in text) == (value == 2.0)
+    assert "country" not in text
+
+
+def test_presentation_mode_from_the_link_collapses_prose_and_stacks_columns() -> None:
+    at = AppTest.from_file("../pages/laplace.py", default_timeout=60)
+    at.query_params["present"] = "1"
+    at.run()
+    assert not at.exception
+    assert at.toggle(key=present.PRESENT.name).value is True
+    assert any(e.label == "Explanation" for e in at.expander)
+    plain = AppTest.from_file("../pages/laplace.py", default_timeout=60).run()
+    assert not any(e.label == "Explanation" for e in plain.expander)
+    assert len(at.columns) < len(plain.columns)  # figures full width, text below
+
+
+def test_export_format_switch_reaches_the_chart_config() -> None:
+    at = AppTest.from_file("../pages/home.py", default_timeout=60).run()
+    at.segmented_control(key=present.EXPORT.name).set_value("svg").run()
+    assert not at.exception
+    assert at.query_params["export"] == "svg"
+
+
+def test_icicle_stops_before_a_level_of_sub_pixel_nodes() -> None:
+    t = tree.kary_tree(1024, 2)
+    nodes = tree_figures.visible_nodes(t, 0, 1023)
+    per_level = np.bincount(t.depth[nodes])
+    assert per_level.max() <= tree_figures.MAX_LEVEL_NODES
+    assert len(per_level) < t.height  # the caption then says deeper levels are not drawn
+    zoomed = tree_figures.visible_nodes(t, 0, 63)
+    assert t.depth[zoomed].max() == t.height - 1  # zoomed in, the leaves are drawn
+
+
+def test_a_long_stamp_wraps_at_its_separators() -> None:
+    text = present.settings_text({f"setting{i}": "value" * 3 for i in range(6)})
+    fig = present.stamp(go.Figure(go.Scatter(x=[1], y=[1])), {"s": text})
+    lines = fig.layout.xaxis.title.text.split("<br>")
+    assert len(lines) > 1
+    assert all(len(line) < present.STAMP_WIDTH + 60 for line in lines)  # + the span markup
