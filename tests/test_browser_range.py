@@ -16,7 +16,8 @@ def test_dragging_on_the_histogram_selects_the_range(server, browser):  # noqa: 
     page.wait_for_function(
         "document.querySelectorAll('.js-plotly-plot').length >= 4", timeout=60_000
     )
-    first, last = page.get_by_label("First bin"), page.get_by_label("Last bin")
+    first = page.get_by_label("First bin", exact=True)
+    last = page.get_by_label("Last bin", exact=True)
     assert (first.input_value(), last.input_value()) == ("2", "11")
     chart = page.locator('[data-testid="stPlotlyChart"]').nth(1)  # the histogram
     chart.scroll_into_view_if_needed()
