@@ -134,19 +134,28 @@ def columns(spec: Sequence[float]) -> list[DeltaGenerator]:
     return list(st.columns(spec))
 
 
+def _dash_missing(value: Any) -> Any:
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return "—"
+    return f"{value:.6g}" if isinstance(value, float) else str(value)
+
+
 def table(data: pd.DataFrame, *, where: DeltaGenerator | None = None, **kwargs: Any) -> None:
-    """A results table: missing values as an em dash (never 'None'), and each column wide
-    enough for its header and its values, so that no header is cut with an ellipsis."""
+    """A results table: missing values as an em dash (Streamlit writes 'None'; a column with
+    gaps becomes text for that), and each column wide enough for its header and values, so
+    that no header is cut with an ellipsis."""
+    shown = data.copy()
+    for column in shown.columns:
+        if shown[column].isna().any():
+            shown[column] = shown[column].map(_dash_missing)
 
     def width(column: Any) -> int:
-        cells = data[column].head(200).map(lambda v: f"{v:,.4g}" if isinstance(v, float) else v)
+        cells = shown[column].head(200).map(lambda v: f"{v:,.4g}" if isinstance(v, float) else v)
         longest = max([len(str(column)), *(len(str(v)) for v in cells)])
         return min(7 * longest + 28, 420)
 
-    config = {str(c): st.column_config.Column(width=width(c)) for c in data.columns}
-    (where or st).dataframe(
-        data.style.format(na_rep="—"), hide_index=True, column_config=config, **kwargs
-    )
+    config = {str(c): st.column_config.Column(width=width(c)) for c in shown.columns}
+    (where or st).dataframe(shown, hide_index=True, column_config=config, **kwargs)
 
 
 def show_chart(

@@ -178,3 +178,10 @@ def test_a_long_stamp_wraps_at_its_separators() -> None:
     lines = fig.layout.xaxis.title.text.split("<br>")
     assert len(lines) > 1
     assert all(len(line) < present.STAMP_WIDTH + 60 for line in lines)  # + the span markup
+
+
+def test_tables_show_missing_values_as_a_dash() -> None:
+    at = AppTest.from_file("../pages/matrix_privelet.py", default_timeout=60).run()
+    table = at.dataframe[0].value
+    assert (table["95% CI ±"].iloc[:3] == "—").all()
+    assert float(table["95% CI ±"].iloc[3]) > 0  # the simulation's interval is kept
