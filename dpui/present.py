@@ -76,11 +76,13 @@ def presenting() -> bool:
     return bool(state.get(PRESENT))
 
 
-def header(page_path: str, title: str, caption: str = "") -> None:
+def header(page_path: str, title: str, caption: str = "", *, charts: bool = True) -> None:
     """The page's frame: title, what to notice, and the toolbar (presentation mode, chart
     download format, copy link, ``caption`` in an "About this page" popover)."""
     st.html(_CSS)
     state.load(PARAMS)
+    if st.session_state.get(EXPORT.name) is None:  # a segmented control can be unselected
+        st.session_state[EXPORT.name] = EXPORT.default
     if presenting():
         st.html(_CSS_PRESENT)
     st.title(title)
@@ -94,22 +96,21 @@ def header(page_path: str, title: str, caption: str = "") -> None:
         help="Large chart fonts, thick lines, figures full width, explanations collapsed. "
         "Kept in the link (present=1).",
     )
-    bar.segmented_control(
-        "Chart download",
-        EXPORT.options,
-        format_func=str.upper,
-        key=EXPORT.name,
-        label_visibility="collapsed",
-        help="Format of each chart's camera button (top right of the chart): PNG at "
-        f"{SLIDE_WIDTH * PNG_SCALE:.0f}x{SLIDE_HEIGHT * PNG_SCALE:.0f} px or SVG, "
-        "with the settings stamped on the figure.",
-    )
+    if charts:
+        bar.segmented_control(
+            "Chart download",
+            EXPORT.options,
+            format_func=str.upper,
+            key=EXPORT.name,
+            label_visibility="collapsed",
+            help="Format of each chart's camera button (top right of the chart): PNG at "
+            f"{SLIDE_WIDTH * PNG_SCALE:.0f}x{SLIDE_HEIGHT * PNG_SCALE:.0f} px or SVG, "
+            "with the settings stamped on the figure.",
+        )
     with bar:
         st.html(_COPY_LINK, width="content", unsafe_allow_javascript=True)
     if caption:  # one click away, so that the figure fits above the fold
         bar.popover("About this page", type="tertiary", icon=":material/info:").caption(caption)
-    if st.session_state.get(EXPORT.name) is None:  # a segmented control can be unselected
-        st.session_state[EXPORT.name] = EXPORT.default
     state.save(PARAMS)
 
 
