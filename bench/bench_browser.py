@@ -28,6 +28,7 @@ from typing import Any
 from streamlit.testing.v1 import AppTest
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))  # AppTest's pages import this checkout's dpui, not an installed one
 QUIET_S = 0.3
 FLAGS = [
     "--no-sandbox",
@@ -175,6 +176,7 @@ def apptest_times(repeats: int) -> dict[Change, list[float]]:
                 start = time.perf_counter()
                 at.run()
                 times[change].append(time.perf_counter() - start)
+                assert not at.exception, at.exception
     return times
 
 

@@ -76,11 +76,13 @@ def presenting() -> bool:
     return bool(state.get(PRESENT))
 
 
-def header(page_path: str, title: str, caption: str = "") -> None:
+def header(page_path: str, title: str, caption: str = "", *, charts: bool = True) -> None:
     """The page's frame: title, what to notice, and the toolbar (presentation mode, chart
     download format, copy link, ``caption`` in an "About this page" popover)."""
     st.html(_CSS)
     state.load(PARAMS)
+    if st.session_state.get(EXPORT.name) is None:  # a segmented control can be unselected
+        st.session_state[EXPORT.name] = EXPORT.default
     if presenting():
         st.html(_CSS_PRESENT)
     st.title(title)
@@ -94,22 +96,21 @@ def header(page_path: str, title: str, caption: str = "") -> None:
         help="Large chart fonts, thick lines, figures full width, explanations collapsed. "
         "Kept in the link (present=1).",
     )
-    bar.segmented_control(
-        "Chart download",
-        EXPORT.options,
-        format_func=str.upper,
-        key=EXPORT.name,
-        label_visibility="collapsed",
-        help="Format of each chart's camera button (top right of the chart): PNG at "
-        f"{SLIDE_WIDTH * PNG_SCALE:.0f}x{SLIDE_HEIGHT * PNG_SCALE:.0f} px or SVG, "
-        "with the settings stamped on the figure.",
-    )
+    if charts:
+        bar.segmented_control(
+            "Chart download",
+            EXPORT.options,
+            format_func=str.upper,
+            key=EXPORT.name,
+            label_visibility="collapsed",
+            help="Format of each chart's camera button (top right of the chart): PNG at "
+            f"{SLIDE_WIDTH * PNG_SCALE:.0f}x{SLIDE_HEIGHT * PNG_SCALE:.0f} px or SVG, "
+            "with the settings stamped on the figure.",
+        )
     with bar:
         st.html(_COPY_LINK, width="content", unsafe_allow_javascript=True)
     if caption:  # one click away, so that the figure fits above the fold
         bar.popover("About this page", type="tertiary", icon=":material/info:").caption(caption)
-    if st.session_state.get(EXPORT.name) is None:  # a segmented control can be unselected
-        st.session_state[EXPORT.name] = EXPORT.default
     state.save(PARAMS)
 
 
@@ -134,19 +135,28 @@ def columns(spec: Sequence[float]) -> list[DeltaGenerator]:
     return list(st.columns(spec))
 
 
+def _dash_missing(value: Any) -> Any:
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return "—"
+    return f"{value:.6g}" if isinstance(value, float) else str(value)
+
+
 def table(data: pd.DataFrame, *, where: DeltaGenerator | None = None, **kwargs: Any) -> None:
-    """A results table: missing values as an em dash (never 'None'), and each column wide
-    enough for its header and its values, so that no header is cut with an ellipsis."""
+    """A results table: missing values as an em dash (Streamlit writes 'None'; a column with
+    gaps becomes text for that), and each column wide enough for its header and values, so
+    that no header is cut with an ellipsis."""
+    shown = data.copy()
+    for column in shown.columns:
+        if shown[column].isna().any():
+            shown[column] = shown[column].map(_dash_missing)
 
     def width(column: Any) -> int:
-        cells = data[column].head(200).map(lambda v: f"{v:,.4g}" if isinstance(v, float) else v)
+        cells = shown[column].head(200).map(lambda v: f"{v:,.4g}" if isinstance(v, float) else v)
         longest = max([len(str(column)), *(len(str(v)) for v in cells)])
         return min(7 * longest + 28, 420)
 
-    config = {str(c): st.column_config.Column(width=width(c)) for c in data.columns}
-    (where or st).dataframe(
-        data.style.format(na_rep="—"), hide_index=True, column_config=config, **kwargs
-    )
+    config = {str(c): st.column_config.Column(width=width(c)) for c in shown.columns}
+    (where or st).dataframe(shown, hide_index=True, column_config=config, **kwargs)
 
 
 def show_chart(

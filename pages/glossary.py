@@ -4,7 +4,7 @@ import streamlit as st
 
 from dpui import glossary, present, references
 
-present.header("pages/glossary.py", "Glossary")
+present.header("pages/glossary.py", "Glossary", charts=False)
 for term in glossary.TERMS:
     st.subheader(term.name, anchor=term.key)
     st.markdown(references.resolve(term.definition))

@@ -38,7 +38,7 @@ state.load(view.PARAMS)
 panel = present.settings_panel()
 with panel:
     st.markdown("**Data**")
-    c = [*st.columns(3), *st.columns(3)]
+    c = [*st.columns([2.2, 1.6, 1]), *st.columns(3)]
     c[0].selectbox(
         "Source",
         view.SOURCES,

@@ -34,7 +34,7 @@ def new_noise() -> None:
 
 
 with present.settings_panel():
-    c1, c2, c3, c4 = st.columns([1.4, 1.3, 1, 1])
+    c1, c2, c3, c4 = (*st.columns([1.7, 1]), *st.columns([1, 1]))
     c1.selectbox("Data", list(lap.SOURCES), format_func=lap.SOURCES.__getitem__, key=SOURCE.name)
     if st.session_state[SOURCE.name] == "gapminder":
         y1, y2 = c1.columns(2)

@@ -4,7 +4,7 @@ import streamlit as st
 
 from dpui import present, references
 
-present.header("pages/references.py", "References")
+present.header("pages/references.py", "References", charts=False)
 for n, ref in enumerate(references.REFERENCES, start=1):
     st.subheader(f"[{n}] {ref.short}", anchor=references.anchor(ref.key))
     st.markdown(f"{ref.text()}  \n*Used for:* {ref.used_for}")

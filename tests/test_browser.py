@@ -205,6 +205,15 @@ def test_presentation_mode_from_the_link(server, browser, screenshots):
         ".map(t => parseFloat(getComputedStyle(t).fontSize))"
     )
     assert sizes and min(sizes) >= 18
+    # slide-ready download: Plotly's own camera button, set up by dpui.present
+    options = page.evaluate(
+        "() => document.querySelector('.js-plotly-plot')._context.toImageButtonOptions"
+    )
+    assert options["format"] == "png" and options["width"] * options["scale"] >= 1920
+    axis_titles = page.evaluate(
+        "() => [...document.querySelectorAll('.js-plotly-plot .g-xtitle')].map(t => t.textContent)"
+    )
+    assert any("dataset: " in title and "ε = " in title for title in axis_titles)
     # the chart spans the main column (no side column next to it)
     chart = page.locator(".js-plotly-plot").first.bounding_box()
     main = page.locator('[data-testid="stMainBlockContainer"]').bounding_box()

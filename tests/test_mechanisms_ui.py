@@ -16,11 +16,11 @@ from dpui import mechanisms_laplace as lap
 
 def test_true_vs_noisy_uses_bars_then_lines():
     small = figures.true_vs_noisy(["a", "b"], np.array([1.0, 2.0]), np.array([1.5, 1.0]))
-    assert [t.type for t in small.data] == ["bar", "bar"]
+    assert [t.type for t in small.data] == ["bar", "bar", "bar"]  # true, noisy, the noise
     np.testing.assert_array_equal(small.data[1].customdata, [0.5, -1.0])  # noise in the hover
     n = figures.MAX_BARS + 1
     large = figures.true_vs_noisy([str(i) for i in range(n)], np.zeros(n), np.ones(n))
-    assert [t.type for t in large.data] == ["scattergl", "scattergl"]
+    assert [t.type for t in large.data] == ["scattergl"] * 3
 
 
 def test_noise_distribution_marks_both_widths_on_both_sides():

@@ -178,3 +178,23 @@ def test_a_long_stamp_wraps_at_its_separators() -> None:
     lines = fig.layout.xaxis.title.text.split("<br>")
     assert len(lines) > 1
     assert all(len(line) < present.STAMP_WIDTH + 60 for line in lines)  # + the span markup
+
+
+def test_tables_show_missing_values_as_a_dash() -> None:
+    at = AppTest.from_file("../pages/matrix_privelet.py", default_timeout=60).run()
+    table = at.dataframe[0].value
+    assert (table["95% CI ±"].iloc[:3] == "—").all()
+    assert float(table["95% CI ±"].iloc[3]) > 0  # the simulation's interval is kept
+
+
+def test_unselecting_the_download_format_falls_back_to_png() -> None:
+    at = AppTest.from_file("../pages/home.py", default_timeout=60).run()
+    at.segmented_control(key=present.EXPORT.name).set_value(None).run()
+    assert not at.exception
+    at.run()
+    assert not at.exception and at.segmented_control(key=present.EXPORT.name).value == "png"
+
+
+def test_pages_without_charts_have_no_download_format() -> None:
+    at = AppTest.from_file("../pages/glossary.py", default_timeout=60).run()
+    assert not at.exception and not at.segmented_control
