@@ -200,14 +200,15 @@ def browser() -> Iterator[Any]:
 
 
 IDLE = "document.querySelector('[data-testid=\"stApp\"]')?.dataset.testScriptState"
-DONE = f"{IDLE} === 'notRunning' && document.querySelector('h1') !== null"
+DONE = f"() => {IDLE} === 'notRunning' && document.querySelector('h1') !== null"
 
 
 def wait_idle(page: Any, timeout_s: float) -> None:
     """Wait for the script to start (if it has not yet) and then to finish."""
     with contextlib.suppress(Exception):  # already finished: the next wait decides
-        page.wait_for_function(f"{IDLE} === 'running'", timeout=3_000)
-    page.wait_for_function(f"{IDLE} === 'notRunning'", timeout=timeout_s * 1000)
+        page.wait_for_function(f"() => {IDLE} === 'running'", timeout=3_000)
+    page.wait_for_function(DONE, timeout=timeout_s * 1000)  # a connected page is 'notRunning'
+    # before its first run: the page title (st.title, first on every page) marks a real run
 
 
 def replay(

@@ -19,9 +19,10 @@ config file has no place for application settings):
     caches together (trees, releases, key-value datasets, prepared algorithms).
 
 The cost models are linear in the work (bins, pairs, users x repetitions, ...)
-with constants measured once on a 2-core 2.4 GHz server running the dpcore of
-this repository (peak memory by ``tracemalloc``) and rounded up; they are
-estimates, good to a factor of about two, which is what a limit needs.
+with constants measured once (November 2026) by timing the dpcore calls of this
+repository on the 2-core development server, itself shared with other jobs (peak
+memory by ``tracemalloc``), and rounded up; they are estimates, good to a factor
+of about two, which is what a limit needs. Recalibrate them when dpcore gets faster.
 """
 
 from __future__ import annotations
