@@ -92,8 +92,17 @@ def pidentity_strategy(n: int) -> pidentity.PIdentityStrategy | None:
     return found
 
 
-def optimise_pidentity(n: int) -> pidentity.PIdentityStrategy:
-    """Optimise (once, with a progress bar) the p-Identity strategy for ``n`` bins."""
+def optimise_pidentity(n: int) -> pidentity.PIdentityStrategy | None:
+    """Optimise (once, with a progress bar) the p-Identity strategy for ``n`` bins; None
+    (with the reason shown) when the search is over the work limit."""
+    rows, starts = pidentity.default_rows(n), pidentity.default_starts(n)
+    if not limits.allow_requested(
+        f"optimising the p-Identity strategy for {n:,} bins (p = {rows}, {starts} start(s))",
+        limits.pidentity_search(n, rows, starts, 300),
+        smaller="use a histogram with fewer bins",
+        library="dpcore.pidentity.optimise",
+    ):
+        return None
 
     def compute(progress: slow.Progress) -> pidentity.PIdentityStrategy:
         return pidentity.optimise(n, progress=progress)

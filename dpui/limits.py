@@ -16,7 +16,11 @@ config file has no place for application settings):
     its estimated peak memory;
 ``DP_EXPLORER_CACHE_MB`` (default 600)
     the total size of the big arrays kept between reruns by the :func:`cache_by_bytes`
-    caches together (trees, releases, key-value datasets, prepared algorithms).
+    caches together (trees, releases, key-value datasets, prepared algorithms);
+``DP_EXPLORER_REQUEST_SECONDS`` (default 120)
+    estimated seconds of a search a user starts with a button (:func:`allow_requested`):
+    it shows progress, runs once and is then kept for every session, so it may take
+    longer than a page's rerun, but never without bound.
 
 The cost models are linear in the work (bins, pairs, users x repetitions, ...)
 with constants measured once (November 2026) by timing the dpcore calls of this
@@ -48,7 +52,13 @@ R = TypeVar("R")
 SECONDS_VARIABLE = "DP_EXPLORER_WORK_SECONDS"
 MEMORY_VARIABLE = "DP_EXPLORER_MEMORY_MB"
 CACHE_VARIABLE = "DP_EXPLORER_CACHE_MB"
-DEFAULTS = {SECONDS_VARIABLE: 5.0, MEMORY_VARIABLE: 600.0, CACHE_VARIABLE: 600.0}
+REQUEST_VARIABLE = "DP_EXPLORER_REQUEST_SECONDS"
+DEFAULTS = {
+    SECONDS_VARIABLE: 5.0,
+    MEMORY_VARIABLE: 600.0,
+    CACHE_VARIABLE: 600.0,
+    REQUEST_VARIABLE: 120.0,
+}
 MB = 1e6
 
 
@@ -110,6 +120,34 @@ def _bigger(library: str) -> str:
         f"limits, e.g. `{SECONDS_VARIABLE}=600 {MEMORY_VARIABLE}=16000 streamlit run app.py` "
         "(see 'Serving a class' in the README)."
     )
+
+
+def allow_requested(what: str, cost: Cost, *, smaller: str, library: str) -> bool:
+    """:func:`allow` for a search started by a button: its seconds are held to
+    ``DP_EXPLORER_REQUEST_SECONDS`` instead of the per-rerun limit."""
+    limits = current()
+    limits = Limits(_env(REQUEST_VARIABLE), limits.megabytes, limits.cache_megabytes)
+    message = refusal(what, cost, smaller=smaller, library=library, limits=limits)
+    if message is None:
+        return True
+    st.warning(
+        message.replace(SECONDS_VARIABLE, REQUEST_VARIABLE), icon=":material/hourglass_disabled:"
+    )
+    return False
+
+
+def fanout_scan(n: int) -> Cost:
+    """Scoring fan-outs 2..20 after BLUE: 19 per-level searches at about 35 µs per bin each
+    (2.3 s for the slowest, k = 2, at 65,536 bins, in ``bench/bench_allocation.py``)."""
+    return Cost(19 * n * 35e-6, n * 300 / MB)
+
+
+def pidentity_search(n: int, rows: int, starts: int, iterations: int) -> Cost:
+    """The p-Identity optimiser: one loss and gradient costs about 0.12 s at n = 4,096 with
+    p = 128 (O(n p^2)), and the search runs ``iterations`` of them per start, keeping about
+    a dozen arrays of ``n p`` numbers (the L-BFGS history)."""
+    step = 0.12 * (n / 4096) * (rows / 128) ** 2
+    return Cost(starts * iterations * step, n * rows * 8 * 12 / MB)
 
 
 def allow(what: str, cost: Cost, *, smaller: str, library: str) -> bool:

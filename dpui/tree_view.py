@@ -243,8 +243,16 @@ def fanout_after_consistency(
     return found
 
 
-def find_fanout(n: int, eps: float, workload: str, rule: cb.AllocationRule) -> int:
-    """Search k = 2..20 (once, with a progress bar) for :func:`fanout_after_consistency`."""
+def find_fanout(n: int, eps: float, workload: str, rule: cb.AllocationRule) -> int | None:
+    """Search k = 2..20 (once, with a progress bar) for :func:`fanout_after_consistency`;
+    None (with the reason shown) when the search is over the work limit."""
+    if not limits.allow_requested(
+        f"scoring fan-outs 2–{tree.MAX_FANOUT} after BLUE over {n:,} bins",
+        limits.fanout_scan(n),
+        smaller="use a histogram with fewer bins",
+        library="dpcore.consistent_budget.fanout_after_consistency",
+    ):
+        return None
 
     def compute(progress: slow.Progress) -> int:
         return cb.fanout_after_consistency(n, eps, workload, rule, progress=progress)[0]

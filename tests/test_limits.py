@@ -198,3 +198,20 @@ def test_byte_cache_keeps_at_most_max_entries_per_function() -> None:
 
     assert [square(i) for i in range(5)] == [0, 1, 4, 9, 16]
     assert square.entries() == 2  # type: ignore[attr-defined]
+
+
+def test_button_searches_have_their_own_larger_bound(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Fan-out scan and p-Identity: allowed at the sizes the pages offer by default, refused
+    (not run) beyond the on-request limit, which the environment sets."""
+    from dpcore import pidentity
+
+    monkeypatch.delenv(limits.REQUEST_VARIABLE, raising=False)
+    assert limits.allow_requested("scan", limits.fanout_scan(65_536), smaller="-", library="x")
+    assert not limits.allow_requested("scan", limits.fanout_scan(2**20), smaller="-", library="x")
+    n = pidentity.MAX_BINS
+    cost = limits.pidentity_search(n, pidentity.default_rows(n), pidentity.default_starts(n), 300)
+    assert limits.allow_requested("p-Identity", cost, smaller="-", library="x")
+    monkeypatch.setenv(limits.REQUEST_VARIABLE, "10")
+    assert not limits.allow_requested("p-Identity", cost, smaller="-", library="x")
+    # a refused button search returns None and computes nothing
+    assert errors_view.optimise_pidentity(n) is None
