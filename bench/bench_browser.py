@@ -29,6 +29,8 @@ from streamlit.testing.v1 import AppTest
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))  # AppTest's pages import this checkout's dpui, not an installed one
+from dpui import tree_view  # noqa: E402  (after the path, for the same reason)
+
 QUIET_S = 0.3
 FLAGS = [
     "--no-sandbox",
@@ -60,7 +62,7 @@ CHANGES = (
         "select",
         "tb_alloc",
         ("uniform", "node"),
-        ("uniform ε/Δ (Boost)", "per-node optimal (LUE-DPTree)"),
+        (tree_view.ALLOCATIONS["uniform"], tree_view.ALLOCATIONS["node"]),
     ),
     Change("tree_budgets", "Tree", "select", "tb_tree", ("4", "sc"), ("4-ary", "optimise")),
     Change("error_analysis", "Seed", "number", "ea_seed", (1, 0)),

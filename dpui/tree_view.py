@@ -39,8 +39,10 @@ ALLOCATIONS = {
 }
 SLOW_ALLOCATIONS = ("consistent", "consistent_node")
 """Numeric searches: per level automatic up to :data:`AUTO_NODES` nodes, per node on request."""
-AUTO_NODES = 150_000
-"""Largest tree whose per-level search after BLUE runs without a click (~1-2 s at 131,071)."""
+AUTO_NODES = 40_000
+"""Largest tree whose per-level search after BLUE runs without a click: about 0.5 s at this
+size, which keeps a change of tree under a second (at 131,071 nodes it took 2 s; larger
+trees get the search behind the button, with progress)."""
 AUTO_DENSE_BINS = 256
 """Ranges of one length use a dense O(n^3) gradient: automatic only up to this many bins."""
 RULES: dict[str, cb.AllocationRule] = {
