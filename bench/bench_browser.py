@@ -14,13 +14,10 @@ from __future__ import annotations
 
 import argparse
 import shutil
-import socket
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
-import urllib.request
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -30,16 +27,9 @@ from streamlit.testing.v1 import AppTest
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))  # AppTest's pages import this checkout's dpui, not an installed one
 from dpui import tree_view  # noqa: E402  (after the path, for the same reason)
+from tests.served_app import CHROMIUM_FLAGS, serve  # noqa: E402
 
 QUIET_S = 0.3
-FLAGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-]
 
 
 @dataclass(frozen=True)
@@ -71,35 +61,6 @@ CHANGES = (
     Change("matrix_privelet", "Noise seed", "number", "mp_seed", (1, 0)),
     Change("kv_ldp", "Simulation seed", "number", "kv_seed", (1, 0)),
 )
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-def serve() -> tuple[subprocess.Popen[bytes], str]:
-    port = free_port()
-    proc = subprocess.Popen(
-        [
-            *(sys.executable, "-m", "streamlit", "run", str(ROOT / "app.py")),
-            *("--server.address", "127.0.0.1", "--server.port", str(port)),
-            *("--server.headless", "true", "--browser.gatherUsageStats", "false"),
-        ],
-        cwd=ROOT,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    url = f"http://127.0.0.1:{port}"
-    for _ in range(200):
-        try:
-            with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2):
-                return proc, url
-        except OSError:
-            time.sleep(0.3)
-    proc.terminate()
-    raise SystemExit("the app did not start")
 
 
 def settle(page: Any, limit_s: float = 120.0) -> float:
@@ -141,7 +102,7 @@ def browser_times(url: str, repeats: int) -> dict[Change, list[float]]:
             profile,
             executable_path=chromium,
             headless=True,
-            args=FLAGS,
+            args=CHROMIUM_FLAGS,
             viewport={"width": 1280, "height": 720},
         )
         page = context.new_page()
@@ -186,12 +147,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeats", type=int, default=2)
     args = parser.parse_args()
-    proc, url = serve()
-    try:
+    with serve() as (url, _):
         in_browser = browser_times(url, args.repeats)
-    finally:
-        proc.terminate()
-        proc.wait(timeout=20)
     server_side = apptest_times(args.repeats)
     print("Widget change -> settled page (default settings; seconds)\n")
     header = (

@@ -22,13 +22,10 @@ import argparse
 import contextlib
 import os
 import shutil
-import socket
-import subprocess
 import sys
 import tempfile
 import threading
 import time
-import urllib.request
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -36,14 +33,9 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
-CHROMIUM_FLAGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-]
+sys.path.insert(0, str(ROOT))
+from tests.served_app import CHROMIUM_FLAGS, serve  # noqa: E402  (after the path)
+
 UPLOAD_BINS = 2**22
 ALL_ALGORITHMS = "&".join(
     f"ea_{k}=true"
@@ -96,12 +88,6 @@ PAGES = sorted({link.path.split("?")[0] for link in LINKS})
 LOAD_PATH = "/tree_budgets"
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
 def rss_mb(pid: int, field: str = "VmRSS") -> float:
     """Resident memory (or its peak, ``VmHWM``) of process ``pid`` in MB, from /proc."""
     try:
@@ -146,41 +132,6 @@ class Sampler:
     def stop(self) -> None:
         self._stop.set()
         self._thread.join()
-
-
-@contextmanager
-def serve(env: dict[str, str], app: Path = ROOT) -> Iterator[tuple[str, subprocess.Popen[bytes]]]:
-    port = free_port()
-    proc = subprocess.Popen(
-        [
-            sys.executable, "-m", "streamlit", "run", str(app / "app.py"),
-            "--server.address", "127.0.0.1", "--server.port", str(port),
-            "--server.headless", "true", "--browser.gatherUsageStats", "false",
-        ],
-        cwd=app,
-        env={**os.environ, **env},
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )  # fmt: skip
-    url = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + 60
-        while time.monotonic() < deadline:
-            try:
-                with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as r:
-                    if r.status == 200:
-                        break
-            except OSError:
-                time.sleep(0.3)
-        else:
-            raise RuntimeError("the app did not start within 60 s")
-        yield url, proc
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            proc.kill()
 
 
 @contextmanager

@@ -1,0 +1,69 @@
+"""The app served on 127.0.0.1 and Debian's Chromium flags: shared by the browser tests and
+the browser benchmarks (``bench/bench_browser.py``, ``bench/bench_links.py``)."""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+CHROMIUM_FLAGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@contextmanager
+def serve(
+    env: dict[str, str] | None = None, app: Path = ROOT
+) -> Iterator[tuple[str, subprocess.Popen[bytes]]]:
+    """Run ``streamlit run app.py`` of checkout ``app`` headless on a free port (with extra
+    environment ``env``); yield its URL once healthy and the process; stop it afterwards."""
+    port = free_port()
+    proc = subprocess.Popen(
+        [
+            *(sys.executable, "-m", "streamlit", "run", str(app / "app.py")),
+            *("--server.address", "127.0.0.1", "--server.port", str(port)),
+            *("--server.headless", "true", "--browser.gatherUsageStats", "false"),
+        ],
+        cwd=app,
+        env={**os.environ, **(env or {})},
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    url = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            try:
+                with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as r:
+                    if r.status == 200:
+                        break
+            except OSError:
+                time.sleep(0.3)
+        else:
+            raise RuntimeError("the app did not start within 60 s")
+        yield url, proc
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            proc.kill()
