@@ -1,5 +1,6 @@
 """Histogram parsing: every accepted layout, every rejection, and fuzzing (hypothesis)."""
 
+import os
 from pathlib import Path
 
 import numpy as np
@@ -69,7 +70,12 @@ def test_rejections_say_what_was_wrong(data, kwargs, message):
 
 
 def test_real_shared_data_parses():
-    for path in sorted(SHARED_DATA.glob("*.csv")):
+    paths = sorted(SHARED_DATA.glob("*.csv"))
+    if not paths:  # CI has shared/ beside the clone; a clone elsewhere may not
+        if os.environ.get("CI"):
+            pytest.fail(f"no real histograms in {SHARED_DATA}")
+        pytest.skip(f"no real histograms in {SHARED_DATA}")
+    for path in paths:
         h = parse_histogram(path.read_bytes(), name=path.stem)
         assert h.n_bins == 4096 and h.total > 0 and not h.notes
 
