@@ -15,9 +15,11 @@ from urllib.parse import parse_qsl, urlencode
 
 import numpy as np
 import pandas as pd
+import plotly.graph_objects as go
 import streamlit as st
 
 from dpui import params as codec
+from dpui import present
 
 URL_KEY = "pin"
 
@@ -86,6 +88,75 @@ def controls(page: str, params: Sequence[codec.Param]) -> dict[str, Any] | None:
 def current(params: Sequence[codec.Param]) -> dict[str, Any]:
     """The values of ``params`` set now (view B)."""
     return {p.name: st.session_state[p.name] for p in params}
+
+
+def side_by_side(
+    a: tuple[str, go.Figure, Mapping[str, Any]],
+    b: tuple[str, go.Figure, Mapping[str, Any]],
+    *,
+    key: str,
+    share: str = "y",
+) -> None:
+    """Views A and B, each ``(settings in words, figure, stamp settings)``, in two columns on
+    the same axes: every axis letter in ``share`` ("y", "xy") gets one range fitting both
+    figures' data, so that a taller bar is a larger number."""
+    figs = [go.Figure(a[1]), go.Figure(b[1])]
+    for letter in share:
+        layouts = [f.layout.to_plotly_json() for f in figs]
+        named = {k for lay in layouts for k in lay if k.startswith(letter + "axis")}
+        for axis in named | {letter + "axis"}:
+            shared = shared_range(figs, axis)
+            if shared is not None:
+                for f in figs:
+                    f.layout[axis].range = shared
+                    f.layout[axis].autorange = False
+    cols = st.columns(2)
+    for col, label, (text, _, settings), fig in zip(
+        cols, ("A (pinned)", "B (current)"), (a, b), figs, strict=True
+    ):
+        col.markdown(f"**{label}:** {text}")
+        present.show_chart(fig, settings, key=f"{key}_{label[0]}", where=col)
+
+
+def shared_range(figs: Sequence[go.Figure], axis: str) -> list[float] | None:
+    """One range for layout axis ``axis`` that shows every figure's data (in log10 units for a
+    log axis, as Plotly wants), error bars included; None when the figures have no data there."""
+    log = any(f.layout[axis].type == "log" for f in figs)
+    values = np.concatenate([_extent(f, axis) for f in figs])
+    values = values[np.isfinite(values) & ((values > 0) if log else True)]
+    if values.size == 0:
+        return None
+    lo, hi = float(values.min()), float(values.max())
+    if log:
+        lo, hi = np.log10(lo), np.log10(hi)
+        pad = 0.05 * max(hi - lo, 1.0)
+        return [lo - pad, hi + pad]
+    lo, hi = min(lo, 0.0), max(hi, 0.0)
+    pad = 0.12 * (hi - lo or 1.0)  # room for bar labels drawn outside
+    return [lo - pad if lo < 0 else lo, hi + pad if hi > 0 else hi]
+
+
+def _extent(fig: go.Figure, axis: str) -> np.ndarray:
+    """The numeric values the traces put on layout axis ``axis``, with their error bars."""
+    letter = axis[0]
+    ref = letter + axis[5:]  # 'yaxis2' -> 'y2'
+    out = [np.empty(0)]
+    for trace in fig.data:
+        if (getattr(trace, f"{letter}axis", None) or letter) != ref:
+            continue
+        data = getattr(trace, letter, None)
+        if data is None:
+            continue
+        values = pd.to_numeric(pd.Series(np.asarray(data, dtype=object).ravel()), errors="coerce")
+        v = values.to_numpy(dtype=float)
+        out.append(v)
+        bars = getattr(trace, f"error_{letter}", None)
+        if bars is not None and bars.array is not None:
+            plus = np.asarray(bars.array, dtype=float)
+            minus = plus if bars.arrayminus is None else np.asarray(bars.arrayminus, dtype=float)
+            if plus.shape == v.shape and minus.shape == v.shape:
+                out += [v + plus, v - minus]
+    return np.concatenate(out)
 
 
 def show_table(a: Mapping[str, float], b: Mapping[str, float]) -> None:

@@ -15,7 +15,6 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-import streamlit as st
 from numpy.typing import NDArray
 
 from dpcore import budget, cnp, consistency, coverage, errors, queries, release, tree
@@ -369,17 +368,13 @@ def show_comparison(n: int, pinned: Mapping[str, Any], current: Mapping[str, Any
         return numbers, error_bars(done)
 
     (a, bars_a), (b, bars_b) = numbers_and_bars(pinned), numbers_and_bars(current)
-    top = 1.15 * max(max(d.values()) for bars in (bars_a, bars_b) for d in bars.values())
-    cols = st.columns(2)
-    for col, label, bars, v in (
-        (cols[0], "A (pinned)", bars_a, pinned),
-        (cols[1], "B (current)", bars_b, current),
-    ):
-        setting = f"{tree_label(v[TREE.name])}, ε = {v['eps']:g}, {WORKLOADS[v[WORKLOAD.name]]}"
-        col.markdown(f"**{label}:** {setting}")
+
+    def view(v: Mapping[str, Any], bars: dict[str, Any]) -> tuple[str, Any, dict[str, Any]]:
+        text = f"{tree_label(v[TREE.name])}, ε = {v['eps']:g}, {WORKLOADS[v[WORKLOAD.name]]}"
         fig = tree_figures.allocation_errors(bars, ALLOCATIONS[v[ALLOCATION.name]])
-        fig.update_yaxes(range=[0, top])
-        col.plotly_chart(fig, key=f"compare_{label[0]}")
+        return text, fig, {"n": n, "ε": v["eps"], "tree": tree_label(v[TREE.name])}
+
+    pin.side_by_side(view(pinned, bars_a), view(current, bars_b), key="compare")
     pin.show_table(a, b)
 
 

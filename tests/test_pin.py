@@ -6,6 +6,7 @@ from pathlib import Path
 from urllib.parse import parse_qsl
 
 import numpy as np
+import plotly.graph_objects as go
 import pytest
 from streamlit.testing.v1 import AppTest
 
@@ -20,6 +21,19 @@ def test_compare_table_gives_ratios_and_a_dash_where_undefined():
     table = pin.compare_table({"x": 2.0, "y": 0.0, "z": np.inf}, {"x": 3.0, "y": 1.0, "z": 1.0})
     assert list(table["B / A"]) == ["1.5", "—", "—"]
     assert list(table["A (pinned)"]) == [2.0, 0.0, np.inf]
+
+
+def test_shared_range_covers_both_figures_and_their_error_bars():
+    a = go.Figure(go.Bar(x=["u", "v"], y=[2.0, 5.0]))
+    b = go.Figure(
+        go.Scatter(x=[1, 2], y=[1.0, 3.0], error_y={"array": [0.5, 4.0], "arrayminus": [0.5, 1.0]})
+    )
+    lo, hi = pin.shared_range([a, b], "yaxis")
+    assert lo == 0.0 and 7.0 <= hi <= 7.0 * 1.2  # 3 + 4 from B's error bar is the top
+    b.update_yaxes(type="log")
+    lo, hi = pin.shared_range([a, b], "yaxis")
+    assert lo < np.log10(1.0) and np.log10(7.0) < hi  # log10 units, both figures inside
+    assert pin.shared_range([go.Figure()], "yaxis") is None
 
 
 def _page() -> AppTest:
