@@ -28,17 +28,12 @@ PALETTE = (
 )
 
 
-# the legend sits right of the plot, top-aligned under the title: it never covers either
-LEGEND = {"orientation": "v", "x": 1.02, "xanchor": "left", "y": 1.0, "yanchor": "top"}
-
-
 def _layout(fig: go.Figure, *, title: str, x: str, y: str, subtitle: str = "") -> go.Figure:
     fig.update_layout(
         title={"text": title, "subtitle": {"text": subtitle}},
         xaxis_title=x,
         yaxis_title=y,
         margin={"l": 10, "r": 10, "t": 70 if subtitle else 50, "b": 10},
-        legend=LEGEND,
     )
     return fig
 

@@ -33,7 +33,6 @@ def _layout(
         xaxis_title=x,
         yaxis_title=y,
         margin={"l": 10, "r": 10, "t": 40, "b": 10},
-        legend={"orientation": "v", "x": 1.02, "xanchor": "left", "y": 1.0, "yanchor": "top"},
         hovermode=hovermode,
     )
     return fig

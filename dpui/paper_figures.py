@@ -19,7 +19,6 @@ def _frame(fig: go.Figure, *, title: str, x: str, y: str) -> go.Figure:
         xaxis_title=x,
         yaxis_title=y,
         margin={"l": 10, "r": 10, "t": 50, "b": 10},
-        legend={"orientation": "v", "x": 1.02, "xanchor": "left", "y": 1.0, "yanchor": "top"},
         height=520,
     )
     return fig

@@ -17,6 +17,7 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
+from streamlit.delta_generator import DeltaGenerator
 
 from dpui import params as codec
 from dpui import present
@@ -44,8 +45,11 @@ def describe(values: Mapping[str, Any]) -> str:
     )
 
 
-def controls(page: str, params: Sequence[codec.Param]) -> dict[str, Any] | None:
-    """The "Pin this view" / "Unpin" button; returns the pinned settings A, or None.
+def controls(
+    page: str, params: Sequence[codec.Param], *, where: DeltaGenerator | None = None
+) -> dict[str, Any] | None:
+    """The "Pin this view" / "Unpin" button, in ``where`` (e.g. the page's toolbar, so that
+    it costs the figure no room) or here; returns the pinned settings A, or None.
 
     Call after the page's widgets (the current values of ``params`` are in the
     session). On a page's first run the pin comes from the URL, if it has one;
@@ -63,7 +67,7 @@ def controls(page: str, params: Sequence[codec.Param]) -> dict[str, Any] | None:
         st.session_state[key] = pinned
     pinned = st.session_state[key]
     if pinned is None:
-        st.button(
+        (where or st).button(
             "Pin this view",
             icon=":material/push_pin:",
             on_click=_pin,
@@ -73,9 +77,8 @@ def controls(page: str, params: Sequence[codec.Param]) -> dict[str, Any] | None:
         if URL_KEY in st.query_params:
             del st.query_params[URL_KEY]
         return None
-    left, right = st.columns([1, 4], vertical_alignment="center")
-    left.button("Unpin", icon=":material/close:", on_click=_unpin, args=(page,))
-    right.caption(
+    (where or st).button("Unpin", icon=":material/close:", on_click=_unpin, args=(page,))
+    st.caption(
         "**A** is the pinned view, **B** the one set now: change any setting to compare. "
         "The page's link keeps both."
     )

@@ -76,9 +76,10 @@ def presenting() -> bool:
     return bool(state.get(PRESENT))
 
 
-def header(page_path: str, title: str, caption: str = "", *, charts: bool = True) -> None:
+def header(page_path: str, title: str, caption: str = "", *, charts: bool = True) -> DeltaGenerator:
     """The page's frame: title, what to notice, and the toolbar (presentation mode, chart
-    download format, copy link, ``caption`` in an "About this page" popover)."""
+    download format, copy link, ``caption`` in an "About this page" popover). Returns the
+    toolbar, so that a page can add its own buttons to it (such as "Pin this view")."""
     st.html(_CSS)
     state.load(PARAMS)
     if st.session_state.get(EXPORT.name) is None:  # a segmented control can be unselected
@@ -112,6 +113,7 @@ def header(page_path: str, title: str, caption: str = "", *, charts: bool = True
     if caption:  # one click away, so that the figure fits above the fold
         bar.popover("About this page", type="tertiary", icon=":material/info:").caption(caption)
     state.save(PARAMS)
+    return bar
 
 
 def settings_panel(*, expanded: bool = False) -> DeltaGenerator:
@@ -247,16 +249,18 @@ def stamp(fig: go.Figure, settings: Mapping[str, Any]) -> go.Figure:
     out = go.Figure(fig)
     if not text:
         return out
+    parts = _wrap(text, STAMP_WIDTH)
     line = "<br>".join(
-        f'<span style="font-size:{STAMP_FONT}px;color:#666">{part}</span>'
-        for part in _wrap(text, STAMP_WIDTH)
+        f'<span style="font-size:{STAMP_FONT}px;color:#666">{part}</span>' for part in parts
     )
     axis = _bottom_xaxis(out)
     if axis is not None:
         title = out.layout[axis].title.text
         out.layout[axis].title.text = f"{title}<br>{line}" if title else line
         return out
-    margin_b = (out.layout.margin.b if out.layout.margin.b is not None else 60) + 2 * STAMP_FONT
+    margin_b = (out.layout.margin.b if out.layout.margin.b is not None else 60) + round(
+        len(parts) * STAMP_FONT * 1.4  # every wrapped line gets its own room below the plot
+    )
     out.update_layout(margin_b=margin_b)
     out.add_annotation(
         text=line,
@@ -267,6 +271,7 @@ def stamp(fig: go.Figure, settings: Mapping[str, Any]) -> go.Figure:
         yshift=-margin_b + 2,  # from the plot's bottom edge down to the figure's
         xanchor="left",
         yanchor="bottom",
+        align="left",
         showarrow=False,
         name="settings",
     )
@@ -306,6 +311,43 @@ def log_ticks(lo: float, hi: float) -> dict[str, Any]:
     return {"tickvals": inside, "ticktext": [f"{v:.3g}" for v in inside]}
 
 
+def _legend_on_top(fig: go.Figure) -> None:
+    """Move a legend drawn right of the plot to rows between the title and the plot.
+
+    Beside the plot a legend takes its widest entry's width from every chart (most of a
+    phone's screen); in rows its entries wrap to the width. The title is pinned to the top
+    and the legend placed under it, both in pixels from the top of the figure; a legend
+    placed this way pushes the plot's top margin down, so nothing overlaps.
+    """
+    legend = fig.layout.legend
+    beside = legend.orientation in (None, "v") and (legend.x is None or legend.x >= 1)
+    entries = sum(1 for t in fig.data if getattr(t, "showlegend", False) is not False and t.name)
+    if fig.layout.showlegend is False or not beside or entries < 2:
+        return
+    height = fig.layout.height or 450  # Plotly's default
+    title_px = (TITLE_PX if fig.layout.title.text else 0) + (
+        SUBTITLE_PX if fig.layout.title.subtitle.text else 0
+    )
+    height += LEGEND_PX_PER_ENTRY * entries  # the rows a phone wraps them into, roughly
+    fig.update_layout(
+        height=height,
+        title={"yref": "container", "y": 1 - TOP_PX / height, "yanchor": "top"},
+        legend={
+            "orientation": "h",
+            "xref": "container",
+            "yref": "container",
+            "x": 0,
+            "xanchor": "left",
+            "y": 1 - (TOP_PX + title_px) / height,
+            "yanchor": "top",
+            "title_side": "left",
+        },
+    )
+
+
+TOP_PX, TITLE_PX, SUBTITLE_PX, LEGEND_PX_PER_ENTRY = 8, 30, 18, 12
+
+
 def style(fig: go.Figure, *, presenting: bool) -> go.Figure:
     """A copy of ``fig`` with honest tick labels, and projector sizes while ``presenting``.
 
@@ -328,6 +370,7 @@ def style(fig: go.Figure, *, presenting: bool) -> go.Figure:
             values = _axis_values(out, axis)
             if values.size:
                 ax.update(log_ticks(float(values.min()), float(values.max())))
+    _legend_on_top(out)
     if presenting:
         out.update_layout(
             font_size=PRESENT_TICK_FONT,

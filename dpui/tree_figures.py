@@ -101,7 +101,7 @@ def tree_icicle(
             leaf={"opacity": 1.0},  # Plotly fades leaves to 0.7 by default: a washed-out row
         )
     )
-    fig.update_layout(margin={"t": 10, "l": 10, "r": 10, "b": 10}, height=420)
+    fig.update_layout(margin={"t": 10, "l": 10, "r": 10, "b": 10}, height=380)
     if constant:
         fig.update_layout(
             margin_t=30,

@@ -17,10 +17,8 @@ present.header(
 )
 st.warning(
     f"**HISKV {references.cite('zhang-hiskv')} is reconstructed from the paper's description; "
-    "its formulas are derived here.** "
-    "The source lost every formula: the probabilities, estimators and variance below follow "
-    "the reconstruction documented in the code and are verified by the exact privacy check and "
-    "by simulation, not copied from the paper.",
+    "its formulas are derived here** (the source lost them) and verified by the exact privacy "
+    "check and by simulation.",
     icon=":material/construction:",
 )
 
@@ -148,14 +146,6 @@ except KVDataError as err:
     st.error(f"This data cannot be used: {err}")
     st.stop()
 
-cols = st.columns(6)
-for col, (label, value) in zip(cols, view.data_summary(data).items(), strict=False):
-    col.metric(label, value)
-cols[5].metric(
-    "ε (sidebar)", f"{eps:g}", help="Used by the truncation, split and privacy sections."
-)
-st.caption(f"Data: {spec.describe()}. Targets f_k and m_k are computed from these pairs.")
-
 settings = view.settings_for(
     data,
     share=ss[view.SHARE.name],
@@ -177,8 +167,20 @@ stamp = {
     "seed": seed,
 }
 
+
+def data_summary() -> None:
+    cols = st.columns(6)
+    for col, (label, value) in zip(cols, view.data_summary(data).items(), strict=False):
+        col.metric(label, value)
+    cols[5].metric(
+        "ε (sidebar)", f"{eps:g}", help="Used by the truncation, split and privacy sections."
+    )
+    st.caption(f"Data: {spec.describe()}. Targets f_k and m_k are computed from these pairs.")
+
+
 st.header("Accuracy vs ε")
 if not names:
+    data_summary()
     st.info("Tick at least one mechanism above.")
 else:
     runs = view.run_grid(spec, names, grid, ss[view.REPS.name], settings, seed, t)
@@ -187,10 +189,9 @@ else:
     for where, metric in ((left, "mse_freq"), (right, "mse_mean")):
         fig = ldp_figures.error_vs_eps(summary, metric, t)
         present.show_chart(fig, stamp, key=f"kv_{metric}", where=where)
-    st.latex(
-        r"\mathrm{MSE} = \frac1t\sum_{k\in\text{top-}t}(\hat x_k - x_k)^2,\quad"
-        r"\mathrm{RE} = \frac1t\sum_{k}\frac{|\hat x_k - x_k|}{\max(|x_k|,\delta)}"
-    )
+    f1, f2 = st.columns(2)  # side by side, stacked on a phone
+    f1.latex(r"\mathrm{MSE} = \frac1t\sum_{k\in\text{top-}t}(\hat x_k - x_k)^2")
+    f2.latex(r"\mathrm{RE} = \frac1t\sum_{k}\frac{|\hat x_k - x_k|}{\max(|x_k|,\delta)}")
     st.caption(
         f"Mean over {ss[view.REPS.name]} seeded runs per point with 95% Student-t intervals "
         "(a lower end at or below 0 is drawn at a tenth of the mean on the log axis); "
@@ -199,6 +200,7 @@ else:
         f"δ = 0 for frequencies, {metrics.MEAN_RE_FLOOR} for means. "
         f"{', '.join(UNAVAILABLE)} is not shown: {next(iter(UNAVAILABLE.values()))}"
     )
+    data_summary()
 
     st.header("Relative error vs top-t")
     re_eps = float(ss[view.RE_EPS.name])

@@ -20,7 +20,7 @@ from dpui import (
 )
 from dpui.tree_view import ALLOCATION, COLOUR, LENGTH, ROOT, SEED, TREE, WORKLOAD, ZOOM
 
-present.header(
+toolbar = present.header(
     "pages/tree_budgets.py",
     "Tree & budgets",
     "Hierarchical (interval-tree) release of a histogram under ε-DP, with heteroscedastic "
@@ -135,20 +135,10 @@ except ValueError as err:  # counts float64 cannot perturb at this epsilon
     st.error(f"No release at ε = {eps:g}: {err}", icon=":material/error:")
     st.stop()
 
-m = st.columns(5)
-m[0].metric("Bins n", f"{n:,}")
-m[1].metric("Nodes", f"{t.size:,}")
-m[2].metric("Height Δ", t.height, help="Nodes on the longest root-to-leaf path.")
-m[3].metric("Requested ε", f"{eps:g}")
-m[4].metric(
-    "Release ε (max path sum)",
-    f"{chosen.release_epsilon:.6g}",
-    help="Computed from the budgets: the largest sum of ε_x along a root-to-leaf path.",
-)
 for note in hist.notes:
     st.info(note)
 
-pinned = pin.controls("tree", PINNED)
+pinned = pin.controls("tree", PINNED, where=toolbar)
 if pinned is not None:
     tree_view.show_comparison(n, pinned, pin.current(PINNED))
 span = range_explorer.study(
@@ -161,7 +151,6 @@ span = range_explorer.study(
     st.session_state[range_explorer.LAST.name],
 )
 
-st.subheader("The tree")
 first, last = st.session_state[ZOOM.name]
 settings = {
     "dataset": hist.name,
@@ -207,6 +196,16 @@ st.caption(
     "canonical decomposition (the fewest nodes that tile the range); **ε_x** is the node's "
     "budget and **√2/ε_x** its Laplace noise standard deviation. See the "
     f"{glossary.link('coverage', 'Glossary')}."
+)
+m = st.columns(5)
+m[0].metric("Bins n", f"{n:,}")
+m[1].metric("Nodes", f"{t.size:,}")
+m[2].metric("Height Δ", t.height, help="Nodes on the longest root-to-leaf path.")
+m[3].metric("Requested ε", f"{eps:g}")
+m[4].metric(
+    "Release ε (max path sum)",
+    f"{chosen.release_epsilon:.6g}",
+    help="Computed from the budgets: the largest sum of ε_x along a root-to-leaf path.",
 )
 drawn_depth = int(t.depth[nodes].max()) + 1
 if drawn_depth < t.height:

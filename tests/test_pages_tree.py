@@ -47,7 +47,7 @@ def test_changing_fanout_epsilon_and_allocation(page):
 
 def test_new_noise_button_changes_seed_and_workload_length_is_clamped(page):
     page.run()
-    page.button[0].click().run()
+    next(b for b in page.button if b.label == "New noise").click().run()
     assert page.number_input(key="tb_seed").value == 1
     page.selectbox(key="tb_workload").set_value("length").run()
     page.number_input(key="tb_length").set_value(5000).run()

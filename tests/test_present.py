@@ -23,16 +23,33 @@ def _error_table(n_algorithms: int) -> pd.DataFrame:
     )
 
 
-def test_error_legend_has_one_entry_per_algorithm_and_sits_beside_the_plot() -> None:
+def test_error_legend_has_one_entry_per_algorithm_in_rows_between_title_and_plot() -> None:
     fig = errors_figures.exact_vs_empirical(
         _error_table(7), x="range length", title="MSE", x_title="L"
     )
     shown = [t for t in fig.data if t.showlegend is not False]
     assert len(shown) == 7  # the simulated points share their algorithm's entry
     assert {t.legendgroup for t in fig.data} == {t.legendgroup for t in shown}
-    # right of the plot area, top-aligned: it can cover neither the title nor the data
-    assert fig.layout.legend.x > 1 and fig.layout.legend.xanchor == "left"
     assert "simulated" in fig.layout.title.subtitle.text
+    styled = present.style(fig, presenting=False)
+    legend, title = styled.layout.legend, styled.layout.title
+    # in rows (they wrap to a phone's width), pinned under the title and subtitle, in pixels
+    # from the top; a container-placed legend pushes the plot down, so nothing overlaps
+    assert legend.orientation == "h" and legend.yref == "container" == title.yref
+    height = styled.layout.height
+    assert height == 450 + 7 * present.LEGEND_PX_PER_ENTRY
+    top_of_legend = (1 - legend.y) * height
+    assert top_of_legend == pytest.approx(present.TOP_PX + present.TITLE_PX + present.SUBTITLE_PX)
+    assert (1 - title.y) * height == pytest.approx(present.TOP_PX)
+
+
+def test_a_legend_placed_by_its_figure_stays_where_it_is() -> None:
+    fig = go.Figure([go.Scatter(y=[1, 2], name="a"), go.Scatter(y=[2, 1], name="b")])
+    fig.update_layout(legend={"orientation": "h", "y": 1.1})
+    styled = present.style(fig, presenting=False)
+    assert styled.layout.legend.y == 1.1 and styled.layout.height is None
+    single = present.style(go.Figure(go.Scatter(y=[1], name="a")), presenting=False)
+    assert single.layout.legend.orientation is None  # one entry: no legend rows to make
 
 
 def test_log_ticks_are_decades_or_plain_numbers() -> None:
