@@ -51,13 +51,11 @@ present.show_chart(
     where=cov_col,
 )
 text_col.latex(r"\mathrm{MSE}([l,r]) = \frac{2(h+1)^2}{\varepsilon^2}\; w^\top B B^\top w")
-text_col.latex(
-    r"\Sigma_{ii} = \tfrac{1 + 2\cdot 4^{-h}}{3},\qquad "
-    r"\Sigma_{ij} = \Phi_k = \tfrac{2}{3}\left(4^{-h} - 4^{-k}\right)"
-)
+text_col.latex(r"\Sigma_{ii} = \tfrac{1 + 2\cdot 4^{-h}}{3}")  # one per line: fits the column
+text_col.latex(r"\Sigma_{ij} = \Phi_k = \tfrac{2}{3}\left(4^{-h} - 4^{-k}\right)")
 text_col.markdown(
-    "with `k` the height of the lowest common ancestor of bins `i ≠ j`. The dashed box is the "
-    "chosen range's sub-matrix: its sum is the range's error coefficient."
+    "with $k$ the height of the lowest common ancestor of bins $i \\neq j$. The dashed box is "
+    "the chosen range's sub-matrix: its sum is the range's error coefficient."
 )
 downloads.csv_button(
     "Download B Bᵀ (CSV)",

@@ -83,7 +83,10 @@ elif choice == "table2":
         where=chart,
     )
     side.latex(r"\mathrm{MSE} = \frac{2(m+1)^2}{\varepsilon^2}\,\bar c")
-    side.latex(r"\text{eq. 16: } \bar c = \frac{m}{6} + \frac{N^3+37N^2+26N+8}{36N^2(N+1)}")
+    side.latex(
+        r"\begin{aligned}\text{eq. 16: } \bar c &= \frac{m}{6} \\"
+        r"&+ \frac{N^3+37N^2+26N+8}{36N^2(N+1)}\end{aligned}"
+    )
     side.latex(r"\text{eq. 17: } \bar c = \frac{m}{6} + \frac{1}{36}")
     side.caption(
         f"ε = {eps:g}. Simulated: {releases} releases of N zero bins for m ≤ {sim.value}, every "
@@ -122,8 +125,8 @@ elif choice == "lengths":
         key="px_lengths_chart",
         where=chart,
     )
+    side.latex(r"\mathrm{MSE}_{\mathrm{Dwork}}(L) = \frac{2L}{\varepsilon^2}")
     side.latex(
-        r"\mathrm{MSE}_{\mathrm{Dwork}}(L) = \frac{2L}{\varepsilon^2},\quad "
         r"\mathrm{MSE}_{\mathrm{tree}}[a,b] = "
         r"\sum_{x \in \mathrm{dec}[a,b]} \frac{2}{\varepsilon_x^2}"
     )
