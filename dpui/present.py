@@ -169,10 +169,11 @@ def show_chart(
     where: DeltaGenerator | None = None,
     **events: Any,
 ) -> None:
-    """Draw ``fig`` styled for the screen or the projector, stamped with ``settings``, with
-    Plotly's download button set to the chosen slide format; ``events`` (``on_select``,
-    ``selection_mode``) go to ``st.plotly_chart``."""
-    fig = stamp(style(fig, presenting=presenting()), settings)
+    """Draw ``fig`` (changed in place) styled for the screen or the projector, stamped with
+    ``settings``, with Plotly's download button set to the chosen slide format; ``events``
+    (``on_select``, ``selection_mode``) go to ``st.plotly_chart``."""
+    # in place: copying a figure re-validates every value, a tenth of a second on a big tree
+    fig = _add_stamp(_restyle(fig, presenting=presenting()), settings)
     fmt = state.get(EXPORT) or EXPORT.default
     config = {
         "displaylogo": False,
@@ -242,11 +243,15 @@ _CARTESIAN = {"scatter", "scattergl", "bar", "heatmap", "histogram", "box", "vio
 
 
 def stamp(fig: go.Figure, settings: Mapping[str, Any]) -> go.Figure:
-    """A copy of ``fig`` with ``settings`` written small under it, so that a downloaded image
+    """A copy of ``fig`` stamped with ``settings`` (see :func:`_add_stamp`)."""
+    return _add_stamp(go.Figure(fig), settings)
+
+
+def _add_stamp(out: go.Figure, settings: Mapping[str, Any]) -> go.Figure:
+    """``out`` with ``settings`` written small under it (in place), so that a downloaded image
     says how it was made: as a last line of the lowest x-axis title (axis titles get their
     own room, so it never covers tick labels), or at the bottom of an axis-free figure."""
     text = settings_text(settings)
-    out = go.Figure(fig)
     if not text:
         return out
     parts = _wrap(text, STAMP_WIDTH)
@@ -349,14 +354,18 @@ TOP_PX, TITLE_PX, SUBTITLE_PX, LEGEND_PX_PER_ENTRY = 8, 30, 18, 12
 
 
 def style(fig: go.Figure, *, presenting: bool) -> go.Figure:
-    """A copy of ``fig`` with honest tick labels, and projector sizes while ``presenting``.
+    """A copy of ``fig`` styled by :func:`_restyle`."""
+    return _restyle(go.Figure(fig), presenting=presenting)
+
+
+def _restyle(out: go.Figure, *, presenting: bool) -> go.Figure:
+    """``out`` with honest tick labels (in place), and projector sizes while ``presenting``.
 
     Plotly's default writes SI prefixes ('100µ' for a probability, '2M' for a count): linear
     axes here show plain numbers with thousands separators, log axes powers of ten, and log
     axes without explicit ticks get :func:`log_ticks` over the data they show. Every axis
     makes room for its tick labels (no cut country names).
     """
-    out = go.Figure(fig)
     names = {k for k in out.layout.to_plotly_json() if k.startswith(("xaxis", "yaxis"))}
     for axis in sorted(names | {"xaxis", "yaxis"}):
         ax = out.layout[axis]
