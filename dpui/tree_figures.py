@@ -94,14 +94,24 @@ def tree_icicle(
                 "colorscale": "Viridis",
                 # a constant is one value, not a colour bar inventing variation
                 "showscale": not constant,
-                "colorbar": {"title": {"text": colour_label}},
+                # above the tree, not beside it: the full width stays the tree's (a phone)
+                "colorbar": {
+                    "title": {"text": colour_label, "side": "top"},
+                    "orientation": "h",
+                    "x": 0,
+                    "xanchor": "left",
+                    "y": 1.0,
+                    "yanchor": "bottom",
+                    "len": min(1.0, 360 / CHART_PX),
+                    "thickness": 12,
+                },
                 "line": _borders(px, nodes, outline),
             },
             maxdepth=-1,
             leaf={"opacity": 1.0},  # Plotly fades leaves to 0.7 by default: a washed-out row
         )
     )
-    fig.update_layout(margin={"t": 10, "l": 10, "r": 10, "b": 10}, height=380)
+    fig.update_layout(margin={"t": 10, "l": 10, "r": 10, "b": 10}, height=420)
     if constant:
         fig.update_layout(
             margin_t=30,
