@@ -37,7 +37,7 @@ import math
 import os
 import threading
 from collections import OrderedDict
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Hashable, Iterable
 from dataclasses import dataclass, fields, is_dataclass
 from typing import Any, ParamSpec, TypeVar
 
@@ -134,6 +134,45 @@ def allow_requested(what: str, cost: Cost, *, smaller: str, library: str) -> boo
         message.replace(SECONDS_VARIABLE, REQUEST_VARIABLE), icon=":material/hourglass_disabled:"
     )
     return False
+
+
+def allow_or_offer(what: str, cost: Cost, *, key: Hashable, smaller: str, library: str) -> bool:
+    """True when ``what`` may run in this rerun: within the per-change limit, or asked for
+    by this session's click for exactly these parameters (``key``) and within the limit of
+    a requested run (``DP_EXPLORER_REQUEST_SECONDS``).
+
+    Otherwise it says why it did not run and, when a requested run may take that long,
+    offers a button that runs it (with the page's own progress display); False until then.
+    The click is remembered per session and per ``key``, so the next reruns with the same
+    parameters keep the full result (computed once, then cached by the page).
+    """
+    requested = st.session_state.setdefault(_REQUESTED, set())
+    if key in requested:
+        return allow_requested(what, cost, smaller=smaller, library=library)
+    limits = current()
+    if refusal(what, cost, smaller=smaller, library=library, limits=limits) is None:
+        return True
+    on_request = Limits(_env(REQUEST_VARIABLE), limits.megabytes, limits.cache_megabytes)
+    if refusal(what, cost, smaller=smaller, library=library, limits=on_request) is not None:
+        return allow(what, cost, smaller=smaller, library=library)  # refused: says why
+    text, button = st.columns([3, 1], vertical_alignment="center")
+    text.info(
+        f"**Not run yet: {what} would take about {cost.seconds:,.0f} s**, more than the "
+        f"{limits.seconds:g} s a change may take on this shared server. Run it on request, "
+        f"or {smaller}.",
+        icon=":material/hourglass_top:",
+    )
+    button.button(
+        f"Run it (about {cost.seconds:,.0f} s)",
+        icon=":material/play_arrow:",
+        key=f"_run.{hash(key)}",
+        on_click=requested.add,
+        args=(key,),
+    )
+    return False
+
+
+_REQUESTED = "_limits.requested"
 
 
 def fanout_scan(n: int) -> Cost:

@@ -215,3 +215,44 @@ def test_button_searches_have_their_own_larger_bound(monkeypatch: pytest.MonkeyP
     assert not limits.allow_requested("p-Identity", cost, smaller="-", library="x")
     # a refused button search returns None and computes nothing
     assert errors_view.optimise_pidentity(n) is None
+
+
+def _offer_script() -> None:
+    import streamlit as st
+
+    from dpui import limits
+
+    seconds = float(st.query_params.get("seconds", "1"))
+    size = st.query_params.get("size", "a")
+    if limits.allow_or_offer(
+        "the test job", limits.Cost(seconds, 1.0), key=("job", size), smaller="do less",
+        library="dpcore.x",
+    ):  # fmt: skip
+        st.write(f"ran {size}")
+
+
+def _ran(at: AppTest) -> list[str]:
+    return [m.value for m in at.markdown if m.value.startswith("ran")]
+
+
+def test_work_over_the_change_limit_runs_on_request_and_stays_requested() -> None:
+    at = AppTest.from_function(_offer_script)
+    at.query_params["seconds"] = "1"
+    assert _ran(at.run()) == ["ran a"]  # within the limit: runs at once
+    at.query_params["seconds"] = "30"
+    at.run()
+    assert not _ran(at) and "about 30 s" in at.info[0].value
+    button = next(b for b in at.button if b.label.startswith("Run it"))
+    button.click().run()
+    assert _ran(at) == ["ran a"]
+    assert _ran(at.run()) == ["ran a"]  # the request is remembered for these parameters
+    at.query_params["size"] = "b"
+    assert not _ran(at.run())  # ... and only for them
+
+
+def test_work_over_the_request_limit_is_refused_without_a_button() -> None:
+    at = AppTest.from_function(_offer_script)
+    at.query_params["seconds"] = "500"
+    at.run()
+    assert not _ran(at) and not [b for b in at.button if b.label.startswith("Run it")]
+    assert "about 500 s" in at.warning[0].value
