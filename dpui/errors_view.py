@@ -16,7 +16,7 @@ of two are those of the zero-padded transform.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Hashable, Sequence
 from functools import partial
 
 import numpy as np
@@ -266,6 +266,19 @@ def allowed(choice: str, keys: tuple[str, ...], **sizes: int) -> bool:
         smaller="choose fewer algorithms, fewer releases or ranges, a smaller N or m, "
         "or untick Simulate (closed forms only)",
         library="dpcore.errors / dpcore.empirical / dpcore.accuracy_index",
+    )
+
+
+def simulation_allowed(choice: str, keys: tuple[str, ...], key: Hashable, **sizes: int) -> bool:
+    """Whether view ``choice`` may simulate now (the closed forms alone are assumed within the
+    limit): within the work limit, or run on request (``key`` names the request); otherwise
+    the page shows the closed forms and :func:`limits.allow_or_offer` offers the simulation."""
+    return limits.allow_or_offer(
+        f"simulating the view '{VIEWS[choice]}' for {len(keys)} algorithm(s)",
+        cost(choice, keys, **sizes),
+        key=key,
+        smaller="choose fewer algorithms, fewer releases or ranges, or a smaller N",
+        library="dpcore.empirical",
     )
 
 

@@ -11,6 +11,7 @@ Simulation results are small tables cached with ``st.cache_data`` per
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Callable, Hashable
 from dataclasses import dataclass, replace
 
 import numpy as np
@@ -117,26 +118,50 @@ def generation_allowed(spec: DataSpec) -> bool:
     )
 
 
-def simulation_allowed(
+def simulation_cost(
     data: KVData, names: tuple[str, ...], grid: tuple[float, ...], reps: int, rounds: int
-) -> bool:
-    """Whether the page's simulations (mechanisms ``names`` x ``grid`` and the value-share
-    sweep, ``reps`` runs each, PrivKVM with ``rounds`` rounds; the truncation table) are
-    within the work limit."""
+) -> limits.Cost:
+    """The page's simulations: mechanisms ``names`` x ``grid`` and the value-share sweep,
+    ``reps`` runs each, PrivKVM with ``rounds`` rounds, and the truncation table."""
     top = int(min(max(data.lengths.max(), 2), 200))
     cells = len(names) * len(grid)
     round_runs = rounds * len(grid) * reps if "PrivKVM" in names else 0
-    cost = limits.kv_simulation(
+    return limits.kv_simulation(
         data.n_users, int(data.keys.size), (cells + SHARE_POINTS) * reps, top,
         round_runs=round_runs,
     )  # fmt: skip
-    return limits.allow(
-        f"simulating {cells + SHARE_POINTS} settings x {reps} repetitions on {data.n_users:,} "
-        "users",
-        cost,
+
+
+def simulation_repetitions(
+    data: KVData,
+    names: tuple[str, ...],
+    grid: tuple[float, ...],
+    reps: int,
+    rounds: int,
+    key: Hashable,
+) -> int:
+    """The repetitions to simulate now: all ``reps`` when within the work limit (or run on
+    request, ``key`` naming the request), else the most that fit, with a notice and a button
+    offering the full run; 0 when not even one fits."""
+    cells = len(names) * len(grid) + SHARE_POINTS
+    what = f"simulating {cells} settings x {reps} repetitions on {data.n_users:,} users"
+    if limits.allow_or_offer(
+        what,
+        simulation_cost(data, names, grid, reps, rounds),
+        key=key,
         smaller="lower Repetitions or Users n, choose a smaller ε grid or fewer mechanisms",
         library="dpcore.ldp.experiment.run_cell",
+    ):
+        return reps
+    fit = limits.largest_within(
+        range(1, reps), lambda r: simulation_cost(data, names, grid, r, rounds)
     )
+    if fit:
+        st.caption(
+            f"Shown: {fit} repetition{'s' if fit > 1 else ''} per point instead of {reps}, "
+            "within this server's limit for a change (wider confidence intervals)."
+        )
+    return fit or 0
 
 
 def digest(content: bytes) -> str:
@@ -192,9 +217,12 @@ def run_grid(
     settings: KVSettings,
     seed: int,
     t: int,
+    *,
+    partial: Callable[[pd.DataFrame], object] | None = None,
 ) -> pd.DataFrame:
     """All cells, errors at ``t = 10..50`` and the chosen ``t``, with a progress bar
-    (cached cells return at once)."""
+    (cached cells return at once). ``partial`` receives the runs so far each time a
+    mechanism is complete while others are still to run, so a page can draw them early."""
     t_values = tuple(sorted({*T_VALUES, t}))
     cells = [(m, e) for m in names for e in grid]
     bar = st.progress(0.0, text="Simulating…")
@@ -204,6 +232,9 @@ def run_grid(
         # only PrivKVM uses its rounds: other cells stay cached when c changes
         own = settings if name == "PrivKVM" else replace(settings, privkvm_rounds=DEFAULT_ROUNDS)
         frames.append(experiment_cell(spec, name, eps, reps, own, seed, t_values))
+        mechanism_done = eps == grid[-1] and i + 1 < len(cells)
+        if partial is not None and mechanism_done:
+            partial(pd.concat(frames, ignore_index=True))
     bar.empty()
     return pd.concat(frames, ignore_index=True)
 

@@ -155,15 +155,16 @@ def allow_or_offer(what: str, cost: Cost, *, key: Hashable, smaller: str, librar
     on_request = Limits(_env(REQUEST_VARIABLE), limits.megabytes, limits.cache_megabytes)
     if refusal(what, cost, smaller=smaller, library=library, limits=on_request) is not None:
         return allow(what, cost, smaller=smaller, library=library)  # refused: says why
+    seconds = f"{cost.seconds:,.0f}" if cost.seconds >= 10 else f"{cost.seconds:.2g}"
     text, button = st.columns([3, 1], vertical_alignment="center")
     text.info(
-        f"**Not run yet: {what} would take about {cost.seconds:,.0f} s**, more than the "
+        f"**Not run yet: {what} would take about {seconds} s**, more than the "
         f"{limits.seconds:g} s a change may take on this shared server. Run it on request, "
         f"or {smaller}.",
         icon=":material/hourglass_top:",
     )
     button.button(
-        f"Run it (about {cost.seconds:,.0f} s)",
+        f"Run it (about {seconds} s)",
         icon=":material/play_arrow:",
         key=f"_run.{hash(key)}",
         on_click=requested.add,

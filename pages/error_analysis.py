@@ -90,18 +90,20 @@ seed = int(st.session_state[SEED.name])
 index_m = int(st.session_state[INDEX_M.name])
 if choice == "index":
     index_m = view.index_levels(keys, index_m)
-if not view.allowed(
-    choice,
-    keys,
-    n=hist.n_bins,
-    releases=releases if simulate else 0,
-    queries=queries,
-    fixed_n=int(st.session_state[FIXED_N.name]),
-    fixed_ranges=int(st.session_state[FIXED_RANGES.name]),
-    max_m=int(st.session_state[MAX_M.name]),
-    index_m=index_m,
-):
+sizes = {
+    "n": hist.n_bins,
+    "queries": queries,
+    "fixed_n": int(st.session_state[FIXED_N.name]),
+    "fixed_ranges": int(st.session_state[FIXED_RANGES.name]),
+    "max_m": int(st.session_state[MAX_M.name]),
+    "index_m": index_m,
+}
+if not view.allowed(choice, keys, releases=0, **sizes):  # the closed forms alone
     st.stop()
+request = (digest, choice, keys, eps, releases, seed, tuple(sizes.values()))
+if simulate and choice != "index":
+    # over the limit, the closed forms show at once and the simulation waits for a click
+    simulate = view.simulation_allowed(choice, keys, request, releases=releases, **sizes)
 
 bar = st.progress(0.0, text="Computing…") if simulate or choice == "index" else None
 

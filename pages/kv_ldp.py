@@ -1,5 +1,6 @@
 """Key-value LDP: HISKV (reconstructed) and the mechanisms it is compared with."""
 
+import pandas as pd
 import streamlit as st
 
 from dpcore.ldp import experiment, hiskv, metrics
@@ -158,11 +159,19 @@ names = tuple(n for n, flag in view.MECHANISM_FLAGS.items() if ss[flag.name])
 grid = view.EPS_GRIDS[ss[view.GRID.name]]
 t = ss[view.TOP_T.name]
 seed = ss[view.SEED.name]
-if not view.simulation_allowed(data, names, grid, ss[view.REPS.name], settings.privkvm_rounds):
+reps = view.simulation_repetitions(
+    data,
+    names,
+    grid,
+    ss[view.REPS.name],
+    settings.privkvm_rounds,
+    key=(spec, names, grid, ss[view.REPS.name], settings, seed, t),
+)
+if not reps:
     st.stop()
 stamp = {
     "data": spec.describe(),
-    "reps": ss[view.REPS.name],
+    "reps": reps,
     "top-t": t,
     "seed": seed,
 }
@@ -183,17 +192,26 @@ if not names:
     data_summary()
     st.info("Tick at least one mechanism above.")
 else:
-    runs = view.run_grid(spec, names, grid, ss[view.REPS.name], settings, seed, t)
-    summary = experiment.summarize(runs)
-    left, right = present.columns([1, 1])
-    for where, metric in ((left, "mse_freq"), (right, "mse_mean")):
-        fig = ldp_figures.error_vs_eps(summary, metric, t)
-        present.show_chart(fig, stamp, key=f"kv_{metric}", where=where)
+    accuracy = st.empty()  # drawn after each mechanism on a first run, so results stream in
+    drafts = iter(range(len(names)))
+
+    def draw(runs: pd.DataFrame, *, final: bool = False) -> pd.DataFrame:
+        summary = experiment.summarize(runs)
+        draft = "" if final else f"_draft{next(drafts)}"
+        with accuracy.container():
+            left, right = present.columns([1, 1])
+            for where, metric in ((left, "mse_freq"), (right, "mse_mean")):
+                fig = ldp_figures.error_vs_eps(summary, metric, t)
+                present.show_chart(fig, stamp, key=f"kv_{metric}{draft}", where=where)
+        return summary
+
+    runs = view.run_grid(spec, names, grid, reps, settings, seed, t, partial=draw)
+    summary = draw(runs, final=True)
     f1, f2 = st.columns(2)  # side by side, stacked on a phone
     f1.latex(r"\mathrm{MSE} = \frac1t\sum_{k\in\text{top-}t}(\hat x_k - x_k)^2")
     f2.latex(r"\mathrm{RE} = \frac1t\sum_{k}\frac{|\hat x_k - x_k|}{\max(|x_k|,\delta)}")
     st.caption(
-        f"Mean over {ss[view.REPS.name]} seeded runs per point with 95% Student-t intervals "
+        f"Mean over {reps} seeded runs per point with 95% Student-t intervals "
         "(a lower end at or below 0 is drawn at a tenth of the mean on the log axis); "
         f"top-{t} keys by true frequency. PCKV/SUE use padding l = {settings.padding_length}; "
         "Harmony's means divide by the TRUE frequency (an advantage it would not have). "
@@ -252,7 +270,7 @@ st.caption(
 )
 
 st.header("Value / key budget split (HISKV)")
-sweep = view.share_sweep(spec, eps, length, t, ss[view.REPS.name], ss[view.AMPLIFIED.name], seed)
+sweep = view.share_sweep(spec, eps, length, t, reps, ss[view.AMPLIFIED.name], seed)
 left, right = present.columns([3, 2])
 present.show_chart(
     ldp_figures.share_tradeoff(sweep, ss[view.SHARE.name]), stamp, key="kv_share_chart", where=left
@@ -292,6 +310,6 @@ hiskv_view.render(
     share=ss[view.SHARE.name],
     amplified=ss[view.AMPLIFIED.name],
     beta=ss[view.BETA.name],
-    reps=ss[view.REPS.name],
+    reps=reps,
     seed=seed,
 )

@@ -256,3 +256,54 @@ def test_work_over_the_request_limit_is_refused_without_a_button() -> None:
     at.run()
     assert not _ran(at) and not [b for b in at.button if b.label.startswith("Run it")]
     assert "about 500 s" in at.warning[0].value
+
+
+def _run_it(at: AppTest) -> None:
+    next(b for b in at.button if b.label.startswith("Run it")).click().run()
+
+
+def test_error_simulation_over_the_limit_shows_closed_forms_then_runs_on_request(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    keys = errors_view.DEFAULT_ON
+    sizes = {
+        "n": 1024, "queries": errors_view.QUERIES.default, "fixed_n": errors_view.FIXED_N.default,
+        "fixed_ranges": errors_view.FIXED_RANGES.default, "max_m": errors_view.MAX_M.default,
+        "index_m": errors_view.INDEX_M.default,
+    }  # fmt: skip
+    exact = errors_view.cost("length", keys, releases=0, **sizes).seconds
+    simulated = errors_view.cost("length", keys, releases=errors_view.RELEASES.default, **sizes)
+    assert exact < simulated.seconds
+    monkeypatch.setenv(limits.SECONDS_VARIABLE, str((exact + simulated.seconds) / 2))
+    at = AppTest.from_file(str(ROOT / "pages" / "error_analysis.py"), default_timeout=120).run()
+    assert not at.exception
+    assert any("Not run yet" in i.value for i in at.info)
+    before = next(d.value for d in at.dataframe if "empirical" in d.value.columns)
+    assert before["empirical"].isna().all() and before["exact"].notna().all()
+    _run_it(at)
+    after = next(d.value for d in at.dataframe if "empirical" in d.value.columns)
+    assert after["empirical"].notna().all()
+    assert np.allclose(after["exact"], before["exact"])  # same ranges, now simulated too
+
+
+def test_kv_simulation_over_the_limit_scales_repetitions_then_runs_all_on_request(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from dpui import ldp_view
+
+    params = {"kv_users": "2000", "kv_reps": "3"}
+    spec = ldp_view.DataSpec("gauss", "heavy", 2000, 100, 50, 0, b"")
+    data = ldp_view.load_data(spec)
+    names = tuple(n for n, flag in ldp_view.MECHANISM_FLAGS.items() if flag.default)
+    grid = ldp_view.EPS_GRIDS[ldp_view.GRID.default]
+    one, two = (
+        ldp_view.simulation_cost(data, names, grid, r, ldp_view.ROUNDS.default).seconds
+        for r in (1, 2)
+    )
+    monkeypatch.setenv(limits.SECONDS_VARIABLE, str((one + two) / 2))  # 1 repetition fits
+    at, _ = _limited("kv_ldp.py", params)
+    assert not at.exception
+    captions = " ".join(c.value for c in at.caption)
+    assert "1 repetition per point instead of 3" in captions and "Mean over 1 seeded" in captions
+    _run_it(at)
+    assert "Mean over 3 seeded runs" in " ".join(c.value for c in at.caption)

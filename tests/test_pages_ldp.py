@@ -168,3 +168,19 @@ def test_sidebar_eps_above_the_ldp_cap_is_capped_and_said() -> None:
     at.run()
     assert not at.exception
     assert "This page uses ε = 10, not the sidebar's 50" in _text(at)
+
+
+def test_run_grid_hands_over_each_finished_mechanism_before_the_rest() -> None:
+    spec = view.DataSpec("gauss", "heavy", 1000, 20, 10, 0, b"")
+    settings = view.settings_for(
+        view.load_data(spec), share=0.5, amplified=False, beta=0.1, pckv_l=0, rounds=2
+    )
+    names, grid = ("HISKV", "PCKV-GRR", "SUE"), (0.5, 2.0)
+    seen: list[list[str]] = []
+    runs = view.run_grid(
+        spec, names, grid, 1, settings, 0, 20,
+        partial=lambda frame: seen.append(list(dict.fromkeys(frame["mechanism"]))),
+    )  # fmt: skip
+    assert seen == [["HISKV"], ["HISKV", "PCKV-GRR"]]  # the last one is the full result
+    assert list(dict.fromkeys(runs["mechanism"])) == list(names)
+    assert set(runs["eps"]) == set(grid)
