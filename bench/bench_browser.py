@@ -21,7 +21,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
-from urllib.parse import parse_qsl
+from urllib.parse import parse_qsl, urlencode
 
 from streamlit.testing.v1 import AppTest
 
@@ -45,13 +45,21 @@ class Change:
     shown: tuple[str, str] = ("", "")  # option texts in the browser, for selects
     query: str = ""  # link parameters the page is opened with (e.g. a large dataset)
     target_s: float = 1.0  # the target for the median
+    tag: str = ""  # what the link sets, for the table
+
+    @property
+    def title(self) -> str:
+        return f"{self.page} ({self.tag})" if self.tag else self.page
 
     @property
     def case(self) -> str:
         return f"{self.page}?{self.query}" if self.query else self.page
 
 
-BIG = "data=spiky-65536"  # 65,536 bins
+BIG = "data=spiky-65536"
+PINNED = {  # a pinned view A on each page (the pin parameter is itself a query string)
+    "tree_budgets": urlencode({"pin": "tb_tree=16&tb_alloc=uniform&eps=0.5"}),
+}
 KV_BIG = "kv_users=100000&kv_reps=10"
 CHANGES = (
     Change("tree_budgets", "Noise seed", "number", "tb_seed", (1, 0)),
@@ -70,8 +78,26 @@ CHANGES = (
     Change("matrix_privelet", "Noise seed", "number", "mp_seed", (1, 0)),
     Change("kv_ldp", "Simulation seed", "number", "kv_seed", (1, 0)),
     Change("tree_budgets", "First bin", "number", "tb_from", (5, 2), target_s=0.5),
-    Change("tree_budgets", "Noise seed", "number", "tb_seed", (1, 0), query=BIG, target_s=2.0),
-    Change("tree_budgets", "First bin", "number", "tb_from", (5, 2), query=BIG, target_s=0.5),
+    Change(
+        "tree_budgets",
+        "Noise seed",
+        "number",
+        "tb_seed",
+        (1, 0),
+        query=BIG,
+        target_s=2.0,
+        tag="65,536 bins",
+    ),
+    Change(
+        "tree_budgets",
+        "First bin",
+        "number",
+        "tb_from",
+        (5, 2),
+        query=BIG,
+        target_s=0.5,
+        tag="65,536 bins",
+    ),
     Change(
         "error_analysis",
         "Plot",
@@ -81,8 +107,27 @@ CHANGES = (
         ("(4) Error vs ε", "(1) Error vs range length"),
         query=BIG,
         target_s=3.0,
+        tag="65,536 bins",
     ),
-    Change("kv_ldp", "Simulation seed", "number", "kv_seed", (1, 0), query=KV_BIG, target_s=3.0),
+    Change(
+        "kv_ldp",
+        "Simulation seed",
+        "number",
+        "kv_seed",
+        (1, 0),
+        query=KV_BIG,
+        target_s=3.0,
+        tag="100,000 users, 10 reps",
+    ),
+    Change(
+        "tree_budgets",
+        "Noise seed",
+        "number",
+        "tb_seed",
+        (1, 0),
+        query=PINNED["tree_budgets"],
+        tag="A pinned",
+    ),
 )
 FIRST_RESULT = {"kv_ldp"}  # pages whose first chart is timed too (the rest streams in)
 
@@ -186,11 +231,11 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=2)
     parser.add_argument("--only", default="", help="time only cases containing this text")
     args = parser.parse_args()
-    changes = [c for c in CHANGES if args.only in f"{c.case} {c.label}"]
+    changes = [c for c in CHANGES if args.only in f"{c.title} {c.label}"]
     with serve() as (url, _):
         in_browser = browser_times(url, changes, args.repeats)
     server_side = apptest_times(changes, args.repeats)
-    print("Widget change -> settled page (seconds; 65,536 bins = spiky-65536)\n")
+    print("Widget change -> settled page (seconds; 65,536 bins: the spiky-65536 dataset)\n")
     header = (
         f"{'page':<44} {'control':<17} {'browser med':>11} {'max':>6} {'first med':>9} "
         f"{'target':>6} {'AppTest med':>11} {'max':>6}"
@@ -204,7 +249,7 @@ def main() -> None:
         timed = change.page in FIRST_RESULT
         shown_first = f"{statistics.median(first):>9.2f}" if timed else " " * 9
         print(
-            f"{change.case:<44} {change.label:<17} {statistics.median(b):>11.2f} {max(b):>6.2f} "
+            f"{change.title:<44} {change.label:<17} {statistics.median(b):>11.2f} {max(b):>6.2f} "
             f"{shown_first} {change.target_s:>6.1f} {statistics.median(a):>11.2f} {max(a):>6.2f}"
         )
     print(
