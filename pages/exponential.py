@@ -4,7 +4,7 @@ import numpy as np
 import streamlit as st
 
 from dpcore.mechanisms import ScoreTableError
-from dpui import downloads, present, sidebar, state, untrusted
+from dpui import downloads, pin, present, sidebar, state, untrusted
 from dpui import mechanisms_exponential as em
 from dpui import mechanisms_figures as figures
 from dpui.mechanisms_exponential import DRAWS, SEED, SENSITIVITY, SOURCE
@@ -38,18 +38,15 @@ with present.settings_panel():
     c3.number_input("Random seed", SEED.lo, SEED.hi, key=SEED.name)
 state.save(em.PARAMS)
 
-source = str(state.get(SOURCE))
-eps, sensitivity = sidebar.current_epsilon(), float(state.get(SENSITIVITY))
+PINNED = (SOURCE, SENSITIVITY, SEED, DRAWS, sidebar.EPSILON)
+current = pin.current(PINNED)
+source = str(current[SOURCE.name])
+eps, sensitivity = float(current["eps"]), float(current[SENSITIVITY.name])
+hist = sidebar.current_histogram()
 table = None
-settings = {
-    "candidates": sidebar.current_dataset_name() if source == "sidebar" else source,
-    "ε": eps,
-    "Δu": sensitivity,
-    "seed": int(state.get(SEED)),
-}
+settings = em.stamp(current, hist)
 if source == "sidebar":
-    hist = sidebar.current_histogram()
-    if em.allowed(hist.n_bins, int(state.get(DRAWS))):
+    if em.allowed(hist.n_bins, int(current[DRAWS.name])):
         table = em.table_from_histogram(hist)
         st.markdown(
             f"Candidates: the **{hist.n_bins:,} bins of '{hist.name}'**, scored by their counts."
@@ -74,12 +71,10 @@ else:
         st.error(f"{err} Fix the table to see the results; your edits are kept.")
     right.markdown(em.SENSITIVITY_NOTE)
 
-if table is not None and not em.allowed(table.scores.size, int(state.get(DRAWS))):
-    table = None
-if table is not None:
-    analysis = em.analyse(table.scores, eps, sensitivity)
-    shown = em.shown_candidates(table.scores)
-    names = [table.names[i] for i in shown]
+result = None if table is None else em.outcome(current, table)
+if result is not None:
+    analysis, shown, table = result.analysis, result.shown, result.table
+    names = result.shown_names
     best = float(table.scores.max())
     m = st.columns(4)
     m[0].metric("Candidates |R|", f"{table.scores.size:,}")
@@ -93,6 +88,11 @@ if table is not None:
             f"Charts show the {shown.size} highest-scoring of {table.scores.size:,} candidates."
         )
 
+pinned = pin.controls("exponential", PINNED)
+if pinned is not None:
+    em.show_comparison(pinned, current, result, hist)
+
+if result is not None:
     st.subheader("Weights and probabilities")
     left, right = present.columns([2, 1])
     present.show_chart(
@@ -117,8 +117,8 @@ if table is not None:
             "finite and exact, for any score and any ε."
         )
 
-    total = int(state.get(DRAWS))
-    seed = int(state.get(SEED))
+    total = int(current[DRAWS.name])
+    seed = int(current[SEED.name])
     em.sync(table, eps, sensitivity, total, seed)
 
     candidates = table  # narrowed to a valid table for the fragment below
