@@ -2,10 +2,9 @@
 
 import streamlit as st
 
-from dpcore.ldp import experiment, hiskv, metrics
-from dpcore.ldp.data import KVDataError
+from dpcore.ldp import hiskv, metrics
 from dpcore.ldp.mechanisms import MAX_EPS, MECHANISMS, UNAVAILABLE
-from dpui import downloads, hiskv_view, ldp_figures, present, references, sidebar, state
+from dpui import downloads, hiskv_view, ldp_figures, pin, present, references, sidebar, state
 from dpui import ldp_view as view
 
 present.header(
@@ -125,27 +124,18 @@ with panel:
     h[4].number_input("PrivKVM rounds c", view.ROUNDS.lo, view.ROUNDS.hi, key=view.ROUNDS.name)
 state.save(view.PARAMS)
 
+PINNED = (*view.PARAMS, sidebar.EPSILON)
+current = pin.current(PINNED)
 ss = st.session_state
 if ss.get(view.UPLOAD_ERROR):
     st.error(f"Upload rejected, previous data kept. {ss[view.UPLOAD_ERROR]}")
-if not synthetic and view.UPLOADED not in ss:
+upload = ss.get(view.UPLOADED)
+if not synthetic and upload is None:
     st.info("Upload a CSV with columns user,key,value to continue, or pick a synthetic source.")
     st.stop()
-spec = view.DataSpec(
-    ss[view.SOURCE.name],
-    ss[view.LENGTH_MODEL.name],
-    ss[view.USERS.name],
-    ss[view.KEYS.name],
-    ss[view.MAX_LENGTH.name],
-    ss[view.DATA_SEED.name],
-    b"" if synthetic else ss[view.UPLOADED],
-)
-if synthetic and not view.generation_allowed(spec):
-    st.stop()
-try:
-    data = view.load_data(spec)
-except KVDataError as err:
-    st.error(f"This data cannot be used: {err}")
+spec = view.data_spec(current, upload or b"")
+data = view.dataset(spec)
+if data is None:
     st.stop()
 
 cols = st.columns(6)
@@ -156,33 +146,20 @@ cols[5].metric(
 )
 st.caption(f"Data: {spec.describe()}. Targets f_k and m_k are computed from these pairs.")
 
-settings = view.settings_for(
-    data,
-    share=ss[view.SHARE.name],
-    amplified=ss[view.AMPLIFIED.name],
-    beta=ss[view.BETA.name],
-    pckv_l=ss[view.PCKV_L.name],
-    rounds=ss[view.ROUNDS.name],
-)
-names = tuple(n for n, flag in view.MECHANISM_FLAGS.items() if ss[flag.name])
-grid = view.EPS_GRIDS[ss[view.GRID.name]]
-t = ss[view.TOP_T.name]
-seed = ss[view.SEED.name]
-if not view.simulation_allowed(data, names, grid, ss[view.REPS.name], settings.privkvm_rounds):
+acc = view.accuracy(current, spec, data)
+if acc is None:
     st.stop()
-stamp = {
-    "data": spec.describe(),
-    "reps": ss[view.REPS.name],
-    "top-t": t,
-    "seed": seed,
-}
+pinned = pin.controls("kv", PINNED)
+if pinned is not None:
+    view.show_comparison(pinned, current, (spec, data, acc), upload)
+names, grid, t, seed, settings = acc.names, acc.grid, acc.t, acc.seed, acc.settings
+stamp = view.stamp(spec, acc)
 
 st.header("Accuracy vs ε")
 if not names:
     st.info("Tick at least one mechanism above.")
 else:
-    runs = view.run_grid(spec, names, grid, ss[view.REPS.name], settings, seed, t)
-    summary = experiment.summarize(runs)
+    runs, summary = acc.runs, acc.summary
     left, right = present.columns([1, 1])
     for where, metric in ((left, "mse_freq"), (right, "mse_mean")):
         fig = ldp_figures.error_vs_eps(summary, metric, t)
@@ -201,9 +178,8 @@ else:
     )
 
     st.header("Relative error vs top-t")
-    re_eps = float(ss[view.RE_EPS.name])
-    if re_eps not in grid:
-        re_eps = view.nearest(re_eps, grid)
+    re_eps = acc.re_eps
+    if float(ss[view.RE_EPS.name]) not in grid:
         st.info(f"ε = {ss[view.RE_EPS.name]} is not in the grid; showing ε = {re_eps:g}.")
     left, right = present.columns([1, 1])
     for where, metric in ((left, "re_freq"), (right, "re_mean")):
