@@ -85,6 +85,13 @@ class DataSpec:
     seed: int = 0
     csv: bytes = b""
 
+    def brief(self) -> str:
+        """A few words (the comparison's captions; :meth:`describe` has the rest)."""
+        if self.source == UPLOAD:
+            return "uploaded CSV"
+        name = SYNTHETIC[self.source].split(" (")[0]
+        return f"{name}, {self.users:,} users, d = {self.d}, data seed {self.seed}"
+
     def describe(self) -> str:
         if self.source == UPLOAD:
             return "uploaded CSV"
@@ -265,8 +272,8 @@ def show_comparison(
         return
 
     def view(v: Mapping[str, Any], s: DataSpec, acc: Accuracy, summary: pd.DataFrame) -> Any:
-        reps = f"{acc.reps} repetition{'s' if acc.reps > 1 else ''}"
-        text = f"{s.describe()}; ε grid {v[GRID.name]}, {reps}, simulation seed {acc.seed}"
+        reps = f"{acc.reps} run{'s' if acc.reps > 1 else ''}"
+        text = f"{s.brief()}; ε grid {v[GRID.name]}, {reps}, seed {acc.seed}"
         return text, ldp_figures.error_vs_eps(summary, "mse_freq", acc.t), stamp(s, acc)
 
     if a.summary is not None and b[2].summary is not None:

@@ -63,6 +63,8 @@ SOURCES = {
     "sidebar": "the sidebar's histogram (bins as candidates)",
 }
 
+SHORT_NAMES = {"sports": "sports vote", "adult": "Adult education"}
+
 SENSITIVITY_NOTE = (
     "**Sensitivity.** The scores here are counts of people (votes, people per education "
     "level, histogram counts). Adding or removing one person changes one count by 1, so "
@@ -263,17 +265,21 @@ def show_comparison(
         return f"{words}; ε = {v['eps']:g}, Δu = {v[SENSITIVITY.name]:g}", fig, stamp(v, hist)
 
     pin.side_by_side(view(pinned, a), view(current, b), key="exp_compare")
+    if source not in (current[SOURCE.name], "sidebar"):
+        st.caption(
+            "A uses its preset table as shipped: edits live only in the table shown on the "
+            "page, and only in this session."
+        )
     pin.show_table(key_numbers(pinned, a), key_numbers(current, b))
 
 
 def table_words(source: str, hist: Histogram, *, edited: bool) -> str:
-    """Where a view's candidates come from: the sidebar's histogram, the table as edited on
-    the page now, or the preset as shipped."""
+    """Where a view's candidates come from, in a few words (A's and B's figures start level
+    when both fit a line): the sidebar's histogram, the table as edited on the page now, or
+    the preset as shipped."""
     if source == "sidebar":
-        return f"the {hist.n_bins:,} bins of '{untrusted.markdown(hist.name)}' (sidebar)"
-    if edited:
-        return f"{SOURCES[source]}, the table below with any edits"
-    return f"{SOURCES[source]}, the preset as shipped (edits live only in the table shown below)"
+        return f"the {hist.n_bins:,} bins of '{untrusted.markdown(hist.name)}'"
+    return f"{SHORT_NAMES[source]}, {'the table below' if edited else 'preset as shipped'}"
 
 
 def stamp(values: Mapping[str, Any], hist: Histogram) -> dict[str, Any]:

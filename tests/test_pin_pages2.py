@@ -104,8 +104,8 @@ def test_exponential_pin_then_change_compares_a_with_b_and_unpin_returns():
         for name, value in _closed_form(scores, 1.0, sensitivity).items():
             assert table.loc[name, column] == pytest.approx(value, rel=1e-9, abs=1e-300), name
     titles = _titles(at)
-    assert "four-sport vote" in titles["A"] and "preset as shipped" in titles["A"]
-    assert "Adult census" in titles["B"] and "with any edits" in titles["B"]
+    assert "sports vote" in titles["A"] and "preset as shipped" in titles["A"]
+    assert "Adult education, the table below" in titles["B"]
     assert _pin_values(at)["exp_source"] == "sports"  # the pin stays A while B changes
     _button(at, "Unpin").click().run()
     assert not at.exception and "pin" not in at.query_params
@@ -217,8 +217,8 @@ def test_kv_pin_then_change_compares_a_with_b_and_unpin_returns():
             assert table.loc[name, column] == pytest.approx(value, rel=1e-9), (column, name)
     assert "SUE: MSE of frequencies" not in table.index  # not ticked in either view
     titles = _titles(at)
-    assert "data seed 0" in titles["A"] and "1 repetition," in titles["A"]
-    assert "data seed 1" in titles["B"] and "2 repetitions" in titles["B"]
+    assert "data seed 0" in titles["A"] and "1 run," in titles["A"]
+    assert "data seed 1" in titles["B"] and "2 runs" in titles["B"]
     _button(at, "Unpin").click().run()
     assert not at.exception and "pin" not in at.query_params and not _titles(at)
 
