@@ -113,6 +113,24 @@ def test_exponential_pin_then_change_compares_a_with_b_and_unpin_returns():
     assert any(b.label == "Pin this view" for b in at.button)
 
 
+def test_exponential_a_with_b_s_source_uses_the_edited_table():
+    at = _exponential()
+    at.query_params["pin"] = "exp_source=sports&exp_sens=2"
+    at.session_state["exp_table_sports"] = {  # the data editor's own edit record
+        "edited_rows": {0: {"score": "100"}},
+        "added_rows": [],
+        "deleted_rows": [],
+    }
+    at.run()
+    assert not at.exception and not at.error
+    edited = np.array([100.0, 24.0, 9.0, 6.0])
+    table = _table(at)
+    for column, sensitivity in (("A (pinned)", 2.0), ("B (current)", 1.0)):
+        for name, value in _closed_form(edited, 1.0, sensitivity).items():
+            assert table.loc[name, column] == pytest.approx(value, rel=1e-9, abs=1e-300), name
+    assert "sports vote, the table below" in _titles(at)["A"]
+
+
 def test_exponential_pinned_link_reopens_with_the_sidebar_histogram_as_a():
     at = _exponential()
     at.query_params["pin"] = "exp_source=sidebar&exp_sens=1&exp_seed=0&exp_draws=100&eps=0.5"
