@@ -11,8 +11,9 @@ Simulation results are small tables cached with ``st.cache_data`` per
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Callable, Hashable
+from collections.abc import Callable, Hashable, Mapping
 from dataclasses import dataclass, replace
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -22,7 +23,7 @@ from dpcore.ldp import data as kvdata
 from dpcore.ldp import experiment, hiskv, mechanisms, privacy
 from dpcore.ldp.data import KVData
 from dpcore.ldp.mechanisms import KVSettings
-from dpui import limits, references, untrusted
+from dpui import ldp_figures, limits, pin, references, untrusted
 from dpui.params import BoolParam, ChoiceParam, FloatParam, IntParam, Param
 
 SYNTHETIC = {
@@ -83,6 +84,13 @@ class DataSpec:
     max_length: int = 50
     seed: int = 0
     csv: bytes = b""
+
+    def brief(self) -> str:
+        """A few words (the comparison's captions; :meth:`describe` has the rest)."""
+        if self.source == UPLOAD:
+            return "uploaded CSV"
+        name = SYNTHETIC[self.source].split(" (")[0]
+        return f"{name}, {self.users:,} users, d = {self.d}, data seed {self.seed}"
 
     def describe(self) -> str:
         if self.source == UPLOAD:
@@ -162,6 +170,169 @@ def simulation_repetitions(
             "within this server's limit for a change (wider confidence intervals)."
         )
     return fit or 0
+
+
+def data_spec(values: Mapping[str, Any], upload: bytes) -> DataSpec:
+    """The dataset of the view ``values`` (parameter name -> value); ``upload`` is the
+    session's uploaded CSV, used when the source is an upload."""
+    if values[SOURCE.name] == UPLOAD:
+        return DataSpec(UPLOAD, csv=upload)
+    return DataSpec(
+        values[SOURCE.name], values[LENGTH_MODEL.name], values[USERS.name], values[KEYS.name],
+        values[MAX_LENGTH.name], values[DATA_SEED.name],
+    )  # fmt: skip
+
+
+def dataset(spec: DataSpec) -> KVData | None:
+    """The data of ``spec``; None, the reason shown, when generating it is over the work limit
+    or the file cannot be used."""
+    if spec.source != UPLOAD and not generation_allowed(spec):
+        return None
+    try:
+        return load_data(spec)
+    except kvdata.KVDataError as err:
+        st.error(f"This data cannot be used: {err}")
+        return None
+
+
+@dataclass(frozen=True)
+class Accuracy:
+    """The accuracy simulation of one view: every (mechanism, ε) cell's runs and summary."""
+
+    names: tuple[str, ...]  # the ticked mechanisms
+    grid: tuple[float, ...]
+    reps: int
+    t: int
+    seed: int
+    settings: KVSettings
+    re_eps: float  # the grid value nearest the chosen "ε for RE"
+    runs: pd.DataFrame | None  # None when no mechanism is ticked
+    summary: pd.DataFrame | None
+
+
+def accuracy(
+    values: Mapping[str, Any],
+    spec: DataSpec,
+    data: KVData,
+    *,
+    partial: Callable[[Accuracy], object] | None = None,
+) -> Accuracy | None:
+    """The simulation of the view ``values`` on ``spec``'s ``data``: the same cached cells
+    whichever view asks, with as many repetitions as the work limit allows (the full run on
+    request); None, the reason shown, when not even one fits. ``partial`` receives the
+    result so far each time a mechanism is complete while others still run."""
+    settings = settings_for(
+        data,
+        share=values[SHARE.name],
+        amplified=values[AMPLIFIED.name],
+        beta=values[BETA.name],
+        pckv_l=values[PCKV_L.name],
+        rounds=values[ROUNDS.name],
+    )
+    names = tuple(n for n, flag in MECHANISM_FLAGS.items() if values[flag.name])
+    grid = EPS_GRIDS[values[GRID.name]]
+    wanted, t, seed = values[REPS.name], values[TOP_T.name], values[SEED.name]
+    request = (spec, names, grid, wanted, settings, seed, t)
+    reps = simulation_repetitions(data, names, grid, wanted, settings.privkvm_rounds, request)
+    if not reps:
+        return None
+    re_eps = nearest(float(values[RE_EPS.name]), grid)
+
+    def result(runs: pd.DataFrame | None) -> Accuracy:
+        summary = None if runs is None else experiment.summarize(runs)
+        return Accuracy(names, grid, reps, t, seed, settings, re_eps, runs, summary)
+
+    def so_far(runs: pd.DataFrame) -> None:
+        if partial is not None:
+            partial(result(runs))
+
+    return result(
+        run_grid(spec, names, grid, reps, settings, seed, t, partial=so_far) if names else None
+    )
+
+
+def stamp(spec: DataSpec, acc: Accuracy) -> dict[str, Any]:
+    """The settings printed on the accuracy charts."""
+    return {"data": spec.describe(), "reps": acc.reps, "top-t": acc.t, "seed": acc.seed}
+
+
+def key_numbers(data: KVData, acc: Accuracy) -> dict[str, float]:
+    """The numbers a pinned comparison puts side by side: the data's size, and each ticked
+    mechanism's MSEs over the top-t keys at the grid value nearest "ε for RE"."""
+    numbers = {
+        "users n": float(data.n_users),
+        "keys d": float(data.d),
+        "pairs": float(data.keys.size),
+        "mean set length": float(data.lengths.mean()),
+        "top-t": float(acc.t),
+        "ε of the MSEs below": acc.re_eps,
+    }
+    if acc.summary is not None:
+        at = acc.summary[(acc.summary["t"] == acc.t) & np.isclose(acc.summary["eps"], acc.re_eps)]
+        for _, row in at.iterrows():
+            for metric in ("mse_freq", "mse_mean"):
+                if np.isfinite(row[metric]):
+                    label = ldp_figures.METRIC_LABELS[metric]
+                    numbers[f"{row['mechanism']}: {label}"] = float(row[metric])
+    return numbers
+
+
+def show_comparison(
+    pinned: Mapping[str, Any],
+    current: Mapping[str, Any],
+    b: tuple[DataSpec, KVData, Accuracy],
+    upload: bytes | None,
+) -> None:
+    """Pinned view A beside the current view B (its spec, data and simulation): MSE of
+    frequencies vs ε on the same log axes, and the key numbers with their ratio.
+
+    A's simulation is the page's own cached call for A's settings, so pinning, unpinning
+    and switching back to A's settings recompute nothing. A link cannot carry an uploaded
+    file: a view with an upload source uses the file uploaded in this session, if any.
+    """
+    uses_upload = [v for v, s in (("A", pinned), ("B", current)) if s[SOURCE.name] == UPLOAD]
+    if uses_upload:
+        st.info(
+            f"**{' and '.join(uses_upload)}** {'use' if len(uses_upload) > 1 else 'uses'} "
+            "the uploaded file of this session. A pin keeps settings, never files: the link "
+            "reopens this comparison only after the same file is uploaded again.",
+            icon=":material/upload_file:",
+        )
+    if pinned[SOURCE.name] == UPLOAD and upload is None:
+        st.warning(
+            "**A (pinned)** uses an uploaded file and none is loaded: choose the source "
+            "'upload a user,key,value CSV' and upload it to see A.",
+            icon=":material/compare:",
+        )
+        return
+    spec = data_spec(pinned, upload or b"")
+    data = dataset(spec)
+    a = None if data is None else accuracy(pinned, spec, data)
+    if data is None or a is None:
+        st.warning(
+            "**A (pinned)** cannot be shown (see the message above).", icon=":material/compare:"
+        )
+        return
+
+    def view(v: Mapping[str, Any], s: DataSpec, acc: Accuracy, summary: pd.DataFrame) -> Any:
+        reps = f"{acc.reps} run{'s' if acc.reps > 1 else ''}"
+        text = f"{s.brief()}; ε grid {v[GRID.name]}, {reps}, seed {acc.seed}"
+        return text, ldp_figures.error_vs_eps(summary, "mse_freq", acc.t), stamp(s, acc)
+
+    if a.summary is not None and b[2].summary is not None:
+        pin.side_by_side(
+            view(pinned, spec, a, a.summary),
+            view(current, b[0], b[2], b[2].summary),
+            key="kv_compare",
+            share="xy",
+        )
+    else:
+        st.info("Tick at least one mechanism in both views to compare their errors.")
+    pin.show_table(key_numbers(data, a), key_numbers(b[1], b[2]))
+    st.caption(
+        "The sidebar's ε is pinned too, but these errors do not depend on it: the simulation "
+        "runs over its own ε grid."
+    )
 
 
 def digest(content: bytes) -> str:

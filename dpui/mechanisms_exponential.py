@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import hashlib
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -29,7 +31,8 @@ from dpcore.mechanisms import (
     parse_score_table,
     sample_exponential,
 )
-from dpui import limits, references
+from dpui import limits, pin, references, untrusted
+from dpui import mechanisms_figures as figures
 from dpui.params import ChoiceParam, FloatParam, IntParam
 
 # Wang and Kang's vote table lost its numbers in our copy; these counts are illustrative.
@@ -59,6 +62,8 @@ SOURCES = {
     "adult": "Adult census: people per education level",
     "sidebar": "the sidebar's histogram (bins as candidates)",
 }
+
+SHORT_NAMES = {"sports": "sports vote", "adult": "Adult education"}
 
 SENSITIVITY_NOTE = (
     "**Sensitivity.** The scores here are counts of people (votes, people per education "
@@ -186,6 +191,106 @@ def shown_candidates(scores: NDArray[np.float64]) -> NDArray[np.intp]:
     if scores.size <= MAX_SHOWN:
         return np.arange(scores.size)
     return np.sort(np.argsort(-scores, kind="stable")[:MAX_SHOWN])
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """One view of the page: its candidates and their exact analysis."""
+
+    table: ScoreTable
+    analysis: Analysis
+    shown: NDArray[np.intp]  # the candidates drawn in the charts
+
+    @property
+    def shown_names(self) -> list[str]:
+        return [self.table.names[i] for i in self.shown]
+
+
+def outcome(values: Mapping[str, Any], table: ScoreTable) -> Outcome | None:
+    """The exact analysis of ``table`` at the settings ``values`` (parameter name -> value,
+    the shared ε as ``"eps"``); None, the reason shown, when it is over the work limit."""
+    if not allowed(table.scores.size, int(values[DRAWS.name])):
+        return None
+    analysis = analyse(table.scores, float(values["eps"]), float(values[SENSITIVITY.name]))
+    return Outcome(table, analysis, shown_candidates(table.scores))
+
+
+def key_numbers(values: Mapping[str, Any], out: Outcome) -> dict[str, float]:
+    """The numbers a pinned comparison puts side by side."""
+    numbers = {
+        "candidates |R|": float(out.table.scores.size),
+        "ε": float(values["eps"]),
+        "Δu": float(values[SENSITIVITY.name]),
+        "Pr[best answer]": out.analysis.best_probability,
+        "expected score loss": out.analysis.expected_loss,
+    }
+    if not out.analysis.events.empty:  # the first event is "a wrong answer"
+        wrong = out.analysis.events.iloc[0]
+        numbers["Pr[wrong answer], exact"] = float(wrong["exact probability"])
+        numbers["Pr[wrong answer], bound"] = float(wrong["bound"])
+    return numbers
+
+
+def show_comparison(
+    pinned: Mapping[str, Any], current: Mapping[str, Any], b: Outcome | None, hist: Histogram
+) -> None:
+    """Pinned view A beside the current view B (``b``, None when it cannot be shown): the
+    output probabilities on one y axis and the key numbers with their ratio.
+
+    Candidate tables edited on the page live only in this session: A uses the current table
+    when its source is B's, else its own source's table (the preset, or the sidebar's
+    histogram). ``hist`` is the sidebar's histogram.
+    """
+    source = pinned[SOURCE.name]
+    a: Outcome | None = None
+    if source == current[SOURCE.name]:
+        if b is not None:
+            a = outcome(pinned, b.table)
+    elif source != "sidebar":
+        a = outcome(pinned, table_from_editor(preset_frame(source)))
+    elif allowed(hist.n_bins, int(pinned[DRAWS.name])):
+        a = outcome(pinned, table_from_histogram(hist))
+    if a is None or b is None:
+        who = "A (pinned)" if a is None else "B (current)"
+        st.warning(
+            f"**{who}** cannot be shown (see the message above), so there is nothing to "
+            "compare yet.",
+            icon=":material/compare:",
+        )
+        return
+
+    def view(v: Mapping[str, Any], out: Outcome) -> tuple[str, Any, dict[str, Any]]:
+        fig = figures.output_probabilities(out.shown_names, out.analysis.probabilities[out.shown])
+        words = table_words(v[SOURCE.name], hist, edited=v[SOURCE.name] == current[SOURCE.name])
+        return f"{words}; ε = {v['eps']:g}, Δu = {v[SENSITIVITY.name]:g}", fig, stamp(v, hist)
+
+    pin.side_by_side(view(pinned, a), view(current, b), key="exp_compare")
+    if source not in (current[SOURCE.name], "sidebar"):
+        st.caption(
+            "A uses its preset table as shipped: edits live only in the table shown on the "
+            "page, and only in this session."
+        )
+    pin.show_table(key_numbers(pinned, a), key_numbers(current, b))
+
+
+def table_words(source: str, hist: Histogram, *, edited: bool) -> str:
+    """Where a view's candidates come from, in a few words (A's and B's figures start level
+    when both fit a line): the sidebar's histogram, the table as edited on the page now, or
+    the preset as shipped."""
+    if source == "sidebar":
+        return f"the {hist.n_bins:,} bins of '{untrusted.markdown(hist.name)}'"
+    return f"{SHORT_NAMES[source]}, {'the table below' if edited else 'preset as shipped'}"
+
+
+def stamp(values: Mapping[str, Any], hist: Histogram) -> dict[str, Any]:
+    """The settings printed on a chart of the view ``values``."""
+    source = values[SOURCE.name]
+    return {
+        "candidates": hist.name if source == "sidebar" else source,
+        "ε": values["eps"],
+        "Δu": values[SENSITIVITY.name],
+        "seed": values[SEED.name],
+    }
 
 
 def candidate_table(table: ScoreTable, analysis: Analysis) -> pd.DataFrame:

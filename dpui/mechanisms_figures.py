@@ -175,6 +175,19 @@ def log_weights(names: Sequence[str], values: FloatArray) -> go.Figure:
     )
 
 
+def output_probabilities(names: Sequence[str], probabilities: FloatArray) -> go.Figure:
+    """Exact output probabilities ``Pr[M(x) = r]`` as one bar per candidate."""
+    fig = go.Figure()
+    fig.add_bar(
+        x=untrusted.plot_labels(names),
+        y=probabilities,
+        name="exact probability",
+        marker_color=TRUE_COLOUR,
+    )
+    fig.update_yaxes(rangemode="tozero")
+    return _layout(fig, title="Output probabilities Pr[M(x) = r]", x="candidate", y="probability")
+
+
 def probabilities_vs_frequencies(
     names: Sequence[str],
     probabilities: FloatArray,
@@ -182,9 +195,8 @@ def probabilities_vs_frequencies(
     drawn: int,
 ) -> go.Figure:
     """Exact output probabilities as bars, empirical frequencies of ``drawn`` runs as markers."""
-    fig = go.Figure()
+    fig = output_probabilities(names, probabilities)
     names = untrusted.plot_labels(names)
-    fig.add_bar(x=names, y=probabilities, name="exact probability", marker_color=TRUE_COLOUR)
     if drawn > 0:
         fig.add_scatter(
             x=names,
@@ -195,10 +207,7 @@ def probabilities_vs_frequencies(
             marker={"color": NOISY_COLOUR, "size": 11, "symbol": "diamond"},
             hovertemplate="%{y:.4f} (%{customdata:,} times)",
         )
-    fig.update_yaxes(rangemode="tozero")
-    return _layout(
-        fig, title="Output probabilities and observed frequencies", x="candidate", y="probability"
-    )
+    return fig.update_layout(title="Output probabilities and observed frequencies")
 
 
 def accuracy_curves(

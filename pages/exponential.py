@@ -4,12 +4,12 @@ import numpy as np
 import streamlit as st
 
 from dpcore.mechanisms import ScoreTableError
-from dpui import downloads, present, sidebar, state, untrusted
+from dpui import downloads, pin, present, sidebar, state, untrusted
 from dpui import mechanisms_exponential as em
 from dpui import mechanisms_figures as figures
 from dpui.mechanisms_exponential import DRAWS, SEED, SENSITIVITY, SOURCE
 
-present.header(
+toolbar = present.header(
     "pages/exponential.py",
     "Exponential mechanism",
     "Choose one candidate with probability ∝ exp(ε·score / 2Δu): the best is likely, every "
@@ -38,24 +38,24 @@ with present.settings_panel():
     c3.number_input("Random seed", SEED.lo, SEED.hi, key=SEED.name)
 state.save(em.PARAMS)
 
-source = str(state.get(SOURCE))
-eps, sensitivity = sidebar.current_epsilon(), float(state.get(SENSITIVITY))
+PINNED = (SOURCE, SENSITIVITY, SEED, DRAWS, sidebar.EPSILON)
+current = pin.current(PINNED)
+source = str(current[SOURCE.name])
+eps, sensitivity = float(current["eps"]), float(current[SENSITIVITY.name])
+hist = sidebar.current_histogram()
 table = None
-settings = {
-    "candidates": sidebar.current_dataset_name() if source == "sidebar" else source,
-    "ε": eps,
-    "Δu": sensitivity,
-    "seed": int(state.get(SEED)),
-}
+settings = em.stamp(current, hist)
+main = st.container()  # the key numbers and the first figure, above the candidate table
 if source == "sidebar":
-    hist = sidebar.current_histogram()
-    if em.allowed(hist.n_bins, int(state.get(DRAWS))):
+    if em.allowed(hist.n_bins, int(current[DRAWS.name])):
         table = em.table_from_histogram(hist)
         st.markdown(
             f"Candidates: the **{hist.n_bins:,} bins of '{hist.name}'**, scored by their counts."
         )
-else:
-    left, right = st.columns([2, 1])
+else:  # the table below the figure: the figure leads, the data stays one click away
+    left, right = st.expander(
+        "Candidates and scores (editable)", icon=":material/edit_note:"
+    ).columns([2, 1])
     with left:
         edited = st.data_editor(
             em.preset_frame(source),
@@ -74,51 +74,55 @@ else:
         st.error(f"{err} Fix the table to see the results; your edits are kept.")
     right.markdown(em.SENSITIVITY_NOTE)
 
-if table is not None and not em.allowed(table.scores.size, int(state.get(DRAWS))):
-    table = None
-if table is not None:
-    analysis = em.analyse(table.scores, eps, sensitivity)
-    shown = em.shown_candidates(table.scores)
-    names = [table.names[i] for i in shown]
-    best = float(table.scores.max())
-    m = st.columns(4)
-    m[0].metric("Candidates |R|", f"{table.scores.size:,}")
-    m[1].metric("ε (sidebar)", f"{eps:g}")
-    m[2].metric("Pr[best answer]", f"{analysis.best_probability:.4g}")
-    m[3].metric(
-        "Expected score loss", f"{analysis.expected_loss:.4g}", help="OPT − E[u(M(x))], exact."
-    )
-    if shown.size < table.scores.size:
-        st.caption(
-            f"Charts show the {shown.size} highest-scoring of {table.scores.size:,} candidates."
+result = None if table is None else em.outcome(current, table)
+pinned = pin.controls("exponential", PINNED, where=toolbar)
+with main:
+    if pinned is not None:
+        em.show_comparison(pinned, current, result, hist)
+    if result is not None:
+        analysis, shown, table = result.analysis, result.shown, result.table
+        names = result.shown_names
+        best = float(table.scores.max())
+        m = st.columns(4)
+        m[0].metric("Candidates |R|", f"{table.scores.size:,}")
+        m[1].metric("ε (sidebar)", f"{eps:g}")
+        m[2].metric("Pr[best answer]", f"{analysis.best_probability:.4g}")
+        m[3].metric(
+            "Expected score loss", f"{analysis.expected_loss:.4g}", help="OPT − E[u(M(x))], exact."
         )
+        if shown.size < table.scores.size:
+            st.caption(
+                f"Charts show the {shown.size} highest-scoring of {table.scores.size:,} candidates."
+            )
 
-    st.subheader("Weights and probabilities")
-    left, right = present.columns([2, 1])
-    present.show_chart(
-        figures.log_weights(names, analysis.log_weights[shown]),
-        settings,
-        key="exp_weights",
-        where=left,
-    )
-    with right:
-        st.latex(
-            r"\Pr[M(x)=r] = \frac{e^{\varepsilon u(x,r)/2\Delta u}}"
-            r"{\sum_{r'} e^{\varepsilon u(x,r')/2\Delta u}}"
+        st.subheader("Weights and probabilities")
+        left, right = present.columns([2, 1])
+        present.show_chart(
+            figures.log_weights(names, analysis.log_weights[shown]),
+            settings,
+            key="exp_weights",
+            where=left,
         )
-        st.latex(r"\Delta u = \max_{r,\, x\sim y} |u(x,r)-u(y,r)|")
-        if source == "sidebar":
-            st.markdown(em.SENSITIVITY_NOTE)
-        st.markdown(
-            f"The chart shows ln-weights relative to the best candidate; the absolute ones are "
-            f"{analysis.log_weight_offset:,.4g} higher, and e to that power "
-            f"{'overflows' if analysis.log_weight_offset > 709 else 'fits in'} floating point "
-            "(e^710 is already infinite). Working relative to the best keeps every probability "
-            "finite and exact, for any score and any ε."
-        )
+        with right:
+            st.latex(
+                r"\Pr[M(x)=r] = \frac{e^{\varepsilon u(x,r)/2\Delta u}}"
+                r"{\sum_{r'} e^{\varepsilon u(x,r')/2\Delta u}}"
+            )
+            st.latex(r"\Delta u = \max_{r,\, x\sim y} |u(x,r)-u(y,r)|")
+            if source == "sidebar":
+                st.markdown(em.SENSITIVITY_NOTE)
+            st.markdown(
+                f"The chart shows ln-weights relative to the best candidate; the absolute ones are "
+                f"{analysis.log_weight_offset:,.4g} higher, and e to that power "
+                f"{'overflows' if analysis.log_weight_offset > 709 else 'fits in'} floating point "
+                "(e^710 is already infinite). Working relative to the best keeps every probability "
+                "finite and exact, for any score and any ε."
+            )
 
-    total = int(state.get(DRAWS))
-    seed = int(state.get(SEED))
+if result is not None:
+    analysis, shown, table = result.analysis, result.shown, result.table
+    total = int(current[DRAWS.name])
+    seed = int(current[SEED.name])
     em.sync(table, eps, sensitivity, total, seed)
 
     candidates = table  # narrowed to a valid table for the fragment below

@@ -1,15 +1,14 @@
 """Key-value LDP: HISKV (reconstructed) and the mechanisms it is compared with."""
 
-import pandas as pd
 import streamlit as st
 
-from dpcore.ldp import experiment, hiskv, metrics
-from dpcore.ldp.data import KVDataError
+from dpcore.ldp import hiskv, metrics
+from dpcore.ldp.data import KVData
 from dpcore.ldp.mechanisms import MAX_EPS, MECHANISMS, UNAVAILABLE
-from dpui import downloads, hiskv_view, ldp_figures, present, references, sidebar, state
+from dpui import downloads, hiskv_view, ldp_figures, pin, present, references, sidebar, state
 from dpui import ldp_view as view
 
-present.header(
+toolbar = present.header(
     "pages/kv_ldp.py",
     "Key-value LDP",
     "Local differential privacy for key-value data: each user holds a set of ⟨key, value⟩ "
@@ -124,60 +123,25 @@ with panel:
     h[4].number_input("PrivKVM rounds c", view.ROUNDS.lo, view.ROUNDS.hi, key=view.ROUNDS.name)
 state.save(view.PARAMS)
 
+PINNED = (*view.PARAMS, sidebar.EPSILON)
+current = pin.current(PINNED)
 ss = st.session_state
 if ss.get(view.UPLOAD_ERROR):
     st.error(f"Upload rejected, previous data kept. {ss[view.UPLOAD_ERROR]}")
-if not synthetic and view.UPLOADED not in ss:
+upload = ss.get(view.UPLOADED)
+if not synthetic and upload is None:
     st.info("Upload a CSV with columns user,key,value to continue, or pick a synthetic source.")
     st.stop()
-spec = view.DataSpec(
-    ss[view.SOURCE.name],
-    ss[view.LENGTH_MODEL.name],
-    ss[view.USERS.name],
-    ss[view.KEYS.name],
-    ss[view.MAX_LENGTH.name],
-    ss[view.DATA_SEED.name],
-    b"" if synthetic else ss[view.UPLOADED],
-)
-if synthetic and not view.generation_allowed(spec):
-    st.stop()
-try:
-    data = view.load_data(spec)
-except KVDataError as err:
-    st.error(f"This data cannot be used: {err}")
+spec = view.data_spec(current, upload or b"")
+data = view.dataset(spec)
+if data is None:
     st.stop()
 
-settings = view.settings_for(
-    data,
-    share=ss[view.SHARE.name],
-    amplified=ss[view.AMPLIFIED.name],
-    beta=ss[view.BETA.name],
-    pckv_l=ss[view.PCKV_L.name],
-    rounds=ss[view.ROUNDS.name],
-)
-names = tuple(n for n, flag in view.MECHANISM_FLAGS.items() if ss[flag.name])
-grid = view.EPS_GRIDS[ss[view.GRID.name]]
-t = ss[view.TOP_T.name]
-seed = ss[view.SEED.name]
-reps = view.simulation_repetitions(
-    data,
-    names,
-    grid,
-    ss[view.REPS.name],
-    settings.privkvm_rounds,
-    key=(spec, names, grid, ss[view.REPS.name], settings, seed, t),
-)
-if not reps:
-    st.stop()
-stamp = {
-    "data": spec.describe(),
-    "reps": reps,
-    "top-t": t,
-    "seed": seed,
-}
+pinned = pin.controls("kv", PINNED, where=toolbar)
+comparison = st.container()  # filled once B is computed: A is drawn beside it
 
 
-def data_summary() -> None:
+def data_summary(data: KVData) -> None:
     cols = st.columns(6)
     for col, (label, value) in zip(cols, view.data_summary(data).items(), strict=False):
         col.metric(label, value)
@@ -188,25 +152,36 @@ def data_summary() -> None:
 
 
 st.header("Accuracy vs ε")
+charts = st.empty()  # drawn after each mechanism on a first run, so results stream in
+drafts = iter(range(len(view.MECHANISM_FLAGS)))
+
+
+def draw(acc: view.Accuracy, *, final: bool = False) -> None:
+    if acc.summary is None:
+        return
+    draft = "" if final else f"_draft{next(drafts)}"
+    with charts.container():
+        left, right = present.columns([1, 1])
+        for where, metric in ((left, "mse_freq"), (right, "mse_mean")):
+            fig = ldp_figures.error_vs_eps(acc.summary, metric, acc.t)
+            present.show_chart(fig, view.stamp(spec, acc), key=f"kv_{metric}{draft}", where=where)
+
+
+acc = view.accuracy(current, spec, data, partial=draw)
+if acc is None:
+    st.stop()
+if pinned is not None:
+    with comparison:
+        view.show_comparison(pinned, current, (spec, data, acc), upload)
+names, grid, t, seed, settings, reps = acc.names, acc.grid, acc.t, acc.seed, acc.settings, acc.reps
+stamp = view.stamp(spec, acc)
 if not names:
-    data_summary()
+    data_summary(data)
     st.info("Tick at least one mechanism above.")
 else:
-    accuracy = st.empty()  # drawn after each mechanism on a first run, so results stream in
-    drafts = iter(range(len(names)))
-
-    def draw(runs: pd.DataFrame, *, final: bool = False) -> pd.DataFrame:
-        summary = experiment.summarize(runs)
-        draft = "" if final else f"_draft{next(drafts)}"
-        with accuracy.container():
-            left, right = present.columns([1, 1])
-            for where, metric in ((left, "mse_freq"), (right, "mse_mean")):
-                fig = ldp_figures.error_vs_eps(summary, metric, t)
-                present.show_chart(fig, stamp, key=f"kv_{metric}{draft}", where=where)
-        return summary
-
-    runs = view.run_grid(spec, names, grid, reps, settings, seed, t, partial=draw)
-    summary = draw(runs, final=True)
+    runs, summary = acc.runs, acc.summary
+    assert runs is not None and summary is not None  # a mechanism is ticked
+    draw(acc, final=True)
     f1, f2 = st.columns(2)  # side by side, stacked on a phone
     f1.latex(r"\mathrm{MSE} = \frac1t\sum_{k\in\text{top-}t}(\hat x_k - x_k)^2")
     f2.latex(r"\mathrm{RE} = \frac1t\sum_{k}\frac{|\hat x_k - x_k|}{\max(|x_k|,\delta)}")
@@ -218,12 +193,11 @@ else:
         f"δ = 0 for frequencies, {metrics.MEAN_RE_FLOOR} for means. "
         f"{', '.join(UNAVAILABLE)} is not shown: {next(iter(UNAVAILABLE.values()))}"
     )
-    data_summary()
+    data_summary(data)
 
     st.header("Relative error vs top-t")
-    re_eps = float(ss[view.RE_EPS.name])
-    if re_eps not in grid:
-        re_eps = view.nearest(re_eps, grid)
+    re_eps = acc.re_eps
+    if float(ss[view.RE_EPS.name]) not in grid:
         st.info(f"ε = {ss[view.RE_EPS.name]} is not in the grid; showing ε = {re_eps:g}.")
     left, right = present.columns([1, 1])
     for where, metric in ((left, "re_freq"), (right, "re_mean")):
