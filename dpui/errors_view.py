@@ -806,8 +806,8 @@ def show_comparison(
     result_a = run(a, hist, digest)
     same = a.view == b.view
     pin.side_by_side(
-        (a.describe(), result_a.figure, chart_settings(a, hist)),
-        (b.describe(), result_b.figure, chart_settings(b, hist)),
+        (a.describe(), figures.short_legend(result_a.figure), chart_settings(a, hist)),
+        (b.describe(), figures.short_legend(result_b.figure), chart_settings(b, hist)),
         key="ea_compare",
         share=("y" if a.view == "index" else "xy") if same else "",
     )

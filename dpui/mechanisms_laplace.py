@@ -235,7 +235,9 @@ def show_comparison(pinned: Mapping[str, Any], b: View, hist: Histogram, trials:
             f"{v.described}; ε = {v.eps:.4g}, Δf = {v.sensitivity:g}, b = {v.rel.scale:.4g}, "
             f"δ = {v.delta:g}, seed {v.seed}"
         )
-        return text, figures.true_vs_noisy(v.labels, v.counts, v.rel.noisy), v.settings()
+        fig = figures.true_vs_noisy(v.labels, v.counts, v.rel.noisy)
+        fig.update_layout(margin_t=80)  # half width: the legend gets its own row under the title
+        return text, fig, v.settings()
 
     pin.side_by_side(side(a), side(b), key="lap_compare")
     pin.show_table(a.key_numbers(), b.key_numbers())

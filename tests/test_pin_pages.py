@@ -18,6 +18,7 @@ from streamlit.testing.v1 import AppTest
 
 from dpcore import errors
 from dpcore.mechanisms import laplace_mechanism
+from dpui import errors_figures
 
 ROOT = Path(__file__).resolve().parents[1]
 A, B = "A (pinned)", "B (current)"
@@ -81,6 +82,16 @@ def test_the_privelet_oracle_matches_dpcore():
 
 
 # --- Error analysis ----------------------------------------------------------------------
+
+
+def test_short_legend_keeps_the_first_line_of_each_name_on_a_copy():
+    table = pd.DataFrame(
+        {"algorithm": ["Boost (binary, uniform, BLUE)"] * 2, "L": [1, 2], "exact": [1.0, 2.0]}
+    )
+    fig = errors_figures.exact_vs_empirical(table, x="L", title="t", x_title="L")
+    assert errors_figures.short_legend(fig).data[0].name == "Boost"
+    assert fig.data[0].name == "Boost<br>(binary, uniform, BLUE)"
+
 
 ONLY_DWORK_AND_PRIVELET = {
     "ea_binary_raw": "false",
