@@ -748,11 +748,11 @@ def chart_settings(s: Settings, hist: Histogram) -> dict[str, Any]:
     """The settings stamped under the chart of view ``s``."""
     settings: dict[str, Any] = {
         "dataset": hist.name,
-        "n": hist.n_bins,
+        "n": s.fixed_n if s.view == "fixed" else hist.n_bins,  # (2) repeats the data to N
         "ε": s.eps,
         "workload": "all ranges",
     }
-    if s.simulate:
+    if s.simulate and s.view != "index":  # the accuracy index is exact only
         settings |= {"releases": s.releases, "seed": s.seed}
     return settings
 
@@ -806,8 +806,8 @@ def show_comparison(
     result_a = run(a, hist, digest)
     same = a.view == b.view
     pin.side_by_side(
-        (a.describe(), figures.short_legend(result_a.figure), chart_settings(a, hist)),
-        (b.describe(), figures.short_legend(result_b.figure), chart_settings(b, hist)),
+        (a.describe(), figures.half_width(result_a.figure), chart_settings(a, hist)),
+        (b.describe(), figures.half_width(result_b.figure), chart_settings(b, hist)),
         key="ea_compare",
         share=("y" if a.view == "index" else "xy") if same else "",
     )

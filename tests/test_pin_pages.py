@@ -84,13 +84,19 @@ def test_the_privelet_oracle_matches_dpcore():
 # --- Error analysis ----------------------------------------------------------------------
 
 
-def test_short_legend_keeps_the_first_line_of_each_name_on_a_copy():
+def test_half_width_shortens_legend_names_and_breaks_titles_on_a_copy():
     table = pd.DataFrame(
         {"algorithm": ["Boost (binary, uniform, BLUE)"] * 2, "L": [1, 2], "exact": [1.0, 2.0]}
     )
-    fig = errors_figures.exact_vs_empirical(table, x="L", title="t", x_title="L")
-    assert errors_figures.short_legend(fig).data[0].name == "Boost"
-    assert fig.data[0].name == "Boost<br>(binary, uniform, BLUE)"
+    fig = errors_figures.exact_vs_empirical(
+        table, x="L", title="MSE per range (N = 8)", x_title="range (sorted)"
+    )
+    half = errors_figures.half_width(fig)
+    assert half.data[0].name == "Boost"
+    assert half.layout.title.text == "MSE per range<br>(N = 8)"
+    assert half.layout.xaxis.title.text == "range<br>(sorted)"
+    assert half.layout.margin.t == fig.layout.margin.t + 20  # room for the title's second line
+    assert fig.data[0].name == "Boost<br>(binary, uniform, BLUE)"  # the original is unchanged
 
 
 ONLY_DWORK_AND_PRIVELET = {
