@@ -44,6 +44,23 @@ def legend_name(name: object) -> str:
     return f"{head}<br>({tail}" if sep else head
 
 
+def half_width(fig: go.Figure) -> go.Figure:
+    """A copy of ``fig`` for half the page's width: legend entries keep their first words
+    ('Boost', 'extrapolated limit'), and a title or x-axis title breaks before its
+    parenthesis, so that the plot keeps most of the width and no title is cut."""
+    out = go.Figure(fig)
+    out.for_each_trace(
+        lambda t: t.update(name=t.name.split("<br>")[0].partition(" (")[0]) if t.name else None
+    )
+    title = out.layout.title.text or ""
+    if " (" in title:
+        out.update_layout(title_text=title.replace(" (", "<br>(", 1))
+        out.update_layout(margin_t=(out.layout.margin.t or 50) + 20)
+    x_title = out.layout.xaxis.title.text or ""
+    out.layout.xaxis.title.text = x_title.replace(" (", "<br>(", 1)
+    return out
+
+
 def matrix_heatmap(
     matrix: FloatArray,
     *,

@@ -16,17 +16,23 @@ of two are those of the zero-padded transform.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Hashable, Sequence
+from collections.abc import Callable, Hashable, Mapping, Sequence
+from dataclasses import dataclass, replace
 from functools import partial
+from typing import Any
 
 import numpy as np
 import pandas as pd
+import plotly.graph_objects as go
 import streamlit as st
 from numpy.typing import NDArray
 
 from dpcore import accuracy_index, empirical, errors, pidentity
-from dpui import limits, slow
+from dpcore.histogram import Histogram
+from dpui import errors_figures as figures
+from dpui import limits, pin, slow
 from dpui.params import BoolParam, ChoiceParam, IntParam, Param
+from dpui.sidebar import EPSILON
 
 FloatArray = NDArray[np.float64]
 Progress = Callable[[float], object] | None
@@ -243,29 +249,32 @@ def cost(
     return total
 
 
-def index_levels(keys: tuple[str, ...], wanted: int) -> int:
+def index_levels(keys: tuple[str, ...], wanted: int, *, pinned: bool = False) -> int:
     """The largest m up to ``wanted`` whose accuracy-index view fits the work limit (shown
-    with a notice when smaller than ``wanted``); ``wanted`` when none fits (then refused)."""
+    with a notice when smaller than ``wanted``); ``wanted`` when none fits (then refused).
+    ``pinned``: the notice is about the pinned view A."""
     fitted = limits.largest_within(
         range(INDEX_M.lo, wanted + 1), lambda m: limits.accuracy_index(keys, m)
     )
     if fitted is None or fitted == wanted:
         return wanted
     limits.scaled_down(
-        f"trees up to m = {fitted} (N = 2^{fitted}) instead of m = {wanted}",
+        ("the pinned view A's " if pinned else "")
+        + f"trees up to m = {fitted} (N = 2^{fitted}) instead of m = {wanted}",
         library="dpcore.accuracy_index.coefficient_curve",
     )
     return fitted
 
 
-def allowed(choice: str, keys: tuple[str, ...], **sizes: int) -> bool:
-    """Whether view ``choice`` is within the work limit (see :func:`cost`); else say why."""
+def allowed(choice: str, keys: tuple[str, ...], *, pinned: bool = False, **sizes: int) -> bool:
+    """Whether view ``choice`` is within the work limit (see :func:`cost`); else say why
+    (``pinned``: about the pinned view A)."""
     return limits.allow(
-        f"the view '{VIEWS[choice]}' for {len(keys)} algorithm(s)",
+        ("the pinned view A, " if pinned else "the view ")
+        + f"'{VIEWS[choice]}' for {len(keys)} algorithm(s)",
         cost(choice, keys, **sizes),
-        smaller="choose fewer algorithms, fewer releases or ranges, a smaller N or m, "
-        "or untick Simulate (closed forms only)",
-        library="dpcore.errors / dpcore.empirical / dpcore.accuracy_index",
+        smaller="choose fewer algorithms, fewer ranges, or a smaller N or m",
+        library="dpcore.errors / dpcore.accuracy_index",
     )
 
 
@@ -566,3 +575,272 @@ def index_table(curves: pd.DataFrame) -> pd.DataFrame:
             }
         )
     return pd.DataFrame(rows)
+
+
+# --- one view of the page, as a function of its settings (for the page and for pinning) -------
+
+
+@dataclass(frozen=True)
+class Settings:
+    """What defines one view of the page: its own settings and ε (the dataset is the sidebar's)."""
+
+    keys: tuple[str, ...]
+    view: str
+    simulate: bool
+    releases: int
+    queries: int
+    seed: int
+    fixed_n: int
+    fixed_ranges: int
+    max_m: int
+    index_m: int
+    eps: float
+
+    @classmethod
+    def of(cls, values: Mapping[str, Any]) -> Settings:
+        """From parameter name -> value (as :func:`dpui.pin.current` gives, ε included)."""
+        return cls(
+            keys=tuple(key for key, flag in ALGORITHM_FLAGS.items() if values[flag.name]),
+            view=str(values[VIEW.name]),
+            simulate=bool(values[SIMULATE.name]),
+            releases=int(values[RELEASES.name]),
+            queries=int(values[QUERIES.name]),
+            seed=int(values[SEED.name]),
+            fixed_n=int(values[FIXED_N.name]),
+            fixed_ranges=int(values[FIXED_RANGES.name]),
+            max_m=int(values[MAX_M.name]),
+            index_m=int(values[INDEX_M.name]),
+            eps=float(values[EPSILON.name]),
+        )
+
+    def describe(self) -> str:
+        text = f"{VIEWS[self.view]}, {len(self.keys)} algorithm(s)"
+        if self.view not in ("epsilon", "index"):
+            text += f", ε = {self.eps:g}"
+        return text + (f", simulated ({self.releases} releases)" if self.simulate else "")
+
+
+PINNED: tuple[Param, ...] = (*PARAMS, EPSILON)
+"""The parameters a pinned view keeps: the page's own and the shared ε."""
+
+
+@dataclass(frozen=True)
+class Result:
+    """One view computed: its table, its chart and the chart's caption."""
+
+    table: pd.DataFrame
+    figure: go.Figure
+    note: str
+
+
+def checked(s: Settings, n: int, *, pinned: bool = False) -> Settings | None:
+    """``s`` with the accuracy-index m reduced to the work limit; None, with the reason
+    shown, when no algorithm is chosen or the view is over the limit (``pinned``: view A)."""
+    if not s.keys:
+        st.warning(
+            "The pinned view A has no algorithm chosen: nothing to compare."
+            if pinned
+            else "Choose at least one algorithm above."
+        )
+        return None
+    if s.view == "index":
+        s = replace(s, index_m=index_levels(s.keys, s.index_m, pinned=pinned))
+    sizes = {
+        "n": n,
+        "queries": s.queries,
+        "fixed_n": s.fixed_n,
+        "fixed_ranges": s.fixed_ranges,
+        "max_m": s.max_m,
+        "index_m": s.index_m,
+    }
+    if not allowed(s.view, s.keys, pinned=pinned, releases=0, **sizes):  # the closed forms
+        return None
+    if s.simulate and s.view != "index":
+        # over the limit the closed forms show at once and the simulation waits for a click
+        simulate = simulation_allowed(s.view, s.keys, (n, s), releases=s.releases, **sizes)
+        s = replace(s, simulate=simulate)
+    return s
+
+
+def compute(s: Settings, hist: Histogram, digest: str, progress: Progress = None) -> Result:
+    """The table, chart and caption of view ``s`` on ``hist`` (``digest`` identifies it), from
+    the cached cells; with the optimised strategy's rows when it has been computed for this n."""
+    reference_n = pidentity_n(s.view, hist.n_bins, s.fixed_n)
+    strategy = None if reference_n is None else pidentity_strategy(reference_n)
+    if s.view == "length":
+        table = length_curve(
+            digest, hist.counts, s.keys, s.eps, s.queries, s.releases, s.seed, s.simulate, progress
+        )
+        table = with_pidentity(table, s.view, strategy, s.eps, s.queries, 0, s.seed)
+        fig = figures.exact_vs_empirical(
+            table, x="range length", title="MSE vs range length", x_title="range length L"
+        )
+        note = (
+            f"{hist.name}, n = {hist.n_bins:,}, ε = {s.eps:g}; {s.queries} random ranges per "
+            "length. Lines: exact mean over the same ranges as the points."
+        )
+    elif s.view == "fixed":
+        table = fixed_ranges(
+            digest,
+            hist.counts,
+            s.keys,
+            s.fixed_n,
+            s.eps,
+            s.fixed_ranges,
+            s.releases,
+            s.seed,
+            s.simulate,
+            progress,
+        )
+        table = with_pidentity(table, s.view, strategy, s.eps, 0, s.fixed_ranges, s.seed)
+        fig = figures.exact_vs_empirical(
+            table,
+            x="range #",
+            title=f"MSE per fixed random range (N = {s.fixed_n:,})",
+            x_title="range (sorted by start)",
+            log_x=False,
+        )
+        note = (
+            f"N = {s.fixed_n:,} bins ({hist.name} repeated or cut to N: the errors do not "
+            f"depend on the data), ε = {s.eps:g}; table 1 of Wu et al. (2018) is N = 1024, "
+            "50 ranges, 100 releases."
+        )
+    elif s.view == "size":
+        table = size_curve(
+            s.keys, s.eps, s.max_m, s.releases, s.queries, s.seed, s.simulate, progress
+        )
+        fig = figures.exact_vs_empirical(
+            table, x="N", title="Average MSE over all ranges vs N", x_title="N = 2^m"
+        )
+        note = (
+            f"All-zero histogram of N bins, ε = {s.eps:g}; simulated up to N = "
+            f"2^{SIMULATED_MAX_M} (every range while there are ≤ {ALL_RANGES_LIMIT:,}, "
+            f"else {s.queries} fresh random ranges per release); larger N exact only."
+        )
+    elif s.view == "epsilon":
+        table = epsilon_curve(
+            digest, hist.counts, s.keys, s.releases, s.queries, s.seed, s.simulate, progress
+        )
+        table = with_pidentity(table, s.view, strategy, s.eps, 0, 0, s.seed)
+        fig = figures.exact_vs_empirical(
+            table, x="epsilon", title="Average MSE over all ranges vs ε", x_title="ε"
+        )
+        note = (
+            f"{hist.name}, n = {hist.n_bins:,}; simulated with {s.queries} fresh random ranges "
+            "per release. Every algorithm's MSE scales exactly as 1/ε²."
+        )
+    else:
+        curves = index_curves(s.keys, s.index_m, progress)
+        table = index_table(curves)
+        fig = figures.index_convergence(
+            curves_by_algorithm(curves), index_estimates(curves), paper_indices(s.keys)
+        )
+        note = (
+            "Exact values at ε = 1, uniform workload. A limit is extrapolated only where the "
+            "algorithm's f(2^m) is known to be a cubic in m, and shown only when fits on "
+            "different m windows agree within 2%; the column 'how' says why for each algorithm."
+        )
+    return Result(table, fig, note)
+
+
+def run(s: Settings, hist: Histogram, digest: str) -> Result:
+    """:func:`compute` with a progress bar while it simulates (or computes the index)."""
+    if not (s.simulate or s.view == "index"):
+        return compute(s, hist, digest)
+    bar = st.progress(0.0, text="Computing…")
+    result = compute(
+        s,
+        hist,
+        digest,
+        lambda f: bar.progress(min(f, 1.0), text=f"Simulating… {f:.0%}"),
+    )
+    bar.empty()
+    return result
+
+
+def chart_settings(s: Settings, hist: Histogram) -> dict[str, Any]:
+    """The settings stamped under the chart of view ``s``."""
+    settings: dict[str, Any] = {
+        "dataset": hist.name,
+        "n": s.fixed_n if s.view == "fixed" else hist.n_bins,  # (2) repeats the data to N
+        "ε": s.eps,
+        "workload": "all ranges",
+    }
+    if s.simulate and s.view != "index":  # the accuracy index is exact only
+        settings |= {"releases": s.releases, "seed": s.seed}
+    return settings
+
+
+def key_numbers(s: Settings, result: Result) -> dict[str, float]:
+    """The numbers a pinned comparison shows for view ``s``, per algorithm (budgets for the
+    uniform workload, as everywhere on the page)."""
+    table = result.table
+    if s.view == "index":
+        numbers = {"largest m (N = 2^m)": float(s.index_m)}
+        for _, row in table.iterrows():
+            numbers[f"{row['algorithm']}: lb³N / f(N) at the largest N"] = row["ratio at largest N"]
+        return numbers
+    numbers = {"ε": s.eps}
+    if s.view == "size":
+        numbers["largest N"] = float(2**s.max_m)
+        simulated_m = min(s.max_m, SIMULATED_MAX_M)
+        if s.simulate:
+            numbers["largest simulated N"] = float(2**simulated_m)
+    for label_, rows in table.groupby("algorithm", sort=False):
+        name = str(label_).partition(" (")[0]  # the legend's first line: 'Boost', 'H_b'
+        if s.view in ("length", "fixed"):
+            where = (
+                "mean over lengths 1, 2, 4, …, n" if s.view == "length" else "mean over the ranges"
+            )
+            numbers[f"{name} · exact MSE, {where}"] = rows["exact"].mean()
+            numbers[f"{name} · simulated MSE, {where}"] = rows["empirical"].mean()
+        elif s.view == "size":
+            numbers[f"{name} · exact MSE, all ranges, largest N"] = rows["exact"].iloc[-1]
+            at = rows[rows["m"] == simulated_m]["empirical"]
+            numbers[f"{name} · simulated MSE, all ranges, largest simulated N"] = (
+                at.iloc[0] if at.size else np.nan
+            )
+        else:  # epsilon: exact at this ε from ε = 1 (MSE ∝ 1/ε²); simulated only on the grid
+            at_one = rows[rows["epsilon"] == 1.0]["exact"].iloc[0]
+            numbers[f"{name} · exact MSE, all ranges, at ε"] = at_one / s.eps**2
+            at = rows[rows["epsilon"] == s.eps]["empirical"]
+            numbers[f"{name} · simulated MSE, all ranges, at ε"] = at.iloc[0] if at.size else np.nan
+    return {k: float(v) for k, v in numbers.items() if not (np.isnan(v) and "simulated" in k)}
+
+
+def show_comparison(
+    pinned: Mapping[str, Any], b: Settings, result_b: Result, hist: Histogram, digest: str
+) -> None:
+    """Pinned view A beside the current view B (already computed): both charts, on shared
+    axes when they plot the same view, and the key numbers with their ratio. A passes the
+    same work-limit checks as B; refused, it is not computed and the page says why."""
+    a = checked(Settings.of(pinned), hist.n_bins, pinned=True)
+    if a is None:
+        return
+    result_a = run(a, hist, digest)
+    same = a.view == b.view
+    pin.side_by_side(
+        (a.describe(), figures.half_width(result_a.figure), chart_settings(a, hist)),
+        (b.describe(), figures.half_width(result_b.figure), chart_settings(b, hist)),
+        key="ea_compare",
+        share=("y" if a.view == "index" else "xy") if same else "",
+    )
+    if not same:
+        st.caption("A and B plot different views, so their axes are not shared.")
+    pin.show_table(key_numbers(a, result_a), key_numbers(b, result_b))
+    st.caption(
+        "Budgets optimised for all ranges equally likely. "
+        + " ".join(dict.fromkeys(KEY_NUMBERS_NOTE[v] for v in (a.view, b.view)))
+    )
+
+
+KEY_NUMBERS_NOTE = {
+    "length": "(1): the mean of the plotted points, each the exact (or simulated) MSE over "
+    "that length's random ranges.",
+    "fixed": "(2): the mean over the fixed random ranges.",
+    "size": "(3): the MSE averaged over all ranges of the largest N (simulated: of the "
+    f"largest simulated N, at most 2^{SIMULATED_MAX_M}).",
+    "epsilon": "(4): the MSE averaged over all ranges at the sidebar's ε (exact: the closed "
+    "form, ∝ 1/ε²; simulated only when ε is one of the plotted values).",
+    "index": "(5): the exact ratio lb³N / f(N) at the largest N (does not depend on ε).",
+}

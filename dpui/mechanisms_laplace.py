@@ -8,7 +8,9 @@ rescales cached results instead of re-simulating.
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -16,6 +18,7 @@ import plotly.express as px
 import streamlit as st
 from numpy.typing import NDArray
 
+from dpcore.histogram import Histogram
 from dpcore.mechanisms import (
     laplace_confidence_intervals,
     laplace_expected_max_error,
@@ -26,8 +29,10 @@ from dpcore.mechanisms import (
     laplace_scale,
     simulate_laplace_max_error,
 )
-from dpui import limits, references
+from dpui import limits, pin, references
+from dpui import mechanisms_figures as figures
 from dpui.params import ChoiceParam, FloatParam, IntParam
+from dpui.sidebar import EPSILON
 
 GAPMINDER_YEARS = tuple(str(year) for year in range(1952, 2008, 5))
 SOURCES = {
@@ -50,6 +55,9 @@ K2 = IntParam("lap_k2", 10_000, 1, 100_000)
 TRIALS = IntParam("lap_trials", 1000, 100, 10_000)
 SEED = IntParam("lap_seed", 0, 0, 2**31 - 1)
 PARAMS = (SOURCE, YEAR, POP_MAX, SCALE_MODE, SCALE, SENSITIVITY, DELTA, K2, TRIALS, SEED)
+PINNED = (SOURCE, YEAR, POP_MAX, SCALE_MODE, SCALE, SENSITIVITY, DELTA, SEED, EPSILON)
+"""What a pinned view keeps: the query, the noise settings and the shared ε (not the
+simulation's k₂ and trials, which the comparison does not draw)."""
 
 # A simulation draws at most this many Laplace values (about 0.4 s): for large k the
 # number of trials is reduced (never below MIN_TRIALS), and the page says so.
@@ -126,6 +134,115 @@ def release(
     )
 
 
+@dataclass(frozen=True)
+class View:
+    """One view of the page: the query (its entries and what they are) and its seeded release."""
+
+    labels: tuple[str, ...]
+    counts: NDArray[np.float64]
+    described: str
+    data: str
+    eps: float
+    sensitivity: float
+    delta: float
+    seed: int
+    rel: Release
+
+    @property
+    def gapminder(self) -> bool:
+        return self.data == "gapminder"
+
+    def settings(self) -> dict[str, Any]:
+        """The settings stamped under this view's charts."""
+        return {
+            "data": self.data,
+            "k": self.counts.size,
+            "ε": self.eps,
+            "Δf": self.sensitivity,
+            "δ": self.delta,
+            "seed": self.seed,
+        }
+
+    def key_numbers(self) -> dict[str, float]:
+        """The numbers a pinned comparison shows for this view."""
+        noise = np.abs(self.rel.noise)
+        return {
+            "entries k": float(self.counts.size),
+            "ε": self.eps,
+            "noise scale b = Δf/ε": self.rel.scale,
+            "bound ln(k/δ)·b": self.rel.bound,
+            "exact width t*·b": self.rel.exact,
+            "largest |noise| in this draw": float(noise.max()),
+            "mean |noise| in this draw": float(noise.mean()),
+        }
+
+
+def view(
+    values: Mapping[str, Any], hist: Histogram, trials: int, *, pinned: bool = False
+) -> View | None:
+    """The view set by ``values`` (parameter name -> value, as :func:`dpui.pin.current` gives,
+    ε included) on the sidebar's ``hist``; None, with the reason shown, when there is nothing
+    to release or it is over the work limit (``trials``: the page's simulation, counted in the
+    limit; ``pinned``: the messages are about the pinned view A)."""
+    who = "Pinned view A: " if pinned else ""
+    if values[SOURCE.name] == "gapminder":
+        year, below = int(values[YEAR.name]), float(values[POP_MAX.name])
+        table = gapminder_populations(year, below)
+        if table.empty:
+            st.warning(
+                f"{who}No country had fewer than {below:g} million people in {year}; "
+                "raise the threshold."
+            )
+            return None
+        labels = tuple(table["country"])
+        counts = table["population"].to_numpy(dtype=float)
+        described = (
+            f"populations of the {len(labels)} countries below {below:g} million in {year} "
+            "(gapminder)"
+        )
+        data = "gapminder"
+    else:
+        if not allowed(hist.n_bins, trials, pinned=pinned):
+            return None
+        labels = hist.labels or tuple(str(i + 1) for i in range(hist.n_bins))
+        counts = hist.counts
+        described = f"the {hist.n_bins:,} bins of '{hist.name}' (sidebar)"
+        data = hist.name
+    sensitivity, delta = float(values[SENSITIVITY.name]), float(values[DELTA.name])
+    if values[SCALE_MODE.name] == "scale":
+        eps = sensitivity / float(values[SCALE.name])
+    else:
+        eps = float(values[EPSILON.name])
+    seed = int(values[SEED.name])
+    try:
+        rel = release(counts, eps=eps, sensitivity=sensitivity, delta=delta, seed=seed)
+    except ValueError as err:
+        st.error(f"{who}No release at these settings: {err}", icon=":material/error:")
+        return None
+    return View(labels, counts, described, data, eps, sensitivity, delta, seed, rel)
+
+
+def show_comparison(pinned: Mapping[str, Any], b: View, hist: Histogram, trials: int) -> None:
+    """Pinned view A beside the current view B: true vs noisy bars on the same value axes,
+    and the key numbers with their ratio. A passes the same checks as B; refused, it is not
+    computed and the page says why."""
+    a = view(pinned, hist, trials, pinned=True)
+    if a is None:
+        return
+
+    def side(v: View) -> tuple[str, Any, dict[str, Any]]:
+        text = (
+            f"{v.described}; ε = {v.eps:.4g}, Δf = {v.sensitivity:g}, b = {v.rel.scale:.4g}, "
+            f"δ = {v.delta:g}, seed {v.seed}"
+        )
+        fig = figures.true_vs_noisy(v.labels, v.counts, v.rel.noisy)
+        fig.update_layout(margin_t=80)  # half width: the legend gets its own row under the title
+        return text, fig, v.settings()
+
+    pin.side_by_side(side(a), side(b), key="lap_compare")
+    pin.show_table(a.key_numbers(), b.key_numbers())
+
+
 def release_table(
     labels: tuple[str, ...],
     counts: NDArray[np.float64],
@@ -150,10 +267,12 @@ def release_table(
     return table
 
 
-def allowed(k: int, trials: int) -> bool:
-    """Whether releasing ``k`` entries and simulating their max error is within the limit."""
+def allowed(k: int, trials: int, *, pinned: bool = False) -> bool:
+    """Whether releasing ``k`` entries and simulating their max error is within the limit
+    (``pinned``: the message is about the pinned view A)."""
+    what = f"the Laplace mechanism on {k:,} entries"
     return limits.allow(
-        f"the Laplace mechanism on {k:,} entries",
+        f"the pinned view A ({what})" if pinned else what,
         limits.laplace_page(k, k * effective_trials(k, trials)),
         smaller="use a histogram with fewer bins, or the gapminder data",
         library="dpcore.mechanisms.laplace_mechanism",

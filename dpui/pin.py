@@ -9,7 +9,7 @@ pinned comparison is shareable; they are validated like any link value.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Hashable, Mapping, Sequence
 from typing import Any
 from urllib.parse import parse_qsl, urlencode
 
@@ -163,13 +163,11 @@ def _extent(fig: go.Figure, axis: str) -> np.ndarray:
 
 
 def show_table(a: Mapping[str, float], b: Mapping[str, float]) -> None:
-    """:func:`compare_table` drawn with four significant digits."""
+    """:func:`compare_table` drawn with four significant digits; a number only one view has
+    shows as a dash in the other."""
+    numbers: list[Hashable] = ["A (pinned)", "B (current)"]
     st.dataframe(
-        compare_table(a, b),
-        hide_index=True,
-        column_config={
-            c: st.column_config.NumberColumn(format="%.4g") for c in ("A (pinned)", "B (current)")
-        },
+        compare_table(a, b).style.format("{:,.4g}", subset=numbers, na_rep="—"), hide_index=True
     )
 
 

@@ -2,8 +2,7 @@
 
 import streamlit as st
 
-from dpui import downloads, present, references, sidebar, state
-from dpui import errors_figures as figures
+from dpui import downloads, pin, present, references, sidebar, state
 from dpui import errors_view as view
 from dpui.errors_view import (
     ALGORITHM_FLAGS,
@@ -18,7 +17,7 @@ from dpui.errors_view import (
     VIEW,
 )
 
-present.header(
+toolbar = present.header(
     "pages/error_analysis.py",
     "Error analysis",
     "Exact mean squared errors of range queries (lines) beside simulations of the real release "
@@ -27,7 +26,6 @@ present.header(
 )
 sidebar.shared_controls()
 hist = sidebar.current_histogram()
-eps = sidebar.current_epsilon()
 digest = sidebar.histogram_digest(hist)
 state.load(view.PARAMS)
 
@@ -59,10 +57,8 @@ with present.settings_panel():
         st.number_input("Largest m for trees", INDEX_M.lo, INDEX_M.hi, key=INDEX_M.name)
 state.save(view.PARAMS)
 
-fixed_n = int(st.session_state[FIXED_N.name])
-reference_n = view.pidentity_n(choice, hist.n_bins, fixed_n)
-strategy = None if reference_n is None else view.pidentity_strategy(reference_n)
-if reference_n is not None and strategy is None:
+reference_n = view.pidentity_n(choice, hist.n_bins, int(st.session_state[FIXED_N.name]))
+if reference_n is not None and view.pidentity_strategy(reference_n) is None:
     if reference_n > view.PIDENTITY_MAX_BINS:
         st.caption(
             f"The optimised strategy (HDMM p-Identity) is computed up to "
@@ -76,129 +72,25 @@ if reference_n is not None and strategy is None:
         "far each tree is from it. Seconds up to n = 1,024, about a minute at 4,096; "
         "limit 8,192 bins.",
     ):
-        strategy = view.optimise_pidentity(reference_n)
+        view.optimise_pidentity(reference_n)  # kept: the views below draw it from now on
 
-keys = tuple(key for key, flag in ALGORITHM_FLAGS.items() if st.session_state[flag.name])
-if not keys:
-    st.warning("Choose at least one algorithm above.")
+b = view.checked(view.Settings.of(pin.current(view.PINNED)), hist.n_bins)
+if b is None:
     st.stop()
-simulate = bool(st.session_state[SIMULATE.name])
-releases = int(st.session_state[RELEASES.name])
-queries = int(st.session_state[QUERIES.name])
-seed = int(st.session_state[SEED.name])
+result = view.run(b, hist, digest)
 
-index_m = int(st.session_state[INDEX_M.name])
-if choice == "index":
-    index_m = view.index_levels(keys, index_m)
-sizes = {
-    "n": hist.n_bins,
-    "queries": queries,
-    "fixed_n": int(st.session_state[FIXED_N.name]),
-    "fixed_ranges": int(st.session_state[FIXED_RANGES.name]),
-    "max_m": int(st.session_state[MAX_M.name]),
-    "index_m": index_m,
-}
-if not view.allowed(choice, keys, releases=0, **sizes):  # the closed forms alone
-    st.stop()
-request = (digest, choice, keys, eps, releases, seed, tuple(sizes.values()))
-if simulate and choice != "index":
-    # over the limit, the closed forms show at once and the simulation waits for a click
-    simulate = view.simulation_allowed(choice, keys, request, releases=releases, **sizes)
-
-bar = st.progress(0.0, text="Computing…") if simulate or choice == "index" else None
-
-
-def report(fraction: float) -> None:
-    if bar is not None:
-        bar.progress(min(fraction, 1.0), text=f"Simulating… {fraction:.0%}")
-
-
-workload_note = "uniform workload (all ranges equally likely) for budgets and averages"
-if choice == "length":
-    table = view.length_curve(
-        digest, hist.counts, keys, eps, queries, releases, seed, simulate, progress=report
-    )
-    table = view.with_pidentity(table, choice, strategy, eps, queries, 0, seed)
-    fig = figures.exact_vs_empirical(
-        table, x="range length", title="MSE vs range length", x_title="range length L"
-    )
-    note = (
-        f"{hist.name}, n = {hist.n_bins:,}, ε = {eps:g}; {queries} random ranges per length. "
-        "Lines: exact mean over the same ranges as the points."
-    )
-elif choice == "fixed":
-    n_fixed = fixed_n
-    table = view.fixed_ranges(
-        digest,
-        hist.counts,
-        keys,
-        n_fixed,
-        eps,
-        int(st.session_state[FIXED_RANGES.name]),
-        releases,
-        seed,
-        simulate,
-        progress=report,
-    )
-    count = int(st.session_state[FIXED_RANGES.name])
-    table = view.with_pidentity(table, choice, strategy, eps, 0, count, seed)
-    fig = figures.exact_vs_empirical(
-        table,
-        x="range #",
-        title=f"MSE per fixed random range (N = {n_fixed:,})",
-        x_title="range (sorted by start)",
-        log_x=False,
-    )
-    note = (
-        f"N = {n_fixed:,} bins ({hist.name} repeated or cut to N: the errors do not depend on "
-        f"the data), ε = {eps:g}; table 1 of Wu et al. (2018) is N = 1024, 50 ranges, "
-        "100 releases."
-    )
-elif choice == "size":
-    max_m = int(st.session_state[MAX_M.name])
-    table = view.size_curve(keys, eps, max_m, releases, queries, seed, simulate, progress=report)
-    fig = figures.exact_vs_empirical(
-        table, x="N", title="Average MSE over all ranges vs N", x_title="N = 2^m"
-    )
-    note = (
-        f"All-zero histogram of N bins, ε = {eps:g}; simulated up to N = "
-        f"2^{view.SIMULATED_MAX_M} (every range while there are ≤ {view.ALL_RANGES_LIMIT:,}, "
-        f"else {queries} fresh random ranges per release); larger N exact only."
-    )
-elif choice == "epsilon":
-    table = view.epsilon_curve(
-        digest, hist.counts, keys, releases, queries, seed, simulate, progress=report
-    )
-    table = view.with_pidentity(table, choice, strategy, eps, 0, 0, seed)
-    fig = figures.exact_vs_empirical(
-        table, x="epsilon", title="Average MSE over all ranges vs ε", x_title="ε"
-    )
-    note = (
-        f"{hist.name}, n = {hist.n_bins:,}; simulated with {queries} fresh random ranges per "
-        "release. Every algorithm's MSE scales exactly as 1/ε²."
-    )
+pinned = pin.controls("errors", view.PINNED, where=toolbar)
+if pinned is not None:
+    view.show_comparison(pinned, b, result, hist, digest)
 else:
-    curves = view.index_curves(keys, index_m, progress=report)
-    table = view.index_table(curves)
-    fig = figures.index_convergence(
-        view.curves_by_algorithm(curves), view.index_estimates(curves), view.paper_indices(keys)
-    )
-    note = (
-        "Exact values at ε = 1, uniform workload. A limit is extrapolated only where the "
-        "algorithm's f(2^m) is known to be a cubic in m, and shown only when fits on different "
-        "m windows agree within 2%; the column 'how' says why for each algorithm."
-    )
-if bar is not None:
-    bar.empty()
-
-settings = {"dataset": hist.name, "n": hist.n_bins, "ε": eps, "workload": "all ranges"}
-if simulate:
-    settings |= {"releases": releases, "seed": seed}
-present.show_chart(fig, settings, key="ea_chart")
+    present.show_chart(result.figure, view.chart_settings(b, hist), key="ea_chart")
 for formula in view.FORMULAS[choice].split(r",\quad "):  # one per line: fits a phone
     st.latex(formula)
-st.caption(note + f" Assumes the {workload_note}.")
-st.dataframe(table, hide_index=True)
-downloads.csv_button("Download results (CSV)", table, f"error_analysis_{choice}.csv")
+st.caption(
+    result.note + " Assumes the uniform workload (all ranges equally likely) for budgets "
+    "and averages."
+)
+st.dataframe(result.table, hide_index=True)
+downloads.csv_button("Download results (CSV)", result.table, f"error_analysis_{choice}.csv")
 with st.expander("What is compared, and how", expanded=False):
     st.markdown(references.prose("error_analysis.md"))

@@ -2,7 +2,7 @@
 
 import streamlit as st
 
-from dpui import downloads, present, sidebar, state
+from dpui import downloads, pin, present, sidebar, state
 from dpui import mechanisms_figures as figures
 from dpui import mechanisms_laplace as lap
 from dpui.mechanisms_laplace import (
@@ -18,7 +18,7 @@ from dpui.mechanisms_laplace import (
     YEAR,
 )
 
-present.header(
+toolbar = present.header(
     "pages/laplace.py",
     "Laplace mechanism",
     "Add Lap(Δf/ε) noise to every entry of a vector query, and compare the textbook accuracy "
@@ -68,50 +68,28 @@ with present.settings_panel():
     c4.button("New noise", on_click=new_noise, help="Draw a fresh release (seed + 1).")
 state.save(lap.PARAMS)
 
-if state.get(SOURCE) == "gapminder":
-    year, below = int(state.get(YEAR)), float(state.get(POP_MAX))
-    table = lap.gapminder_populations(year, below)
-    if table.empty:
-        st.warning(
-            f"No country had fewer than {below:g} million people in {year}; raise the threshold."
-        )
-        st.stop()
-    labels = tuple(table["country"])
-    counts = table["population"].to_numpy(dtype=float)
-    described = (
-        f"populations of the {len(labels)} countries below {below:g} million in {year} (gapminder)"
-    )
-else:
-    hist = sidebar.current_histogram()
-    if not lap.allowed(hist.n_bins, int(state.get(TRIALS))):
-        st.stop()
-    labels = hist.labels or tuple(str(i + 1) for i in range(hist.n_bins))
-    counts = hist.counts
-    described = f"the {hist.n_bins:,} bins of '{hist.name}' (sidebar)"
-
-sensitivity, delta = float(state.get(SENSITIVITY)), float(state.get(DELTA))
-if state.get(SCALE_MODE) == "scale":
-    eps = sensitivity / float(state.get(SCALE))
-else:
-    eps = sidebar.current_epsilon()
-k = counts.size
-try:
-    rel = lap.release(
-        counts, eps=eps, sensitivity=sensitivity, delta=delta, seed=int(state.get(SEED))
-    )
-except ValueError as err:
-    st.error(f"No release at these settings: {err}", icon=":material/error:")
+hist = sidebar.current_histogram()
+trials = int(state.get(TRIALS))
+b = lap.view(pin.current(lap.PINNED), hist, trials)
+if b is None:
     st.stop()
+rel, k, eps, sensitivity, delta, seed = b.rel, b.counts.size, b.eps, b.sensitivity, b.delta, b.seed
+labels, counts, settings = b.labels, b.counts, b.settings()
+st.markdown(f"Query: **{b.described}**.")
+pinned = pin.controls("laplace", lap.PINNED, where=toolbar)
+if pinned is not None:
+    lap.show_comparison(pinned, b, hist, trials)
 
-settings = {
-    "data": "gapminder" if state.get(SOURCE) == "gapminder" else sidebar.current_dataset_name(),
-    "k": k,
-    "ε": eps,
-    "Δf": sensitivity,
-    "δ": delta,
-    "seed": int(state.get(SEED)),
-}
-st.markdown(f"Query: **{described}**.")
+st.subheader("True vs noisy")
+left, right = present.columns([2, 1])
+present.show_chart(
+    figures.true_vs_noisy(labels, counts, rel.noisy), settings, key="lap_bars", where=left
+)
+with right:
+    st.latex(r"M(x) = f(x) + (Y_1,\dots,Y_k)")
+    st.latex(r"Y_i \sim \mathrm{Lap}(b),\quad b = \frac{\Delta f}{\varepsilon}")
+    st.latex(r"\Delta f = \max_{x \sim y}\lVert f(x)-f(y)\rVert_1")
+    st.markdown(lap.sensitivity_text(sensitivity, gapminder=b.gapminder))
 m = st.columns(5)
 m[0].metric("Entries k", f"{k:,}")
 m[1].metric("ε", f"{eps:.4g}", help="Set in the sidebar, or Δf/b when the scale is set directly.")
@@ -123,17 +101,6 @@ m[4].metric(
     delta=f"{rel.exact / rel.bound - 1:+.2%} vs bound" if rel.bound > 0 else None,
     delta_color="off",
 )
-
-st.subheader("True vs noisy")
-left, right = present.columns([2, 1])
-present.show_chart(
-    figures.true_vs_noisy(labels, counts, rel.noisy), settings, key="lap_bars", where=left
-)
-with right:
-    st.latex(r"M(x) = f(x) + (Y_1,\dots,Y_k)")
-    st.latex(r"Y_i \sim \mathrm{Lap}(b),\quad b = \frac{\Delta f}{\varepsilon}")
-    st.latex(r"\Delta f = \max_{x \sim y}\lVert f(x)-f(y)\rVert_1")
-    st.markdown(lap.sensitivity_text(sensitivity, gapminder=state.get(SOURCE) == "gapminder"))
 release_table = lap.release_table(
     labels, counts, rel, eps=eps, sensitivity=sensitivity, delta=delta
 )
@@ -164,13 +131,12 @@ with right:
     )
 
 st.subheader("Bound vs exact vs simulated max error")
-trials = int(state.get(TRIALS))
 k2 = int(state.get(K2))
 with st.spinner("Simulating max errors…"):
-    by_k = lap.max_error_vs_k(lap.sweep_ks(k, k2), delta, rel.scale, trials, int(state.get(SEED)))
-    by_delta = lap.max_error_vs_delta(k, rel.scale, trials, int(state.get(SEED)))
+    by_k = lap.max_error_vs_k(lap.sweep_ks(k, k2), delta, rel.scale, trials, seed)
+    by_delta = lap.max_error_vs_delta(k, rel.scale, trials, seed)
 left, right = present.columns([1, 1])
-sweep = {"b": rel.scale, "trials": trials, "seed": int(state.get(SEED))}
+sweep = {"b": rel.scale, "trials": trials, "seed": seed}
 present.show_chart(
     figures.max_error_curves(by_k, x="k", log_x=True, marks=(k, k2)),
     sweep | {"δ": delta},
@@ -209,7 +175,5 @@ c1.number_input(
     key=TRIALS.name,
     help="Releases simulated per k.",
 )
-present.table(
-    lap.two_k_comparison((k, k2), delta, rel.scale, trials, int(state.get(SEED))), where=c2
-)
+present.table(lap.two_k_comparison((k, k2), delta, rel.scale, trials, seed), where=c2)
 present.prose(lap.prose())
