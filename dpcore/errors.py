@@ -65,6 +65,8 @@ def workload_ranges(n: int, workload: str | Workload = "uniform") -> tuple[IntAr
         return a.astype(np.int64), b.astype(np.int64)
     if spec.kind == "prefix":
         return np.zeros(n, dtype=np.int64), np.arange(n, dtype=np.int64)
+    if spec.kind == "ranges":
+        return spec.bounds()
     assert spec.length is not None
     starts = np.arange(n - spec.length + 1, dtype=np.int64)
     return starts, starts + spec.length - 1
@@ -88,7 +90,8 @@ def _check_budgets(t: Tree, budgets: ArrayLike) -> FloatArray:
 
 
 def mean_range_length(n: int, workload: str | Workload = "uniform") -> float:
-    """``E[L]`` of a workload: ``(n+2)/3`` (uniform), ``(n+1)/2`` (prefix), ``L`` (length).
+    """``E[L]`` of a workload: ``(n+2)/3`` (uniform), ``(n+1)/2`` (prefix), ``L`` (length),
+    the mean length of the listed ranges.
 
     >>> mean_range_length(4), mean_range_length(4, "prefix")
     (2.0, 2.5)
@@ -98,6 +101,9 @@ def mean_range_length(n: int, workload: str | Workload = "uniform") -> float:
         return (n + 2) / 3.0
     if spec.kind == "prefix":
         return (n + 1) / 2.0
+    if spec.kind == "ranges":
+        a, b = spec.bounds()
+        return float(np.mean(b - a + 1))
     assert spec.length is not None
     return float(spec.length)
 
@@ -510,14 +516,15 @@ def blue_expected_error(t: Tree, budgets: ArrayLike, workload: str | Workload = 
     """Exact mean range MSE of the BLUE-consistent tree over a workload, ``O(n height)``.
 
     Uniform: the prefix-sum identity (module docstring); prefix: the mean of
-    the prefix variances; fixed length: every window by :func:`blue_range_errors`.
+    the prefix variances; fixed length and listed ranges: every range by
+    :func:`blue_range_errors` (``O(m height)``).
     """
     n = t.n_bins
     spec = parse_workload(workload, n)
     gm = GaussMarkovTree.build(t, budgets)
     if spec.kind == "prefix":
         return float(_prefix_variances(gm).mean())
-    if spec.kind == "length":
+    if spec.kind in ("length", "ranges"):
         a, b = workload_ranges(n, spec)
         return float(_range_variances(gm, a, b).mean())
     prefix = _prefix_variances(gm)
