@@ -221,7 +221,9 @@ def _tree_influence_norms(tree: Tree, eps: FloatArray, *, all_ranges: bool) -> F
     b_before, b_after = gm._sibling_sums(beta)
     a1 = size * b_before + beta * sum_phi
     a2 = size * b_before**2 + 2.0 * b_before * beta * sum_phi + beta**2 * sum_phi_sq
-    n_before, n_after = gm._sibling_sums(size)
+    up = tree.parent[1:]  # bins before / after a node in its family (families tile the parent)
+    n_before = np.concatenate(([0.0], (tree.lo[1:] - tree.lo[up]).astype(np.float64)))
+    n_after = np.concatenate(([0.0], (tree.hi[up] - tree.hi[1:]).astype(np.float64)))
     a1_before, a1_after = gm._sibling_sums(a1)
     a2_before, a2_after = gm._sibling_sums(a2)
     # top-down: left region (offset, sum R, sum R^2) and right region relative to its start
@@ -231,20 +233,19 @@ def _tree_influence_norms(tree: Tree, eps: FloatArray, *, all_ranges: bool) -> F
     right_count = np.zeros(tree.size)
     right1 = np.zeros(tree.size)
     right2 = np.zeros(tree.size)
-    for d in range(1, tree.height):
-        x = np.arange(levels[d].start, levels[d].stop)
+    start = b_before + beta
+    sib1 = a1_after - start * n_after
+    sib2 = a2_after - 2.0 * start * a1_after + start**2 * n_after
+    for x in levels[1:]:  # contiguous slices: only the parents' values are gathered
         w = tree.parent[x]
         rx, mw = r[x], left_mass[w]
         left_mass[x] = rx * (mw + b_before[x])
         left1[x] = rx * (left1[w] + a1_before[x] + mw * n_before[x])
         left2[x] = rx**2 * (left2[w] + a2_before[x] + 2.0 * mw * a1_before[x] + mw**2 * n_before[x])
-        start = b_before[x] + beta[x]
-        after = b_after[x]
-        sib1 = a1_after[x] - start * n_after[x]
-        sib2 = a2_after[x] - 2.0 * start * a1_after[x] + start**2 * n_after[x]
-        right_count[x] = n_after[x] + right_count[w]
-        right1[x] = rx * (sib1 + right1[w] + right_count[w] * after)
-        right2[x] = rx**2 * (sib2 + right2[w] + 2.0 * after * right1[w] + right_count[w] * after**2)
+        after, count_w, right1_w = b_after[x], right_count[w], right1[w]
+        right_count[x] = n_after[x] + count_w
+        right1[x] = rx * (sib1[x] + right1_w + count_w * after)
+        right2[x] = rx**2 * (sib2[x] + right2[w] + 2.0 * after * right1_w + count_w * after**2)
     own_offset, amp = left_mass, var_h
     own1 = size * own_offset + amp * sum_phi
     own2 = size * own_offset**2 + 2.0 * own_offset * amp * sum_phi + amp**2 * sum_phi_sq
@@ -372,8 +373,11 @@ def consistent_optimal_budgets(
             budget.uniform_budgets(tree, 1.0, measure_root=False),
             budget.per_level_budgets(tree, 1.0, p),
         ]
-        first = min(starts, key=lambda s: blue_expected_error(tree, s, load))
-        return _tight_paths(tree, eps, eps * _optimise_levels(tree, first, load, max_iter)[1])
+        start_error, first = min(
+            ((blue_expected_error(tree, s, load), s) for s in starts), key=lambda c: c[0]
+        )
+        found = _optimise_levels(tree, first, start_error, load, max_iter)[1]
+        return _tight_paths(tree, eps, eps * found)
     candidates = [
         budget.uniform_budgets(tree, 1.0),
         budget.uniform_budgets(tree, 1.0, measure_root=False),
@@ -422,10 +426,10 @@ def _tight_paths(tree: Tree, eps: float, budgets: FloatArray) -> FloatArray:
 
 
 def _optimise_levels(
-    tree: Tree, start: FloatArray, load: Workload, max_iter: int
+    tree: Tree, start: FloatArray, start_error: float, load: Workload, max_iter: int
 ) -> tuple[float, FloatArray]:
     """L-BFGS-B over level weights ``θ >= 0`` (shares ``θ / sum θ``) from budgets ``start``
-    (eps = 1); returns ``(error, budgets)``, never worse than ``start``."""
+    (eps = 1, error ``start_error``); returns ``(error, budgets)``, never worse than ``start``."""
     depth = tree.depth
     height = tree.height
     leaf_level = np.bincount(depth[tree.is_leaf], minlength=height) > 0
@@ -433,14 +437,16 @@ def _optimise_levels(
     theta0 = np.maximum(theta0, np.where(leaf_level, _LEAF_FLOOR, 0.0))
     bounds = [(_LEAF_FLOOR if leaf else 0.0, 1.0) for leaf in leaf_level]
 
+    seen: dict[bytes, float] = {}  # error per evaluated θ: the result's is not recomputed
+
     def objective(theta: FloatArray) -> tuple[float, FloatArray]:
         total = theta.sum()
         shares = theta / total
         grad = blue_error_gradient(tree, shares[depth], load)
+        seen[theta.tobytes()] = grad.error
         d_shares = np.bincount(depth, weights=grad.d_budget, minlength=height)
         return grad.error, (d_shares - d_shares @ shares) / total
 
-    start_error = blue_expected_error(tree, start, load)
     result = scipy.optimize.minimize(
         objective,
         theta0,
@@ -451,7 +457,9 @@ def _optimise_levels(
     )
     theta = np.asarray(result.x, dtype=np.float64)
     found = (theta / theta.sum())[depth]
-    error = blue_error_gradient(tree, found, load).error
+    error = seen.get(theta.tobytes())
+    if error is None:
+        error = blue_error_gradient(tree, found, load).error
     return (error, found) if error <= start_error else (start_error, start)
 
 

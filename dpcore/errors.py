@@ -234,6 +234,9 @@ class GaussMarkovTree:
         r = np.ones(t.size)
         kids = np.arange(1, t.size)
         par = t.parent[kids]
+        if not inf.any():  # every family determined: the common case, without the limits
+            r[kids] = vf[kids] / fam_s[par]
+            return GaussMarkovTree(t, vf, inf, r, fam_s, fam_inf)
         undetermined_family = fam_inf[par] > 0
         r[kids] = np.where(
             undetermined_family,
@@ -244,17 +247,9 @@ class GaussMarkovTree:
 
     def _sibling_sums(self, values: FloatArray) -> tuple[FloatArray, FloatArray]:
         """Exclusive sums of ``values`` over each node's earlier and later siblings."""
-        t = self.tree
+        first, last = self.tree.sibling_span
         cum = np.concatenate(([0.0], np.cumsum(values)))
-        first = np.zeros(t.size, dtype=np.int64)
-        last = np.zeros(t.size, dtype=np.int64)
-        first[1:] = t.child_ptr[t.parent[1:]]
-        last[1:] = t.child_ptr[t.parent[1:] + 1]
-        node = np.arange(t.size)
-        before = cum[node] - cum[first]
-        after = cum[last] - cum[node + 1]
-        before[0] = after[0] = 0.0
-        return before, after
+        return cum[:-1] - cum[first], cum[last] - cum[1:]
 
     @cached_property
     def has_undetermined(self) -> bool:
@@ -292,6 +287,11 @@ class GaussMarkovTree:
         var = np.empty(t.size)
         var[0] = np.inf if self.inf[0] else self.vf[0]
         levels = t.levels()
+        if not self.has_undetermined:  # the common case, without the limits
+            for kids in levels[1:]:
+                par, r, vf = t.parent[kids], self.r[kids], self.vf[kids]
+                var[kids] = r * r * var[par] + (vf - vf**2 / self.fam_s[par])
+            return var
         for d in range(1, t.height):
             kids = levels[d]
             par = t.parent[kids]
