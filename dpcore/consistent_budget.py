@@ -59,10 +59,10 @@ Granularity = Literal["level", "node"]
 DENSE_GRADIENT_LIMIT = 1024
 """Largest ``n`` for the dense gradient (workloads other than all ranges and prefixes)."""
 
-LISTED_GRADIENT_WORK = 50_000_000
+LISTED_GRADIENT_WORK = 20_000_000
 """Largest ``m * size`` (listed ranges times tree nodes) for the gradient of a list of
-ranges, e.g. 1,000 ranges on a 65,536-bin 16-ary tree or 100 ranges on a 262,144-bin
-binary tree."""
+ranges, about 40 ns each (under a second): e.g. 1,000 ranges on an 8,192-bin binary tree
+or 100 ranges on a 65,536-bin one."""
 
 NODE_WORK = 3_000_000
 """Per-node search: at most ``NODE_WORK / size`` iterations (at least 20), so a
@@ -279,13 +279,14 @@ def _dense_influence_norms(tree: Tree, eps: FloatArray, spec: Workload) -> Float
     return np.asarray(np.sum(windows**2, axis=0), dtype=np.float64)
 
 
-def listed_gradient_unavailable(tree: Tree, workload: Workload) -> str | None:
-    """Why the gradient for a list of ranges is over its work limit (``None`` if it is not)."""
-    work = len(workload.ranges) * tree.size
+def listed_gradient_unavailable(size: int, workload: Workload) -> str | None:
+    """Why the gradient for a list of ranges on a tree of ``size`` nodes is over its work
+    limit (``None`` if it is not, or the workload is not a list)."""
+    work = len(workload.ranges) * size
     if workload.kind != "ranges" or work <= LISTED_GRADIENT_WORK:
         return None
     return (
-        f"the exact gradient for {len(workload.ranges):,} listed ranges on {tree.size:,} nodes "
+        f"the exact gradient for {len(workload.ranges):,} listed ranges on {size:,} nodes "
         f"costs {work:,} range-node steps, above the limit of {LISTED_GRADIENT_WORK:,}; "
         "list fewer ranges or use a smaller tree"
     )
@@ -303,7 +304,7 @@ def _listed_influence_norms(tree: Tree, eps: FloatArray, spec: Workload) -> Floa
     leaf ``l`` of bin ``i``; node ``x`` then has ``a_x^T M^{-1} w = U[hi_x + 1] - U[lo_x]``
     with ``U`` the prefix sums over the bins.
     """
-    reason = listed_gradient_unavailable(tree, spec)
+    reason = listed_gradient_unavailable(tree.size, spec)
     if reason is not None:
         raise ValueError(reason[0].upper() + reason[1:])
     smoother = consistency.BlueSmoother.build(tree, eps)

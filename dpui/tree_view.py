@@ -156,7 +156,7 @@ def consistent_unavailable(n: int, choice: str, workload: str) -> str | None:
             f"densely for ranges of one length up to n = {cb.DENSE_GRADIENT_LIMIT:,} bins; "
             "choose all ranges or prefix ranges for this histogram."
         )
-    too_much = cb.listed_gradient_unavailable(build_tree(n, choice), parse_workload(workload))
+    too_much = cb.listed_gradient_unavailable(build_tree(n, choice).size, parse_workload(workload))
     if too_much is not None:
         return f"The allocations optimal after consistency are not available: {too_much}."
     return None
@@ -264,12 +264,25 @@ def fanout_after_consistency(
     return found
 
 
+def fanout_unavailable(n: int, workload: str, rule: cb.AllocationRule) -> str | None:
+    """Why the fan-outs cannot be scored under ``rule`` (``None`` if they can): the search
+    after BLUE over typed ranges is over its limit on the binary tree."""
+    if rule != "consistent_level" or not workload.startswith("ranges:"):
+        return None
+    binary_nodes = 2 * n - 1  # a binary tree splits down to single bins
+    reason = cb.listed_gradient_unavailable(binary_nodes, parse_workload(workload))
+    if reason is None:
+        return None
+    return f"The fan-outs cannot be scored under {rule_text(rule)}: on the binary tree, {reason}."
+
+
 def find_fanout(n: int, eps: float, workload: str, rule: cb.AllocationRule) -> int | None:
     """Search k = 2..20 (once, with a progress bar) for :func:`fanout_after_consistency`;
     None (with the reason shown) when the search is over the work limit."""
+    listed = parse_workload(workload).size(n) if workload.startswith("ranges:") else 0
     if not limits.allow_requested(
         f"scoring fan-outs 2–{tree.MAX_FANOUT} after BLUE over {n:,} bins",
-        limits.fanout_scan(n),
+        limits.fanout_scan(n, listed if rule == "consistent_level" else 0),
         smaller="use a histogram with fewer bins",
         library="dpcore.consistent_budget.fanout_after_consistency",
     ):

@@ -315,7 +315,10 @@ f1.metric("k* (raw tree, uniform budgets)", tree_view.k_star(n))
 rule = tree_view.fanout_rule(alloc, root)
 rule_text = tree_view.rule_text(rule)
 best_k = tree_view.fanout_after_consistency(n, eps, workload, rule)
-if (
+no_scan = tree_view.fanout_unavailable(n, workload, rule)
+if best_k is None and no_scan:
+    f3.caption(no_scan)
+elif (
     best_k is None
     and n >= 2
     and f3.button(

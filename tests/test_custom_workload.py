@@ -213,7 +213,7 @@ def test_listed_ranges_checks_pairs_and_the_gradient_its_work_limit():
     n = cb.LISTED_GRADIENT_WORK // 400 + 1
     big = kary_tree(n, 2)  # about 2n nodes: 200 ranges are over the limit
     load = listed_ranges([(0, n - 1)] * 200, n)
-    assert cb.listed_gradient_unavailable(big, load) is not None
+    assert cb.listed_gradient_unavailable(big.size, load) is not None
     with pytest.raises(ValueError, match="range-node steps, above the limit"):
         cb.blue_error_gradient(big, budget.uniform_budgets(big, 1.0), load)
-    assert cb.listed_gradient_unavailable(kary_tree(64, 2), load) is None
+    assert cb.listed_gradient_unavailable(kary_tree(64, 2).size, load) is None

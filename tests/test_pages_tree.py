@@ -8,7 +8,7 @@ from streamlit.testing.v1 import AppTest
 
 from dpcore import budget
 from dpcore.tree import kary_tree
-from dpui import sidebar, typed_ranges
+from dpui import limits, sidebar, tree_view, typed_ranges
 from tests.oracles import canonical_nodes
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -281,3 +281,14 @@ def test_typed_ranges_are_one_based_and_become_the_library_string():
     assert typed_ranges.to_workload("1-100, 50-60\n7; 3 – 4", 200) == ("ranges:0-99,49-59,6-6,2-3")
     with pytest.raises(ValueError, match="type at least one range"):
         typed_ranges.to_workload(" , ", 200)
+
+
+def test_searches_over_typed_ranges_say_when_they_are_over_the_limit():
+    n = 2**20
+    spec = typed_ranges.to_workload(", ".join(["1-9"] * 100), n)
+    message = tree_view.fanout_unavailable(n, spec, "consistent_level")
+    assert message is not None and "100 listed ranges on 2,097,151 nodes" in message
+    assert tree_view.fanout_unavailable(n, spec, "hb") is None  # no search: scores only
+    assert tree_view.fanout_unavailable(n, "uniform", "consistent_level") is None
+    # the scan's estimate grows with the typed ranges (30 gradients of 40 ns per range-node)
+    assert limits.fanout_scan(65_536, 100).seconds > 5 * limits.fanout_scan(65_536).seconds
