@@ -249,7 +249,11 @@ def test_custom_ranges_workload_gives_exact_errors_and_stays_in_the_link(page):
     assert after["per-level, optimal after consistency (BLUE)"] <= min(
         after["uniform ε/Δ (Boost)"], after["H_b: uniform, root not measured"]
     ) * (1 + 1e-9)
-    page.selectbox(key="tb_alloc").set_value("consistent").run()
+    next(b for b in page.button if b.label == "Search the budgets optimal after BLUE").click().run()
+    assert not page.exception
+    after = _table_with(page, "allocation").set_index("allocation")["after BLUE"]
+    assert after["per-node, optimal after consistency (BLUE)"] <= min(after.iloc[:5]) * (1 + 1e-9)
+    page.selectbox(key="tb_alloc").set_value("consistent_node").run()
     assert not page.exception
     assert float(metric(page, "Release ε (max path sum)")) == pytest.approx(1.0)
 
