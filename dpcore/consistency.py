@@ -115,35 +115,46 @@ class BlueSmoother:
         """Measurement weights ``c`` with ``c^T h~ = u^T apply(h~)`` for every ``h~``.
 
         The two passes run backwards (reverse-mode differentiation of a linear
-        map); ``c`` is 0 on unmeasured nodes. ``O(size)``.
+        map); ``c`` is 0 on unmeasured nodes. ``O(size)`` per column: ``u`` may
+        be one vector (``size``) or one column per output (``size x k``).
         """
         t = self.tree
         z_bar = np.array(output_weights, dtype=np.float64)
-        if z_bar.shape != (t.size,):
-            raise ValueError(f"expected {t.size} output weights, got shape {z_bar.shape}")
-        child_z_bar = np.zeros(t.size)
+        if z_bar.shape[:1] != (t.size,) or z_bar.ndim > 2:
+            raise ValueError(f"expected {t.size} output weights per column, got {z_bar.shape}")
+        column = (slice(None),) + (None,) * (z_bar.ndim - 1)  # broadcast per-node factors
+        child_z_bar = np.zeros_like(z_bar)
         levels = t.levels()
         for d in range(t.height - 1, 0, -1):  # the downward pass, backwards
             below, above = levels[d], levels[d - 1]
-            slot = t.parent[below] - above.start
-            width = above.stop - above.start
-            flow = np.bincount(slot, weights=self.share[below] * z_bar[below], minlength=width)
+            flow = _child_sums(t, above, self.share[below][column] * z_bar[below])
             z_bar[above] += flow
             child_z_bar[above] -= flow
-        weights = np.zeros(t.size)
+        weights = np.zeros_like(z_bar)
         for d in range(1, t.height):  # the upward pass, backwards
             below, above = levels[d], levels[d - 1]
-            weights[above] = self.own[above] * z_bar[above]
-            to_kids = child_z_bar[above] + self.kids[above] * z_bar[above]
+            weights[above] = self.own[above][column] * z_bar[above]
+            to_kids = child_z_bar[above] + self.kids[above][column] * z_bar[above]
             z_bar[below] += _to_children(t, above, to_kids)
         deepest = levels[-1]
-        weights[deepest] = self.own[deepest] * z_bar[deepest]
-        return np.where(self.measured, weights, 0.0)
+        weights[deepest] = self.own[deepest][column] * z_bar[deepest]
+        return np.where(self.measured[column], weights, 0.0)
+
+
+def _child_sums(tree: Tree, above: slice, values: FloatArray) -> FloatArray:
+    """Per node of level ``above``, the sum of ``values`` (rows: the next level) over its
+    children (0 for leaves); children are contiguous and in their parents' order."""
+    counts = tree.n_children[above]
+    out = np.zeros((counts.size, *values.shape[1:]))
+    inner = counts > 0
+    if inner.any():
+        out[inner] = np.add.reduceat(values, (np.cumsum(counts) - counts)[inner], axis=0)
+    return out
 
 
 def _to_children(tree: Tree, above: slice, values: FloatArray) -> FloatArray:
-    """One value per node of level ``above``, repeated for each child (the next level)."""
-    return np.repeat(values, tree.n_children[above])
+    """One value (or row) per node of level ``above``, repeated for each child (the next level)."""
+    return np.repeat(values, tree.n_children[above], axis=0)
 
 
 def blue(tree: Tree, noisy: FloatArray, budgets: FloatArray) -> FloatArray:

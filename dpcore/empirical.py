@@ -36,7 +36,8 @@ def random_ranges(
     """``count`` ranges drawn uniformly (with replacement) from a workload's ranges.
 
     Uniform: every one of the ``n(n+1)/2`` ranges is equally likely (the
-    start ``a`` is chosen with probability proportional to ``n - a``).
+    start ``a`` is chosen with probability proportional to ``n - a``); listed
+    ranges: each entry of the list equally likely.
     """
     spec = parse_workload(workload, n)
     if count < 1:
@@ -47,6 +48,10 @@ def random_ranges(
         assert spec.length is not None
         start = rng.integers(0, n - spec.length + 1, size=count, dtype=np.int64)
         return start, start + spec.length - 1
+    if spec.kind == "ranges":
+        a, b = spec.bounds()
+        pick = rng.integers(0, a.size, size=count)
+        return a[pick], b[pick]
     before = np.cumsum(np.arange(n, 0, -1, dtype=np.int64))  # ranges starting at <= a
     k = rng.integers(0, n * (n + 1) // 2, size=count, dtype=np.int64)
     a = np.searchsorted(before, k, side="right").astype(np.int64)

@@ -65,6 +65,8 @@ def workload_ranges(n: int, workload: str | Workload = "uniform") -> tuple[IntAr
         return a.astype(np.int64), b.astype(np.int64)
     if spec.kind == "prefix":
         return np.zeros(n, dtype=np.int64), np.arange(n, dtype=np.int64)
+    if spec.kind == "ranges":
+        return spec.bounds()
     assert spec.length is not None
     starts = np.arange(n - spec.length + 1, dtype=np.int64)
     return starts, starts + spec.length - 1
@@ -88,7 +90,8 @@ def _check_budgets(t: Tree, budgets: ArrayLike) -> FloatArray:
 
 
 def mean_range_length(n: int, workload: str | Workload = "uniform") -> float:
-    """``E[L]`` of a workload: ``(n+2)/3`` (uniform), ``(n+1)/2`` (prefix), ``L`` (length).
+    """``E[L]`` of a workload: ``(n+2)/3`` (uniform), ``(n+1)/2`` (prefix), ``L`` (length),
+    the mean length of the listed ranges.
 
     >>> mean_range_length(4), mean_range_length(4, "prefix")
     (2.0, 2.5)
@@ -98,6 +101,9 @@ def mean_range_length(n: int, workload: str | Workload = "uniform") -> float:
         return (n + 2) / 3.0
     if spec.kind == "prefix":
         return (n + 1) / 2.0
+    if spec.kind == "ranges":
+        a, b = spec.bounds()
+        return float(np.mean(b - a + 1))
     assert spec.length is not None
     return float(spec.length)
 
@@ -228,6 +234,9 @@ class GaussMarkovTree:
         r = np.ones(t.size)
         kids = np.arange(1, t.size)
         par = t.parent[kids]
+        if not inf.any():  # every family determined: the common case, without the limits
+            r[kids] = vf[kids] / fam_s[par]
+            return GaussMarkovTree(t, vf, inf, r, fam_s, fam_inf)
         undetermined_family = fam_inf[par] > 0
         r[kids] = np.where(
             undetermined_family,
@@ -238,17 +247,9 @@ class GaussMarkovTree:
 
     def _sibling_sums(self, values: FloatArray) -> tuple[FloatArray, FloatArray]:
         """Exclusive sums of ``values`` over each node's earlier and later siblings."""
-        t = self.tree
+        first, last = self.tree.sibling_span
         cum = np.concatenate(([0.0], np.cumsum(values)))
-        first = np.zeros(t.size, dtype=np.int64)
-        last = np.zeros(t.size, dtype=np.int64)
-        first[1:] = t.child_ptr[t.parent[1:]]
-        last[1:] = t.child_ptr[t.parent[1:] + 1]
-        node = np.arange(t.size)
-        before = cum[node] - cum[first]
-        after = cum[last] - cum[node + 1]
-        before[0] = after[0] = 0.0
-        return before, after
+        return cum[:-1] - cum[first], cum[last] - cum[1:]
 
     @cached_property
     def has_undetermined(self) -> bool:
@@ -286,6 +287,11 @@ class GaussMarkovTree:
         var = np.empty(t.size)
         var[0] = np.inf if self.inf[0] else self.vf[0]
         levels = t.levels()
+        if not self.has_undetermined:  # the common case, without the limits
+            for kids in levels[1:]:
+                par, r, vf = t.parent[kids], self.r[kids], self.vf[kids]
+                var[kids] = r * r * var[par] + (vf - vf**2 / self.fam_s[par])
+            return var
         for d in range(1, t.height):
             kids = levels[d]
             par = t.parent[kids]
@@ -510,14 +516,15 @@ def blue_expected_error(t: Tree, budgets: ArrayLike, workload: str | Workload = 
     """Exact mean range MSE of the BLUE-consistent tree over a workload, ``O(n height)``.
 
     Uniform: the prefix-sum identity (module docstring); prefix: the mean of
-    the prefix variances; fixed length: every window by :func:`blue_range_errors`.
+    the prefix variances; fixed length and listed ranges: every range by
+    :func:`blue_range_errors` (``O(m height)``).
     """
     n = t.n_bins
     spec = parse_workload(workload, n)
     gm = GaussMarkovTree.build(t, budgets)
     if spec.kind == "prefix":
         return float(_prefix_variances(gm).mean())
-    if spec.kind == "length":
+    if spec.kind in ("length", "ranges"):
         a, b = workload_ranges(n, spec)
         return float(_range_variances(gm, a, b).mean())
     prefix = _prefix_variances(gm)

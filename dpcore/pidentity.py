@@ -64,11 +64,19 @@ def gram_matvec(workload: str | Workload, n: int, rows: FloatArray) -> FloatArra
 
     so ``(G v)_i = g(i) \\sum_{j \\le i} f(j) v_j + f(i) \\sum_{j > i} g(j) v_j``
     with two running sums; ranges of one length ``L``: ``W^T (W v)`` with window
-    sums.
+    sums; listed ranges: ``W^T (W v)`` with prefix sums and a difference array.
     """
     spec = parse_workload(workload, n)
     v = np.atleast_2d(np.asarray(rows, dtype=np.float64))
     idx = np.arange(n, dtype=np.float64)
+    if spec.kind == "ranges":
+        a, b = spec.bounds()
+        cum = np.concatenate((np.zeros((v.shape[0], 1)), np.cumsum(v, axis=1)), axis=1)
+        sums = cum[:, b + 1] - cum[:, a]  # W v: one sum per listed range
+        diff = np.zeros((v.shape[0], n + 1))
+        np.add.at(diff.T, a, sums.T)
+        np.add.at(diff.T, b + 1, -sums.T)
+        return np.asarray(np.cumsum(diff[:, :n], axis=1), dtype=np.float64)
     if spec.kind == "length":
         assert spec.length is not None
         ell = spec.length

@@ -65,6 +65,15 @@ class Tree:
         out[self.lo[leaves]] = leaves
         return out
 
+    @cached_property
+    def sibling_span(self) -> tuple[IntArray, IntArray]:
+        """Per node, its family's first index and one past its last (the root: 0 and 1)."""
+        first = np.zeros(self.size, dtype=np.int64)
+        last = np.ones(self.size, dtype=np.int64)
+        first[1:] = self.child_ptr[self.parent[1:]]
+        last[1:] = self.child_ptr[self.parent[1:] + 1]
+        return first, last
+
     def levels(self) -> list[slice]:
         """Slices of node indices, one per depth, root level first."""
         ptr = self.level_ptr

@@ -12,21 +12,31 @@ from typing import Literal
 import numpy as np
 from numpy.typing import NDArray
 
-WorkloadKind = Literal["uniform", "prefix", "length"]
+WorkloadKind = Literal["uniform", "prefix", "length", "ranges"]
+
+MAX_LISTED_RANGES = 1_000
+"""Most ranges a ``ranges`` workload may list (its exact errors cost ``O(m)`` range
+evaluations, and the search after BLUE ``O(m * size)`` per step)."""
 
 
 @dataclass(frozen=True)
 class Workload:
-    """``uniform``: all n(n+1)/2 ranges; ``prefix``: ranges [0, b]; ``length``: one length."""
+    """``uniform``: all n(n+1)/2 ranges; ``prefix``: ranges [0, b]; ``length``: one length;
+    ``ranges``: an explicit list of ranges ``(a, b)``, 0-based inclusive (a range listed
+    twice counts twice)."""
 
     kind: WorkloadKind
     length: int | None = None
+    ranges: tuple[tuple[int, int], ...] = ()
 
     def describe(self) -> str:
         if self.kind == "uniform":
             return "all ranges [a, b] equally likely"
         if self.kind == "prefix":
             return "prefix ranges [1, b] equally likely"
+        if self.kind == "ranges":
+            count = len(self.ranges)
+            return f"{count} listed range{'s' if count != 1 else ''} equally likely"
         return f"all ranges of length {self.length} equally likely"
 
     def size(self, n: int) -> int:
@@ -35,8 +45,15 @@ class Workload:
             return n * (n + 1) // 2
         if self.kind == "prefix":
             return n
+        if self.kind == "ranges":
+            return len(self.ranges)
         assert self.length is not None
         return max(n - self.length + 1, 0)
+
+    def bounds(self) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
+        """A ``ranges`` workload's starts and ends (0-based inclusive) as two arrays."""
+        pairs = np.array(self.ranges, dtype=np.int64).reshape(-1, 2)
+        return pairs[:, 0].copy(), pairs[:, 1].copy()
 
     def containing_count(
         self, n: int, lo: NDArray[np.int64], hi: NDArray[np.int64]
@@ -45,6 +62,9 @@ class Workload:
 
         .. math:: c_{uniform}(L, R) = (L+1)(n-R), \\quad c_{prefix} = n - R,
                   \\quad c_{\\ell} = \\max(0, \\min(L, n-\\ell) - \\max(0, R-\\ell+1) + 1)
+
+        and for listed ranges ``#{q : a_q <= L, b_q >= R}``, read from a table of
+        dominance counts over the distinct starts and ends (``O(m^2 + size log m)``).
         """
         left = np.asarray(lo, dtype=np.float64)
         right = np.asarray(hi, dtype=np.float64)
@@ -52,6 +72,8 @@ class Workload:
             return (left + 1.0) * (n - right)
         if self.kind == "prefix":
             return n - right
+        if self.kind == "ranges":
+            return self._listed_containing(np.asarray(lo), np.asarray(hi))
         assert self.length is not None
         ell = self.length
         first = np.maximum(0.0, right - ell + 1)
@@ -59,12 +81,77 @@ class Workload:
         count: NDArray[np.float64] = np.maximum(0.0, last - first + 1)
         return count
 
+    def _listed_containing(
+        self, lo: NDArray[np.int64], hi: NDArray[np.int64]
+    ) -> NDArray[np.float64]:
+        a, b = self.bounds()
+        starts, a_slot = np.unique(a, return_inverse=True)
+        ends, b_slot = np.unique(b, return_inverse=True)
+        # table[i, j] = #{q : a_q <= starts[i - 1], b_q >= ends[j]} (row 0 and column -1: none)
+        table = np.zeros((starts.size + 1, ends.size + 1))
+        np.add.at(table, (a_slot + 1, b_slot), 1.0)
+        table = np.cumsum(table, axis=0)
+        table[:, :-1] = np.cumsum(table[:, :-1][:, ::-1], axis=1)[:, ::-1]
+        row = np.searchsorted(starts, lo, side="right")
+        col = np.searchsorted(ends, hi, side="left")
+        count: NDArray[np.float64] = table[row, col]
+        return count
+
+
+def listed_ranges(ranges: object, n: int | None = None) -> Workload:
+    """A ``ranges`` workload from pairs ``(a, b)``, 0-based inclusive, checked.
+
+    At least one and at most :data:`MAX_LISTED_RANGES` ranges, whole numbers with
+    ``0 <= a <= b`` (and ``b < n`` when ``n`` is given).
+
+    >>> listed_ranges([(0, 9), (4, 5)], 10).describe()
+    '2 listed ranges equally likely'
+    """
+    try:
+        pairs = tuple((int(a), int(b)) for a, b in ranges)  # type: ignore[attr-defined]
+    except (TypeError, ValueError):
+        raise ValueError("listed ranges must be pairs of whole numbers (a, b)") from None
+    workload = Workload("ranges", ranges=pairs)
+    _check_listed(workload, n)
+    return workload
+
+
+def _check_listed(workload: Workload, n: int | None) -> None:
+    count = len(workload.ranges)
+    if not 1 <= count <= MAX_LISTED_RANGES:
+        raise ValueError(f"list between 1 and {MAX_LISTED_RANGES:,} ranges (got {count:,})")
+    for a, b in workload.ranges:
+        if a < 0 or b < a:
+            raise ValueError(f"range ({a}, {b}): need 0 <= a <= b (0-based, inclusive)")
+        if n is not None and b >= n:
+            raise ValueError(f"range ({a}, {b}) ends beyond the last bin {n - 1} (0-based)")
+
+
+def _parse_listed(spec: str) -> Workload:
+    pairs = []
+    for item in spec.split(":", 1)[1].split(","):
+        start, sep, end = item.strip().partition("-")
+        try:
+            pairs.append((int(start), int(end if sep else start)))
+        except ValueError:
+            raise ValueError(
+                f"bad range '{item.strip()}' in workload '{spec[:60]}': use a-b with whole "
+                "numbers, 0-based inclusive"
+            ) from None
+        if len(pairs) > MAX_LISTED_RANGES:
+            break  # _check_listed reports the count
+    return Workload("ranges", ranges=tuple(pairs))
+
 
 def parse_workload(spec: str | Workload, n: int | None = None) -> Workload:
-    """Parse ``"uniform"``, ``"prefix"`` or ``"length:L"``; with ``n``, check ``1 <= L <= n``.
+    """Parse ``"uniform"``, ``"prefix"``, ``"length:L"`` or ``"ranges:a-b,a-b,..."``
+    (0-based inclusive; ``"a"`` alone is ``a-a``); with ``n``, check ``1 <= L <= n``
+    and that every listed range is inside ``[0, n)``.
 
     >>> parse_workload("length:16")
-    Workload(kind='length', length=16)
+    Workload(kind='length', length=16, ranges=())
+    >>> parse_workload("ranges:0-99, 49-59", 100).ranges
+    ((0, 99), (49, 59))
     """
     if isinstance(spec, Workload):
         workload = spec
@@ -76,10 +163,17 @@ def parse_workload(spec: str | Workload, n: int | None = None) -> Workload:
         except ValueError:
             raise ValueError(f"bad workload '{spec}': the length must be a whole number") from None
         workload = Workload("length", length)
+    elif isinstance(spec, str) and spec.startswith("ranges:"):
+        workload = _parse_listed(spec)
     else:
-        raise ValueError(f"unknown workload '{spec}'; use 'uniform', 'prefix' or 'length:L'")
+        raise ValueError(
+            f"unknown workload '{str(spec)[:60]}'; use 'uniform', 'prefix', 'length:L' "
+            "or 'ranges:a-b,...'"
+        )
     if workload.kind == "length":
         assert workload.length is not None
         if workload.length < 1 or (n is not None and workload.length > n):
             raise ValueError(f"range length {workload.length} must be in [1, {n}]")
+    if workload.kind == "ranges":
+        _check_listed(workload, n)
     return workload

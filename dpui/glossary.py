@@ -74,7 +74,8 @@ TERMS: tuple[Term, ...] = (
         "workload",
         "Workload",
         "The set of range queries the analyst is assumed to ask, each equally likely: all "
-        "ranges, prefix ranges $[1, r]$, or all ranges of one length. Coverage probabilities, "
+        "ranges, prefix ranges $[1, r]$, all ranges of one length, or a list of ranges the "
+        "user types (Tree & budgets). Coverage probabilities, "
         "the budgets optimal for either error and expected errors all depend on it, so "
         "every error number on these pages states its workload. Choosing what to measure "
         "for a given workload is the strategy optimisation of the matrix mechanism "

@@ -21,8 +21,8 @@ from dpcore import budget, cnp, consistency, coverage, errors, queries, release,
 from dpcore import consistent_budget as cb
 from dpcore.histogram import MAX_BINS, Histogram
 from dpcore.workload import parse_workload
-from dpui import limits, pin, slow, tree_figures
-from dpui.params import BoolParam, ChoiceParam, IntParam, RangeParam
+from dpui import limits, pin, slow, tree_figures, typed_ranges
+from dpui.params import BoolParam, ChoiceParam, IntParam, RangeParam, TextParam
 from dpui.range_explorer import clamp
 
 FloatArray = NDArray[np.float64]
@@ -44,6 +44,9 @@ size, which keeps a change of tree under a second (at 131,071 nodes it took 2 s;
 trees get the search behind the button, with progress)."""
 AUTO_DENSE_BINS = 256
 """Ranges of one length use a dense O(n^3) gradient: automatic only up to this many bins."""
+AUTO_LISTED_WORK = 1_000_000
+"""Typed ranges cost O(ranges x nodes) per gradient: automatic only up to this product
+(e.g. 100 ranges on 10,000 nodes, about a second)."""
 RULES: dict[str, cb.AllocationRule] = {
     "uniform": "uniform",
     "hb": "hb",
@@ -56,6 +59,7 @@ WORKLOADS = {
     "uniform": "all ranges",
     "prefix": "prefix ranges",
     "length": "ranges of one length",
+    "ranges": "custom ranges",
 }
 COLOURS = {
     "coverage": "coverage probability p_x",
@@ -69,11 +73,12 @@ ALLOCATION = ChoiceParam("tb_alloc", "node", tuple(ALLOCATIONS))
 ROOT = BoolParam("tb_root", True)
 WORKLOAD = ChoiceParam("tb_workload", "uniform", tuple(WORKLOADS))
 LENGTH = IntParam("tb_length", 16, 1, MAX_BINS)
+RANGES = TextParam("tb_ranges", "", typed_ranges.MAX_CHARS)
 COLOUR = ChoiceParam("tb_colour", "coverage", tuple(COLOURS))
 SEED = IntParam("tb_seed", 0, 0, 2**31 - 1)
 # bins shown (1-based, inclusive) in the icicle and the histogram; clamped to the data's n
 ZOOM = RangeParam("tb_zoom", (1, MAX_BINS), 1, MAX_BINS)
-PARAMS = (TREE, ALLOCATION, ROOT, WORKLOAD, LENGTH, COLOUR, SEED, ZOOM)
+PARAMS = (TREE, ALLOCATION, ROOT, WORKLOAD, LENGTH, RANGES, COLOUR, SEED, ZOOM)
 
 
 def clamp_zoom(zoom: tuple[int, int], n: int) -> tuple[int, int]:
@@ -90,9 +95,17 @@ def tree_label(choice: str) -> str:
     return f"{choice}-ary"
 
 
-def workload_spec(kind: str, length: int, n: int) -> str:
-    """The dpcore workload string; a length beyond ``n`` is clamped to ``n``."""
-    return f"length:{min(length, n)}" if kind == "length" else kind
+def workload_spec(kind: str, length: int, typed: str, n: int) -> tuple[str, str | None]:
+    """The dpcore workload string, and why the typed ranges cannot be used (``None`` if they
+    can; the workload is then all ranges). A length beyond ``n`` is clamped to ``n``."""
+    if kind == "length":
+        return f"length:{min(length, n)}", None
+    if kind == "ranges":
+        try:
+            return typed_ranges.to_workload(typed, n), None
+        except ValueError as err:
+            return "uniform", str(err)
+    return kind, None
 
 
 def allowed(n: int, choice: str) -> bool:
@@ -135,7 +148,7 @@ def _allocation(t: tree.Tree, b: FloatArray, workload: str) -> Allocation:
     )
 
 
-def consistent_unavailable(n: int, workload: str) -> str | None:
+def consistent_unavailable(n: int, choice: str, workload: str) -> str | None:
     """Why the searches after BLUE cannot run for this workload (``None`` if they can)."""
     if workload.startswith("length:") and n > cb.DENSE_GRADIENT_LIMIT:
         return (
@@ -143,15 +156,22 @@ def consistent_unavailable(n: int, workload: str) -> str | None:
             f"densely for ranges of one length up to n = {cb.DENSE_GRADIENT_LIMIT:,} bins; "
             "choose all ranges or prefix ranges for this histogram."
         )
+    too_much = cb.listed_gradient_unavailable(build_tree(n, choice).size, parse_workload(workload))
+    if too_much is not None:
+        return f"The allocations optimal after consistency are not available: {too_much}."
     return None
 
 
 def automatic(n: int, choice: str, workload: str) -> tuple[str, ...]:
     """The slow allocations computed without a click for this tree and workload."""
-    small = build_tree(n, choice).size <= AUTO_NODES
+    size = build_tree(n, choice).size
+    small = size <= AUTO_NODES
     if workload.startswith("length:"):
         small = small and n <= AUTO_DENSE_BINS
-    return ("consistent",) if small and consistent_unavailable(n, workload) is None else ()
+    if workload.startswith("ranges:"):
+        small = small and parse_workload(workload).size(n) * size <= AUTO_LISTED_WORK
+    unavailable = consistent_unavailable(n, choice, workload)
+    return ("consistent",) if small and unavailable is None else ()
 
 
 @limits.cache_by_bytes(max_entries=16, spinner="Computing coverage and budgets…")
@@ -244,12 +264,25 @@ def fanout_after_consistency(
     return found
 
 
+def fanout_unavailable(n: int, workload: str, rule: cb.AllocationRule) -> str | None:
+    """Why the fan-outs cannot be scored under ``rule`` (``None`` if they can): the search
+    after BLUE over typed ranges is over its limit on the binary tree."""
+    if rule != "consistent_level" or not workload.startswith("ranges:"):
+        return None
+    binary_nodes = 2 * n - 1  # a binary tree splits down to single bins
+    reason = cb.listed_gradient_unavailable(binary_nodes, parse_workload(workload))
+    if reason is None:
+        return None
+    return f"The fan-outs cannot be scored under {rule_text(rule)}: on the binary tree, {reason}."
+
+
 def find_fanout(n: int, eps: float, workload: str, rule: cb.AllocationRule) -> int | None:
     """Search k = 2..20 (once, with a progress bar) for :func:`fanout_after_consistency`;
     None (with the reason shown) when the search is over the work limit."""
+    listed = parse_workload(workload).size(n) if workload.startswith("ranges:") else 0
     if not limits.allow_requested(
         f"scoring fan-outs 2–{tree.MAX_FANOUT} after BLUE over {n:,} bins",
-        limits.fanout_scan(n),
+        limits.fanout_scan(n, listed if rule == "consistent_level" else 0),
         smaller="use a histogram with fewer bins",
         library="dpcore.consistent_budget.fanout_after_consistency",
     ):
@@ -361,7 +394,7 @@ def show_comparison(n: int, pinned: Mapping[str, Any], current: Mapping[str, Any
     key numbers with their ratio."""
 
     def numbers_and_bars(v: Mapping[str, Any]) -> tuple[dict[str, float], dict[str, Any]]:
-        spec = workload_spec(v[WORKLOAD.name], v[LENGTH.name], n)
+        spec = workload_spec(v[WORKLOAD.name], v[LENGTH.name], v[RANGES.name], n)[0]
         first, last = clamp(v["tb_from"], v["tb_to"], n)
         done = all_allocations(n, v[TREE.name], v["eps"], spec, v[ROOT.name])
         numbers = key_numbers(n, v[TREE.name], done, v[ALLOCATION.name], first, last)

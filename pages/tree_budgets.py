@@ -17,8 +17,9 @@ from dpui import (
     state,
     tree_figures,
     tree_view,
+    typed_ranges,
 )
-from dpui.tree_view import ALLOCATION, COLOUR, LENGTH, ROOT, SEED, TREE, WORKLOAD, ZOOM
+from dpui.tree_view import ALLOCATION, COLOUR, LENGTH, RANGES, ROOT, SEED, TREE, WORKLOAD, ZOOM
 
 toolbar = present.header(
     "pages/tree_budgets.py",
@@ -80,6 +81,16 @@ with present.settings_panel():
     )
     if st.session_state[WORKLOAD.name] == "length":
         c3.number_input("Range length", LENGTH.lo, LENGTH.hi, key=LENGTH.name)
+    if st.session_state[WORKLOAD.name] == "ranges":
+        c3.text_area(
+            "Ranges (first-last bin)",
+            key=RANGES.name,
+            max_chars=typed_ranges.MAX_CHARS,
+            placeholder="1-100, 50-60, 200-300",
+            help=f"Bins counted from 1, both ends included, separated by commas; a single "
+            f"number is one bin. Up to {typed_ranges.MAX_TYPED_RANGES} ranges (they are kept "
+            "in the link). Each listed range is equally likely.",
+        )
     s1, s2, s3 = st.columns([1.2, 1.4, 1], vertical_alignment="bottom")
     s1.selectbox(
         "Colour nodes by",
@@ -97,7 +108,7 @@ with present.settings_panel():
     if n > 1:
         st.slider("Bins shown (zoom: the tree and the histogram)", 1, n, key=ZOOM.name)
 state.save((*tree_view.PARAMS, *range_explorer.PARAMS))
-PINNED = (TREE, ALLOCATION, ROOT, WORKLOAD, LENGTH, sidebar.EPSILON, *range_explorer.PARAMS)
+PINNED = (TREE, ALLOCATION, ROOT, WORKLOAD, LENGTH, RANGES, sidebar.EPSILON, *range_explorer.PARAMS)
 
 choice = st.session_state[TREE.name]
 alloc = st.session_state[ALLOCATION.name]
@@ -105,12 +116,19 @@ root = bool(st.session_state[ROOT.name])
 length = st.session_state[LENGTH.name]
 if st.session_state[WORKLOAD.name] == "length" and length > n:
     st.info(f"Range length {length} is longer than the histogram; using {n}.")
-workload = tree_view.workload_spec(st.session_state[WORKLOAD.name], length, n)
+workload, typed_problem = tree_view.workload_spec(
+    st.session_state[WORKLOAD.name], length, st.session_state[RANGES.name], n
+)
+if typed_problem is not None:
+    st.warning(
+        f"Custom ranges: {typed_problem}. Showing all ranges until the list is fixed.",
+        icon=":material/edit_note:",
+    )
 
 if not tree_view.allowed(n, choice):
     st.stop()
 t = tree_view.build_tree(n, choice)
-unavailable = tree_view.consistent_unavailable(n, workload)
+unavailable = tree_view.consistent_unavailable(n, choice, workload)
 if alloc in tree_view.SLOW_ALLOCATIONS:
     if unavailable:
         st.warning(unavailable + " Showing the per-node allocation optimal for the raw tree.")
@@ -296,7 +314,10 @@ f1.metric("k* (raw tree, uniform budgets)", tree_view.k_star(n))
 rule = tree_view.fanout_rule(alloc, root)
 rule_text = tree_view.rule_text(rule)
 best_k = tree_view.fanout_after_consistency(n, eps, workload, rule)
-if (
+no_scan = tree_view.fanout_unavailable(n, workload, rule)
+if best_k is None and no_scan:
+    f3.caption(no_scan)
+elif (
     best_k is None
     and n >= 2
     and f3.button(

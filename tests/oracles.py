@@ -30,6 +30,9 @@ def workload_ranges(n: int, workload: str) -> list[tuple[int, int]]:
         return [(a, b) for a in range(n) for b in range(a, n)]
     if workload == "prefix":
         return [(0, b) for b in range(n)]
+    if workload.startswith("ranges:"):  # "ranges:a-b,c-d", 0-based inclusive
+        pairs = (item.split("-") for item in workload.split(":")[1].split(","))
+        return [(int(a), int(b)) for a, b in pairs]
     length = int(workload.split(":")[1])
     return [(a, a + length - 1) for a in range(n - length + 1)]
 

@@ -2,10 +2,14 @@
 
 from pathlib import Path
 
+import numpy as np
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from dpui import sidebar
+from dpcore import budget
+from dpcore.tree import kary_tree
+from dpui import limits, sidebar, tree_view, typed_ranges
+from tests.oracles import canonical_nodes
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -217,3 +221,78 @@ def test_upload_reports_how_the_first_row_was_read():
     at.radio(key="upload_header").set_value("yes").run()
     assert at.session_state[sidebar.UPLOADED].n_bins == 1
     assert "First row read as a header" in " ".join(c.value for c in at.caption)
+
+
+def _workload_note(at: AppTest) -> str:
+    return next(m.value for m in at.markdown if m.value.startswith("Workload: **"))
+
+
+def test_custom_ranges_workload_gives_exact_errors_and_stays_in_the_link(page):
+    page.session_state["tb_tree"] = "4"
+    page.run()
+    page.selectbox(key="tb_workload").set_value("ranges").run()
+    page.text_area(key="tb_ranges").input("1-100, 50-60, 200-300").run()
+    assert not page.exception
+    assert not page.warning
+    assert "3 listed ranges equally likely" in _workload_note(page)
+    ranges = page.query_params["tb_ranges"]
+    assert (ranges[0] if isinstance(ranges, list) else ranges) == "1-100, 50-60, 200-300"
+    table = _table_with(page, "allocation").set_index("allocation")
+    # the 1,024-bin default on a 4-ary tree, uniform budgets: enumerate each 0-based range's
+    # canonical decomposition (oracle) and average its nodes' Laplace variances
+    t = kary_tree(1024, 4)
+    eps = budget.uniform_budgets(t, 1.0)
+    listed = ((0, 99), (49, 59), (199, 299))
+    raw = np.mean([np.sum(2.0 / eps[canonical_nodes(t, a, b)] ** 2) for a, b in listed])
+    assert table.loc["uniform ε/Δ (Boost)", "raw tree"] == pytest.approx(raw)
+    after = table["after BLUE"]
+    assert after["per-level, optimal after consistency (BLUE)"] <= min(
+        after["uniform ε/Δ (Boost)"], after["H_b: uniform, root not measured"]
+    ) * (1 + 1e-9)
+    next(b for b in page.button if b.label == "Search the budgets optimal after BLUE").click().run()
+    assert not page.exception
+    after = _table_with(page, "allocation").set_index("allocation")["after BLUE"]
+    assert after["per-node, optimal after consistency (BLUE)"] <= min(after.iloc[:5]) * (1 + 1e-9)
+    page.selectbox(key="tb_alloc").set_value("consistent_node").run()
+    assert not page.exception
+    assert float(metric(page, "Release ε (max path sum)")) == pytest.approx(1.0)
+
+
+def test_bad_custom_ranges_keep_the_text_and_say_what_is_wrong(page):
+    page.run()
+    page.selectbox(key="tb_workload").set_value("ranges").run()
+    page.text_area(key="tb_ranges").input("1-100, 7-x").run()
+    assert not page.exception
+    assert any("'7-x' is not a range" in w.value for w in page.warning)
+    assert page.text_area(key="tb_ranges").value == "1-100, 7-x"
+    assert "all ranges" in _workload_note(page)
+    page.text_area(key="tb_ranges").input("1-2000").run()
+    assert any("1 <= first <= last <= 1,024" in w.value for w in page.warning)
+
+
+def test_a_link_with_custom_ranges_reopens_them_and_the_count_is_capped(page):
+    page.query_params["tb_workload"] = "ranges"
+    page.query_params["tb_ranges"] = "5-9;12"
+    page.run()
+    assert not page.exception
+    assert page.text_area(key="tb_ranges").value == "5-9;12"
+    assert "2 listed ranges equally likely" in _workload_note(page)
+    page.text_area(key="tb_ranges").input(", ".join(["1-2"] * 101)).run()
+    assert any("at most 100 fit in a link" in w.value for w in page.warning)
+
+
+def test_typed_ranges_are_one_based_and_become_the_library_string():
+    assert typed_ranges.to_workload("1-100, 50-60\n7; 3 – 4", 200) == ("ranges:0-99,49-59,6-6,2-3")
+    with pytest.raises(ValueError, match="type at least one range"):
+        typed_ranges.to_workload(" , ", 200)
+
+
+def test_searches_over_typed_ranges_say_when_they_are_over_the_limit():
+    n = 2**20
+    spec = typed_ranges.to_workload(", ".join(["1-9"] * 100), n)
+    message = tree_view.fanout_unavailable(n, spec, "consistent_level")
+    assert message is not None and "100 listed ranges on 2,097,151 nodes" in message
+    assert tree_view.fanout_unavailable(n, spec, "hb") is None  # no search: scores only
+    assert tree_view.fanout_unavailable(n, "uniform", "consistent_level") is None
+    # the scan's estimate grows with the typed ranges (30 gradients of 40 ns per range-node)
+    assert limits.fanout_scan(65_536, 100).seconds > 5 * limits.fanout_scan(65_536).seconds
