@@ -9,6 +9,7 @@ otherwise run as a formula when the CSV is opened in a spreadsheet.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from functools import partial
 from typing import Any
 
@@ -36,10 +37,24 @@ def safe_csv(table: pd.DataFrame) -> str:
     return out.to_csv(index=False)
 
 
-def csv_button(label: str, data: pd.DataFrame | str, file_name: str, *, where: Any = st) -> None:
-    """A download button for ``data`` in container ``where``: a table (written as
-    :func:`safe_csv` when clicked), or numeric CSV text already made."""
-    content = partial(safe_csv, data) if isinstance(data, pd.DataFrame) else data
+def _made_csv(make: Callable[[], pd.DataFrame]) -> str:
+    return safe_csv(make())
+
+
+def csv_button(
+    label: str,
+    data: pd.DataFrame | Callable[[], pd.DataFrame] | str,
+    file_name: str,
+    *,
+    where: Any = st,
+) -> None:
+    """A download button for ``data`` in container ``where``: a table, or a function making
+    one (both written as :func:`safe_csv` when clicked), or numeric CSV text already made."""
+    content: Any = data
+    if isinstance(data, pd.DataFrame):
+        content = partial(safe_csv, data)
+    elif callable(data):
+        content = partial(_made_csv, data)  # the table too is made on the click
     where.download_button(
         label, content, file_name=file_name, mime="text/csv", icon=":material/download:"
     )

@@ -440,7 +440,9 @@ def node_table(
     )
 
 
-TABLE_LIMIT = 20_000
+TABLE_LIMIT = 2_000
+"""Nodes shown in the page's table: a screenful scrolls through them; more only slow every
+rerun (the download has every node)."""
 
 
 def noise_std(budgets: FloatArray) -> FloatArray:

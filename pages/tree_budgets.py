@@ -334,14 +334,17 @@ f2.metric(
 )
 
 st.subheader("Nodes")
-table = tree_view.node_table(t, analysis.coverage, chosen.budgets, rel, tree_view.TABLE_LIMIT)
+all_nodes = partial(tree_view.node_table, t, analysis.coverage, chosen.budgets, rel)
+st.dataframe(all_nodes(tree_view.TABLE_LIMIT), hide_index=True, height=300)
 if t.size > tree_view.TABLE_LIMIT:
-    st.caption(f"The first {tree_view.TABLE_LIMIT:,} of {t.size:,} nodes (breadth-first).")
-st.dataframe(table, hide_index=True, height=300)
+    st.caption(
+        f"The first {tree_view.TABLE_LIMIT:,} of {t.size:,} nodes (breadth-first); the "
+        "download below has them all."
+    )
 st.caption(
     "a_x, b_x: the coefficients of the per-node optimum for this workload (LUE-DPTree, "
     "CNP/NPBD): a leaf has a = b = 1; an internal node a_x = (p_x / Σ_children p_y b_y³/a_y³)^⅓, "
     "b_x = a_x + 1; the optimum gives node x the share a_x/b_x of what its path has left."
 )
-downloads.csv_button("Download nodes (CSV)", table, "tree_nodes.csv")
+downloads.csv_button("Download every node (CSV)", partial(all_nodes, t.size), "tree_nodes.csv")
 sc_explain.render()

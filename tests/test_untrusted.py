@@ -97,3 +97,15 @@ def test_csv_cells_that_look_like_formulas_become_text() -> None:
     assert list(back.columns) == ["label", "count", "'=cmd"]
     assert back["'=cmd"].tolist()[:2] == ["'=a", "b"]
     assert table["label"].iloc[0].startswith("=")  # the page's own table is not modified
+
+
+def test_a_table_made_on_click_is_only_made_then_and_written_safely() -> None:
+    made = []
+
+    def make() -> pd.DataFrame:
+        made.append(1)
+        return pd.DataFrame({"label": ["=x"], "count": [1.0]})
+
+    downloads.csv_button("Download", make, "t.csv")  # bare mode: no page, same call
+    assert made == []  # drawing the button did not build the table
+    assert downloads._made_csv(make) == "label,count\n'=x,1.0\n" and made == [1]
