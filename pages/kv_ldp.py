@@ -1,5 +1,7 @@
 """Key-value LDP: HISKV (reconstructed) and the mechanisms it is compared with."""
 
+import time
+
 import streamlit as st
 
 from dpcore.ldp import hiskv, metrics
@@ -152,13 +154,16 @@ def data_summary(data: KVData) -> None:
 
 
 st.header("Accuracy vs ε")
-charts = st.empty()  # drawn after each mechanism on a first run, so results stream in
+charts = st.empty()  # on a long first run, redrawn as mechanisms finish: results stream in
 drafts = iter(range(len(view.MECHANISM_FLAGS)))
+last_drawn = [time.monotonic()]
+DRAFT_EVERY_S = 1.0  # a redraw costs the browser ~0.2 s: not after every quick mechanism
 
 
 def draw(acc: view.Accuracy, *, final: bool = False) -> None:
-    if acc.summary is None:
+    if acc.summary is None or (not final and time.monotonic() - last_drawn[0] < DRAFT_EVERY_S):
         return
+    last_drawn[0] = time.monotonic()
     draft = "" if final else f"_draft{next(drafts)}"
     with charts.container():
         left, right = present.columns([1, 1])
