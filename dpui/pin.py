@@ -142,16 +142,8 @@ def shared_range(figs: Sequence[go.Figure], axis: str) -> list[float] | None:
 def _extent(fig: go.Figure, axis: str) -> np.ndarray:
     """The numeric values the traces put on layout axis ``axis``, with their error bars."""
     letter = axis[0]
-    ref = letter + axis[5:]  # 'yaxis2' -> 'y2'
     out = [np.empty(0)]
-    for trace in fig.data:
-        if (getattr(trace, f"{letter}axis", None) or letter) != ref:
-            continue
-        data = getattr(trace, letter, None)
-        if data is None:
-            continue
-        values = pd.to_numeric(pd.Series(np.asarray(data, dtype=object).ravel()), errors="coerce")
-        v = values.to_numpy(dtype=float)
+    for trace, v in present.axis_traces(fig, axis):
         out.append(v)
         bars = getattr(trace, f"error_{letter}", None)
         if bars is not None and bars.array is not None:

@@ -14,7 +14,7 @@ the settings that produced it stamped on the figure.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -283,20 +283,23 @@ def _add_stamp(out: go.Figure, settings: Mapping[str, Any]) -> go.Figure:
     return out
 
 
-def _axis_values(fig: go.Figure, axis: str) -> np.ndarray:
-    """Every finite positive value the traces put on layout axis ``axis`` ('xaxis', 'yaxis2')."""
+def axis_traces(fig: go.Figure, axis: str) -> Iterator[tuple[Any, np.ndarray]]:
+    """The traces drawn on layout axis ``axis`` ('xaxis', 'yaxis2'), each with its values on
+    that axis as floats (NaN where not a number, e.g. a category name)."""
     letter = axis[0]
     ref = letter + axis[5:]  # 'xaxis2' -> 'x2'
-    values = []
     for trace in fig.data:
         if (getattr(trace, f"{letter}axis", None) or letter) != ref:
             continue
         data = getattr(trace, letter, None)
-        if data is None:
-            continue
-        arr = np.asarray(data, dtype=object).ravel()
-        nums = np.array([v for v in arr if isinstance(v, int | float | np.number)], dtype=float)
-        values.append(nums[np.isfinite(nums) & (nums > 0)])
+        if data is not None:
+            values = pd.Series(np.asarray(data, dtype=object).ravel())
+            yield trace, pd.to_numeric(values, errors="coerce").to_numpy(dtype=float)
+
+
+def _axis_values(fig: go.Figure, axis: str) -> np.ndarray:
+    """Every finite positive value the traces put on layout axis ``axis`` ('xaxis', 'yaxis2')."""
+    values = [v[np.isfinite(v) & (v > 0)] for _, v in axis_traces(fig, axis)]
     return np.concatenate(values) if values else np.empty(0)
 
 
