@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable
+
 import numpy as np
 
 from dpcore.tree import Tree, from_intervals
@@ -64,3 +66,16 @@ def dense_blue(tree: Tree, noisy: np.ndarray, budgets: np.ndarray) -> np.ndarray
     w = budgets**2
     bins = np.linalg.solve(a.T @ (w[:, None] * a), a.T @ (w * noisy))
     return a @ bins
+
+
+def central_differences(
+    error: Callable[[np.ndarray], float], eps: np.ndarray, nodes: Iterable[int], h: float = 1e-6
+) -> dict[int, float]:
+    """d error / d eps_x by central differences at each of ``nodes``."""
+    out = {}
+    for x in nodes:
+        up, down = eps.copy(), eps.copy()
+        up[x] += h
+        down[x] -= h
+        out[int(x)] = (error(up) - error(down)) / (2 * h)
+    return out

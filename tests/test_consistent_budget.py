@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+from functools import partial
+
 import numpy as np
 import pytest
 
 from dpcore import budget, coverage, errors
 from dpcore import consistent_budget as cb
 from dpcore.tree import kary_tree, struct_construct
-from tests.oracles import random_tree, strategy_matrix, workload_ranges
+from tests.oracles import central_differences, random_tree, strategy_matrix, workload_ranges
 
 WORKLOADS = ("uniform", "prefix", "length:3")
 
@@ -52,15 +54,9 @@ def test_gradient_matches_finite_differences_of_the_exact_error(workload):
     for t, rng in _trees(5, 4):
         eps = rng.uniform(0.2, 1.0, t.size)
         grad = cb.blue_error_gradient(t, eps, workload).d_budget
-        h = 1e-6
-        for x in rng.choice(t.size, size=min(6, t.size), replace=False):
-            up, down = eps.copy(), eps.copy()
-            up[x] += h
-            down[x] -= h
-            fd = (
-                errors.blue_expected_error(t, up, workload)
-                - errors.blue_expected_error(t, down, workload)
-            ) / (2 * h)
+        nodes = rng.choice(t.size, size=min(6, t.size), replace=False)
+        error = partial(errors.blue_expected_error, t, workload=workload)
+        for x, fd in central_differences(error, eps, nodes).items():
             assert grad[x] == pytest.approx(fd, rel=1e-5, abs=1e-7)
 
 

@@ -3,6 +3,8 @@ after BLUE against dense least squares and enumeration on small trees."""
 
 from __future__ import annotations
 
+from functools import partial
+
 import numpy as np
 import pytest
 
@@ -10,7 +12,7 @@ from dpcore import budget, coverage, empirical, errors, pidentity
 from dpcore import consistent_budget as cb
 from dpcore.tree import kary_tree
 from dpcore.workload import MAX_LISTED_RANGES, listed_ranges, parse_workload
-from tests.oracles import canonical_nodes, random_tree, strategy_matrix
+from tests.oracles import canonical_nodes, central_differences, random_tree, strategy_matrix
 
 
 def _spec(ranges) -> str:
@@ -71,14 +73,9 @@ def test_gradient_matches_finite_differences():
         eps = rng.uniform(0.2, 1.0, t.size)
         spec = _spec(ranges)
         grad = cb.blue_error_gradient(t, eps, spec).d_budget
-        h = 1e-6
-        for x in rng.choice(t.size, size=min(6, t.size), replace=False):
-            up, down = eps.copy(), eps.copy()
-            up[x] += h
-            down[x] -= h
-            fd = (
-                errors.blue_expected_error(t, up, spec) - errors.blue_expected_error(t, down, spec)
-            ) / (2 * h)
+        nodes = rng.choice(t.size, size=min(6, t.size), replace=False)
+        error = partial(errors.blue_expected_error, t, workload=spec)
+        for x, fd in central_differences(error, eps, nodes).items():
             assert grad[x] == pytest.approx(fd, rel=1e-5, abs=1e-7)
 
 
