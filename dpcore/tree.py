@@ -74,6 +74,20 @@ class Tree:
         last[1:] = self.child_ptr[self.parent[1:] + 1]
         return first, last
 
+    @cached_property
+    def widths(self) -> NDArray[np.float64]:
+        """Number of bins under each node, as floats (the weights of range-error sums)."""
+        return (self.hi - self.lo + 1).astype(np.float64)
+
+    @cached_property
+    def bins_around(self) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+        """Per node, its parent's bins before it and after it (the root: 0 and 0)."""
+        before, after = np.zeros(self.size), np.zeros(self.size)
+        up = self.parent[1:]
+        before[1:] = self.lo[1:] - self.lo[up]
+        after[1:] = self.hi[up] - self.hi[1:]
+        return before, after
+
     def levels(self) -> list[slice]:
         """Slices of node indices, one per depth, root level first."""
         ptr = self.level_ptr

@@ -139,6 +139,20 @@ def test_never_worse_on_many_trees(workload):
     _check_never_worse(workload, 23, 16)
 
 
+def test_binary_per_level_search_finds_the_sixteen_ary_tree_inside_it():
+    """Measuring every 4th level of a binary tree over 2^12 bins is the 16-ary tree's
+    H_b allocation; the per-level search must do at least as well (it starts there)."""
+    sixteen = kary_tree(4096, 16)
+    hb16 = errors.blue_expected_error(
+        sixteen, budget.uniform_budgets(sixteen, 1.0, measure_root=False)
+    )
+    for k in (2, 4):
+        t = kary_tree(4096, k)
+        level = cb.consistent_optimal_budgets(t, 1.0, granularity="level")
+        assert budget.release_epsilon(t, level) == 1.0
+        assert errors.blue_expected_error(t, level) <= hb16 * (1 + 1e-9)
+
+
 def test_never_worse_on_struct_construct_trees():
     for n in (5, 37, 100):
         t = struct_construct(n)
