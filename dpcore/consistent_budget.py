@@ -385,10 +385,10 @@ def consistent_optimal_budgets(
             budget.per_level_budgets(tree, 1.0, p),
             *(_every_level_of(tree, stride) for stride in SKIP_STRIDES if stride < tree.height - 1),
         ]
-        thetas = [search.weights_of(start) for start in starts]
-        for start, theta in zip(starts, thetas, strict=True):
-            if search.floored(start, theta):  # keep the start itself as a candidate too
+        for start in starts:
+            if search.floored(start):  # keep the start itself as a candidate too
                 search.offer(start)
+        thetas = [search.weights_of(start) for start in starts]
         ranked = sorted(range(len(thetas)), key=lambda i: search(thetas[i])[0])
         for i in ranked[:LEVEL_SEARCHES]:
             search.run(thetas[i], max_iter)
@@ -467,9 +467,10 @@ class _LevelSearch:
         theta = np.bincount(t.depth, weights=budgets, minlength=t.height) / np.bincount(t.depth)
         return np.maximum(theta, np.where(self.leaf_level, _LEAF_FLOOR, 0.0))
 
-    def floored(self, budgets: FloatArray, theta: FloatArray) -> bool:
-        """Whether :meth:`weights_of` raised a level of ``budgets`` to the floor."""
-        return bool(np.any(theta > budgets[self.tree.level_ptr[:-1]]))
+    def floored(self, budgets: FloatArray) -> bool:
+        """Whether :meth:`weights_of` raises a level of (per-level) ``budgets`` to the floor."""
+        first_of_level = budgets[self.tree.level_ptr[:-1]]
+        return bool(np.any(self.leaf_level & (first_of_level < _LEAF_FLOOR)))
 
     def offer(self, budgets: FloatArray) -> None:
         """A candidate scored by the exact error (which allows a determined unmeasured leaf)."""
