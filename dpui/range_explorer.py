@@ -236,18 +236,9 @@ def clamp_state(n: int) -> None:
     st.session_state[FIRST.name], st.session_state[LAST.name] = clamp(first, last, n)
 
 
-def render(
-    t: tree.Tree,
-    budgets: FloatArray,
-    s: RangeStudy,
-    eps: float,
-    workload: str,
-    seed: int,
-    by_allocation: Mapping[str, tuple[float, float, float, float]],
-    current: str,
-) -> None:
-    """The explorer section: inputs, the range's numbers, its error spread and method bars."""
-    n = t.n_bins
+def numbers(n: int, s: RangeStudy) -> None:
+    """The explorer's inputs and the range's answers and exact errors (drawn first: the
+    first result a user sees after choosing a range)."""
     c1, c2, c3 = st.columns([1, 1, 3], vertical_alignment="bottom")
     c1.number_input("First bin", 1, n, key=FIRST.name, on_change=_keep_order, args=(FIRST, LAST))
     c2.number_input("Last bin", 1, n, key=LAST.name, on_change=_keep_order, args=(LAST, FIRST))
@@ -269,6 +260,19 @@ def render(
     )
     m[4].metric("Expected error, BLUE", f"{s.blue_error:,.4g}", help="Exact MSE: Σ c_x² · 2/ε_x².")
 
+
+def details(
+    t: tree.Tree,
+    budgets: FloatArray,
+    s: RangeStudy,
+    eps: float,
+    workload: str,
+    seed: int,
+    by_allocation: Mapping[str, tuple[float, float, float, float]],
+    current: str,
+) -> None:
+    """The range's error spread over releases, its error per method, and its nodes."""
+    n = t.n_bins
     left, right = st.columns(2)
     left.markdown(f"**The error over {SIMULATED_RELEASES:,} seeded releases** (noise seed {seed})")
     scales = {

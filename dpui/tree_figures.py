@@ -157,8 +157,8 @@ def histogram_comparison(
     in order.
 
     With ``selected`` (a 1-based bin range), that range is shaded and dragging selects a
-    new one: an invisible marker per drawn point makes every x selectable (Plotly does
-    not select line-only traces), its ``point_index`` being the block's index.
+    new one: an invisible marker trace over the drawn points makes every x selectable
+    (Plotly does not select line-only traces), its ``point_index`` being the block's index.
     """
     n = next(iter(series.values())).size
     block = block_size(n)
@@ -182,7 +182,9 @@ def histogram_comparison(
             x=x,
             y=_bucket(next(iter(series.values())), block),
             mode="markers",
-            marker={"opacity": 0},
+            # selection uses the data, not the drawn markers: drawing one instead of up to
+            # 1,000 invisible ones saves the browser a few tenths of a second per redraw
+            marker={"opacity": 0, "maxdisplayed": 1},
             hoverinfo="skip",
             showlegend=False,
         )

@@ -159,16 +159,6 @@ for note in hist.notes:
 pinned = pin.controls("tree", PINNED, where=toolbar)
 if pinned is not None:
     tree_view.show_comparison(n, pinned, pin.current(PINNED))
-span = range_explorer.study(
-    t,
-    chosen.budgets,
-    hist.counts,
-    rel.noisy,
-    rel.consistent_leaves,
-    st.session_state[range_explorer.FIRST.name],
-    st.session_state[range_explorer.LAST.name],
-)
-
 first, last = st.session_state[ZOOM.name]
 settings = {
     "dataset": hist.name,
@@ -181,33 +171,7 @@ settings = {
     "bins": f"{first:,}-{last:,}" if (first, last) != (1, n) else None,
 }
 nodes = tree_figures.visible_nodes(t, first - 1, last - 1)
-colour = {
-    "coverage": analysis.coverage,
-    "budget": chosen.budgets,
-    "noise": tree_view.noise_std(chosen.budgets),
-    "weight": np.abs(span.weights),
-}[st.session_state[COLOUR.name]]
-hover = {
-    "p_x": analysis.coverage,
-    "eps_x": chosen.budgets,
-    "true": rel.true,
-    "noisy": rel.noisy,
-    "consistent": rel.consistent,
-}
-present.show_chart(
-    tree_figures.tree_icicle(
-        t,
-        nodes,
-        first - 1,
-        last - 1,
-        colour,
-        tree_view.COLOURS[st.session_state[COLOUR.name]],
-        hover,
-        outline=span.decomposition,
-    ),
-    settings,
-    key="tree_chart",
-)
+icicle_slot = st.empty()  # drawn with the explored range (its decomposition outlined)
 st.caption(
     "Each bar is a node covering a block of bins; the root is on top. Its **coverage "
     "probability p_x** is the chance that a random range of the workload uses node x in its "
@@ -231,44 +195,94 @@ if drawn_depth < t.height:
         f"Showing depths 0–{drawn_depth - 1} of {t.height} ({nodes.size:,} nodes); deeper "
         "levels are computed but not drawn. Narrow the bins shown to see deeper levels."
     )
-
-st.subheader("True vs noisy vs consistent histogram")
-window = slice(first - 1, last)
-present.show_chart(
-    tree_figures.histogram_comparison(
-        {
-            "true": hist.counts[window],
-            "noisy leaves": rel.noisy_leaves[window],
-            "consistent (BLUE)": rel.consistent_leaves[window],
-        },
-        hist.labels[window] if hist.labels else None,
-        (span.first, span.last),
-        first=first,
-    ),
-    settings,
-    key="hist_chart",
-    on_select=partial(
-        range_explorer.select_from_chart,
-        "hist_chart",
-        n,
-        tree_figures.block_size(last - first + 1),
-        first,
-    ),
-    selection_mode=("box", "points"),
-)
-
-st.subheader("Explore one range")
 names = {k: tree_view.ALLOCATIONS[k] for k in allocations}
-range_explorer.render(
-    t,
-    chosen.budgets,
-    span,
-    eps,
-    workload,
-    st.session_state[SEED.name],
-    tree_view.range_errors_by_allocation(n, choice, allocations, span.first, span.last),
-    names[alloc],
-)
+
+
+def range_part() -> None:
+    """Everything that depends on the explored range: the icicle (in its slot above), the
+    histogram (drag to choose a range) and the explorer. Without a pin it runs as a
+    fragment, so choosing a range reruns only this part; the range's numbers are drawn
+    first, the charts after them."""
+    state.save(range_explorer.PARAMS)
+    span = range_explorer.study(
+        t,
+        chosen.budgets,
+        hist.counts,
+        rel.noisy,
+        rel.consistent_leaves,
+        st.session_state[range_explorer.FIRST.name],
+        st.session_state[range_explorer.LAST.name],
+    )
+    histogram_box = st.container()
+    st.subheader("Explore one range")
+    range_explorer.numbers(n, span)
+    colour = {
+        "coverage": analysis.coverage,
+        "budget": chosen.budgets,
+        "noise": tree_view.noise_std(chosen.budgets),
+        "weight": np.abs(span.weights),
+    }[st.session_state[COLOUR.name]]
+    hover = {
+        "p_x": analysis.coverage,
+        "eps_x": chosen.budgets,
+        "true": rel.true,
+        "noisy": rel.noisy,
+        "consistent": rel.consistent,
+    }
+    present.show_chart(
+        tree_figures.tree_icicle(
+            t,
+            nodes,
+            first - 1,
+            last - 1,
+            colour,
+            tree_view.COLOURS[st.session_state[COLOUR.name]],
+            hover,
+            outline=span.decomposition,
+        ),
+        settings,
+        key="tree_chart",
+        where=icicle_slot,
+    )
+    histogram_box.subheader("True vs noisy vs consistent histogram")
+    window = slice(first - 1, last)
+    present.show_chart(
+        tree_figures.histogram_comparison(
+            {
+                "true": hist.counts[window],
+                "noisy leaves": rel.noisy_leaves[window],
+                "consistent (BLUE)": rel.consistent_leaves[window],
+            },
+            hist.labels[window] if hist.labels else None,
+            (span.first, span.last),
+            first=first,
+        ),
+        settings,
+        key="hist_chart",
+        where=histogram_box,
+        on_select=partial(
+            range_explorer.select_from_chart,
+            "hist_chart",
+            n,
+            tree_figures.block_size(last - first + 1),
+            first,
+        ),
+        selection_mode=("box", "points"),
+    )
+    range_explorer.details(
+        t,
+        chosen.budgets,
+        span,
+        eps,
+        workload,
+        st.session_state[SEED.name],
+        tree_view.range_errors_by_allocation(n, choice, allocations, span.first, span.last),
+        names[alloc],
+    )
+
+
+# a pinned comparison shows the range's numbers too: then the whole page follows the range
+(range_part if pinned is not None else st.fragment(range_part))()
 
 st.subheader("Expected error of a random range")
 left, right = present.columns([1, 1])

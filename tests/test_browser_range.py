@@ -16,6 +16,12 @@ def test_dragging_on_the_histogram_selects_the_range(server, browser):  # noqa: 
     page.wait_for_function(
         "document.querySelectorAll('.js-plotly-plot').length >= 4", timeout=60_000
     )
+    outlined = """() => {  // how many icicle nodes have the thick decomposition border
+      const icicle = document.querySelectorAll('.js-plotly-plot')[0];
+      const c = icicle.data[0].marker.line.color;
+      return Array.isArray(c) ? c.filter(x => x === 'black').length : 0;
+    }"""
+    before = page.evaluate(outlined)
     first = page.get_by_label("First bin", exact=True)
     last = page.get_by_label("Last bin", exact=True)
     assert (first.input_value(), last.input_value()) == ("2", "11")
@@ -33,4 +39,7 @@ def test_dragging_on_the_histogram_selects_the_range(server, browser):  # noqa: 
     lo, hi = int(first.input_value()), int(last.input_value())
     # the drag spanned 30% to 50% of the x axis over bins 1..1,024 (plus axis padding)
     assert 200 < lo < hi < 600 and hi - lo > 100
+    # the range reruns only its part of the page (a fragment): the icicle above it follows
+    page.wait_for_function(f"({outlined})() !== {before}", timeout=30_000)
+    assert page.evaluate(outlined) > 0
     page.close()
