@@ -349,16 +349,24 @@ f2.metric(
 
 st.subheader("Nodes")
 all_nodes = partial(tree_view.node_table, t, analysis.coverage, chosen.budgets, rel)
-st.dataframe(all_nodes(tree_view.TABLE_LIMIT), hide_index=True, height=300)
-if t.size > tree_view.TABLE_LIMIT:
+# off by default: a table costs the browser about 0.2 s on every rerun of the page
+if st.toggle(
+    "Show the node table",
+    key="tb_nodes",
+    help="Every node's interval, coverage, budget, CNP coefficients and true, noisy and "
+    "consistent values.",
+):
+    st.dataframe(all_nodes(tree_view.TABLE_LIMIT), hide_index=True, height=300)
+    if t.size > tree_view.TABLE_LIMIT:
+        st.caption(
+            f"The first {tree_view.TABLE_LIMIT:,} of {t.size:,} nodes (breadth-first); the "
+            "download below has them all."
+        )
     st.caption(
-        f"The first {tree_view.TABLE_LIMIT:,} of {t.size:,} nodes (breadth-first); the "
-        "download below has them all."
+        "a_x, b_x: the coefficients of the per-node optimum for this workload (LUE-DPTree, "
+        "CNP/NPBD): a leaf has a = b = 1; an internal node "
+        "a_x = (p_x / Σ_children p_y b_y³/a_y³)^⅓, b_x = a_x + 1; the optimum gives node x "
+        "the share a_x/b_x of what its path has left."
     )
-st.caption(
-    "a_x, b_x: the coefficients of the per-node optimum for this workload (LUE-DPTree, "
-    "CNP/NPBD): a leaf has a = b = 1; an internal node a_x = (p_x / Σ_children p_y b_y³/a_y³)^⅓, "
-    "b_x = a_x + 1; the optimum gives node x the share a_x/b_x of what its path has left."
-)
 downloads.csv_button("Download every node (CSV)", partial(all_nodes, t.size), "tree_nodes.csv")
 sc_explain.render()

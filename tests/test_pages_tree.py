@@ -35,6 +35,17 @@ def test_defaults_show_a_release_spending_exactly_eps(page):
     assert len(page.get("plotly_chart")) == 5  # tree, histogram, range spread and methods, errors
 
 
+def test_node_table_is_shown_on_request_with_every_node_up_to_its_limit(page):
+    page.run()
+    assert not any("coverage p_x" in d.value.columns for d in page.dataframe)
+    page.toggle(key="tb_nodes").set_value(True).run()
+    table = _table_with(page, "coverage p_x")
+    nodes = int(metric(page, "Nodes").replace(",", ""))
+    assert len(table) == min(nodes, tree_view.TABLE_LIMIT)
+    assert table["node"].tolist() == list(range(len(table)))
+    assert not page.exception
+
+
 def test_changing_fanout_epsilon_and_allocation(page):
     page.session_state["eps"] = 0.25
     page.run()
