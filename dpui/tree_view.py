@@ -78,6 +78,13 @@ COLOUR = ChoiceParam("tb_colour", "coverage", tuple(COLOURS))
 SEED = IntParam("tb_seed", 0, 0, 2**31 - 1)
 # bins shown (1-based, inclusive) in the icicle and the histogram; clamped to the data's n
 ZOOM = RangeParam("tb_zoom", (1, MAX_BINS), 1, MAX_BINS)
+SECTIONS = {
+    "range": "Explore one range",
+    "errors": "Expected error & fan-out",
+    "nodes": "Node table",
+    "sc": "How Struct-Construct splits",
+}
+SECTION = ChoiceParam("tb_show", "range", tuple(SECTIONS))
 PARAMS = (TREE, ALLOCATION, ROOT, WORKLOAD, LENGTH, RANGES, COLOUR, SEED, ZOOM)
 
 

@@ -19,7 +19,18 @@ from dpui import (
     tree_view,
     typed_ranges,
 )
-from dpui.tree_view import ALLOCATION, COLOUR, LENGTH, RANGES, ROOT, SEED, TREE, WORKLOAD, ZOOM
+from dpui.tree_view import (
+    ALLOCATION,
+    COLOUR,
+    LENGTH,
+    RANGES,
+    ROOT,
+    SECTION,
+    SEED,
+    TREE,
+    WORKLOAD,
+    ZOOM,
+)
 
 toolbar = present.header(
     "pages/tree_budgets.py",
@@ -33,7 +44,7 @@ hist = sidebar.current_histogram()
 eps = sidebar.current_epsilon()
 n = hist.n_bins
 state.load(tree_view.PARAMS)
-state.load(range_explorer.PARAMS)
+state.load((*range_explorer.PARAMS, SECTION))
 range_explorer.clamp_state(n)
 st.session_state[ZOOM.name] = tree_view.clamp_zoom(st.session_state[ZOOM.name], n)
 
@@ -198,12 +209,100 @@ if drawn_depth < t.height:
 names = {k: tree_view.ALLOCATIONS[k] for k in allocations}
 
 
+def nodes_section() -> None:
+    st.subheader("Nodes")
+    all_nodes = partial(tree_view.node_table, t, analysis.coverage, chosen.budgets, rel)
+    st.dataframe(all_nodes(tree_view.TABLE_LIMIT), hide_index=True, height=300)
+    if t.size > tree_view.TABLE_LIMIT:
+        st.caption(
+            f"The first {tree_view.TABLE_LIMIT:,} of {t.size:,} nodes (breadth-first); the "
+            "download below has them all."
+        )
+    st.caption(
+        "a_x, b_x: the coefficients of the per-node optimum for this workload (LUE-DPTree, "
+        "CNP/NPBD): a leaf has a = b = 1; an internal node "
+        "a_x = (p_x / Σ_children p_y b_y³/a_y³)^⅓, b_x = a_x + 1; the optimum gives node x "
+        "the share a_x/b_x of what its path has left."
+    )
+    downloads.csv_button("Download every node (CSV)", partial(all_nodes, t.size), "tree_nodes.csv")
+
+
+def errors_section() -> None:
+    """The expected error of a random range per allocation, and the fan-out after BLUE."""
+    st.subheader("Expected error of a random range")
+    left, right = present.columns([1, 1])
+    present.show_chart(
+        tree_figures.allocation_errors(tree_view.error_bars(allocations), names[alloc]),
+        settings | {"seed": None, "bins": None},
+        key="error_chart",
+        where=left,
+    )
+    right.latex(r"E[\mathrm{Err}_{raw}] = \sum_x p_x \cdot \frac{2}{\varepsilon_x^2}")
+    right.markdown(
+        f"Workload: **{tree_view.workload_text(workload)}**. Answering from the raw noisy nodes, "
+        "each node a query uses adds its Laplace variance 2/ε_x²; p_x is the probability that a "
+        "random range of the workload uses node x in its canonical decomposition. "
+        "**After BLUE**, answers come from the consistent leaves; that error is exact too "
+        "(computed in O(n · height) from the tree's Gaussian-Markov structure; see Error "
+        "analysis). "
+        "The outlined bars are the allocation of this release. The rules of LUE-DPTree are "
+        "optimal for the raw tree; after BLUE the budgets optimal after consistency (a numeric "
+        "search on the exact error, started from the best of uniform, H_b, the raw optimum and "
+        "measuring only every 2nd, 3rd or 4th level) "
+        "are never worse than any of them, and usually better."
+    )
+    present.table(tree_view.allocation_table(allocations), where=right)
+    missing = [a for a in tree_view.SLOW_ALLOCATIONS if a not in allocations]
+    if missing and unavailable:
+        right.caption(unavailable)
+    elif missing and right.button(
+        "Search the budgets optimal after BLUE",
+        icon=":material/tune:",
+        help="A numeric search on the exact error after BLUE ("
+        + " and ".join(tree_view.ALLOCATIONS[a] for a in missing)
+        + "); seconds on large trees, then cached.",
+    ):
+        for slow_alloc in missing:
+            tree_view.search(n, choice, eps, workload, slow_alloc)
+        st.rerun()
+
+    st.markdown(
+        "**Which fan-out?** Struct-Construct's k* minimises the *raw* tree's error with uniform "
+        "budgets; after BLUE another fan-out can be better."
+    )
+    f1, f2, f3 = st.columns([1, 1, 2], vertical_alignment="bottom")
+    f1.metric("k* (raw tree, uniform budgets)", tree_view.k_star(n))
+    rule = tree_view.fanout_rule(alloc, root)
+    rule_text = tree_view.rule_text(rule)
+    best_k = tree_view.fanout_after_consistency(n, eps, workload, rule)
+    no_scan = tree_view.fanout_unavailable(n, workload, rule)
+    if best_k is None and no_scan:
+        f3.caption(no_scan)
+    elif (
+        best_k is None
+        and n >= 2
+        and f3.button(
+            "Find the fan-out after BLUE",
+            icon=":material/account_tree:",
+            help="Scores the k-ary trees k = 2–20 by their exact error after BLUE under "
+            f"{rule_text}.",
+        )
+    ):
+        best_k = tree_view.find_fanout(n, eps, workload, rule)
+    f2.metric(
+        "Fan-out after BLUE",
+        "—" if best_k is None else best_k,
+        help=f"The k-ary tree with the least error after BLUE under {rule_text}.",
+    )
+
+
 def range_part() -> None:
     """Everything that depends on the explored range: the icicle (in its slot above), the
-    histogram (drag to choose a range) and the explorer. Without a pin it runs as a
-    fragment, so choosing a range reruns only this part; the range's numbers are drawn
-    first, the charts after them."""
-    state.save(range_explorer.PARAMS)
+    histogram (drag to choose a range) and the section chosen below it. Without a pin it
+    runs as a fragment, so choosing a range or a section reruns only this part; the
+    range's numbers are drawn first, the charts after them. Only the chosen section is
+    computed and drawn (each chart or table costs the browser tenths of a second)."""
+    state.save((*range_explorer.PARAMS, SECTION))
     span = range_explorer.study(
         t,
         chosen.budgets,
@@ -214,8 +313,17 @@ def range_part() -> None:
         st.session_state[range_explorer.LAST.name],
     )
     histogram_box = st.container()
-    st.subheader("Explore one range")
-    range_explorer.numbers(n, span)
+    section = st.segmented_control(
+        "Below the histogram",
+        tuple(tree_view.SECTIONS),
+        key=SECTION.name,
+        required=True,
+        format_func=tree_view.SECTIONS.__getitem__,
+        help="One part of the page at a time: only the chosen one is computed and drawn.",
+    )
+    if section == "range":
+        st.subheader("Explore one range")
+        range_explorer.numbers(n, span)
     colour = {
         "coverage": analysis.coverage,
         "budget": chosen.budgets,
@@ -269,104 +377,24 @@ def range_part() -> None:
         ),
         selection_mode=("box", "points"),
     )
-    range_explorer.details(
-        t,
-        chosen.budgets,
-        span,
-        eps,
-        workload,
-        st.session_state[SEED.name],
-        tree_view.range_errors_by_allocation(n, choice, allocations, span.first, span.last),
-        names[alloc],
-    )
+    if section == "range":
+        range_explorer.details(
+            t,
+            chosen.budgets,
+            span,
+            eps,
+            workload,
+            st.session_state[SEED.name],
+            tree_view.range_errors_by_allocation(n, choice, allocations, span.first, span.last),
+            names[alloc],
+        )
+    elif section == "errors":
+        errors_section()
+    elif section == "nodes":
+        nodes_section()
+    else:
+        sc_explain.render()
 
 
 # a pinned comparison shows the range's numbers too: then the whole page follows the range
 (range_part if pinned is not None else st.fragment(range_part))()
-
-st.subheader("Expected error of a random range")
-left, right = present.columns([1, 1])
-present.show_chart(
-    tree_figures.allocation_errors(tree_view.error_bars(allocations), names[alloc]),
-    settings | {"seed": None, "bins": None},
-    key="error_chart",
-    where=left,
-)
-right.latex(r"E[\mathrm{Err}_{raw}] = \sum_x p_x \cdot \frac{2}{\varepsilon_x^2}")
-right.markdown(
-    f"Workload: **{tree_view.workload_text(workload)}**. Answering from the raw noisy nodes, "
-    "each node a query uses adds its Laplace variance 2/ε_x²; p_x is the probability that a "
-    "random range of the workload uses node x in its canonical decomposition. "
-    "**After BLUE**, answers come from the consistent leaves; that error is exact too "
-    "(computed in O(n · height) from the tree's Gaussian-Markov structure; see Error analysis). "
-    "The outlined bars are the allocation of this release. The rules of LUE-DPTree are "
-    "optimal for the raw tree; after BLUE the budgets optimal after consistency (a numeric "
-    "search on the exact error, started from the best of uniform, H_b and the raw optimum) "
-    "are never worse than any of them, and usually better."
-)
-present.table(tree_view.allocation_table(allocations), where=right)
-missing = [a for a in tree_view.SLOW_ALLOCATIONS if a not in allocations]
-if missing and unavailable:
-    right.caption(unavailable)
-elif missing and right.button(
-    "Search the budgets optimal after BLUE",
-    icon=":material/tune:",
-    help="A numeric search on the exact error after BLUE ("
-    + " and ".join(tree_view.ALLOCATIONS[a] for a in missing)
-    + "); seconds on large trees, then cached.",
-):
-    for slow_alloc in missing:
-        tree_view.search(n, choice, eps, workload, slow_alloc)
-    st.rerun()
-
-st.markdown(
-    "**Which fan-out?** Struct-Construct's k* minimises the *raw* tree's error with uniform "
-    "budgets; after BLUE another fan-out can be better."
-)
-f1, f2, f3 = st.columns([1, 1, 2], vertical_alignment="bottom")
-f1.metric("k* (raw tree, uniform budgets)", tree_view.k_star(n))
-rule = tree_view.fanout_rule(alloc, root)
-rule_text = tree_view.rule_text(rule)
-best_k = tree_view.fanout_after_consistency(n, eps, workload, rule)
-no_scan = tree_view.fanout_unavailable(n, workload, rule)
-if best_k is None and no_scan:
-    f3.caption(no_scan)
-elif (
-    best_k is None
-    and n >= 2
-    and f3.button(
-        "Find the fan-out after BLUE",
-        icon=":material/account_tree:",
-        help=f"Scores the k-ary trees k = 2–20 by their exact error after BLUE under {rule_text}.",
-    )
-):
-    best_k = tree_view.find_fanout(n, eps, workload, rule)
-f2.metric(
-    "Fan-out after BLUE",
-    "—" if best_k is None else best_k,
-    help=f"The k-ary tree with the least error after BLUE under {rule_text}.",
-)
-
-st.subheader("Nodes")
-all_nodes = partial(tree_view.node_table, t, analysis.coverage, chosen.budgets, rel)
-# off by default: a table costs the browser about 0.2 s on every rerun of the page
-if st.toggle(
-    "Show the node table",
-    key="tb_nodes",
-    help="Every node's interval, coverage, budget, CNP coefficients and true, noisy and "
-    "consistent values.",
-):
-    st.dataframe(all_nodes(tree_view.TABLE_LIMIT), hide_index=True, height=300)
-    if t.size > tree_view.TABLE_LIMIT:
-        st.caption(
-            f"The first {tree_view.TABLE_LIMIT:,} of {t.size:,} nodes (breadth-first); the "
-            "download below has them all."
-        )
-    st.caption(
-        "a_x, b_x: the coefficients of the per-node optimum for this workload (LUE-DPTree, "
-        "CNP/NPBD): a leaf has a = b = 1; an internal node "
-        "a_x = (p_x / Σ_children p_y b_y³/a_y³)^⅓, b_x = a_x + 1; the optimum gives node x "
-        "the share a_x/b_x of what its path has left."
-    )
-downloads.csv_button("Download every node (CSV)", partial(all_nodes, t.size), "tree_nodes.csv")
-sc_explain.render()

@@ -32,13 +32,25 @@ def test_defaults_show_a_release_spending_exactly_eps(page):
     page.run()
     assert not page.exception
     assert float(metric(page, "Release ε (max path sum)")) == pytest.approx(1.0)
-    assert len(page.get("plotly_chart")) == 5  # tree, histogram, range spread and methods, errors
+    assert len(page.get("plotly_chart")) == 4  # tree, histogram, range spread and methods
+    assert page.button_group(key="tb_show").value == "range"
 
 
-def test_node_table_is_shown_on_request_with_every_node_up_to_its_limit(page):
+def test_only_the_chosen_section_is_drawn_and_it_stays_in_the_link(page):
+    page.run()
+    page.button_group(key="tb_show").set_value("errors").run()
+    assert not page.exception
+    assert len(page.get("plotly_chart")) == 3  # tree, histogram, error chart
+    assert _table_with(page, "allocation") is not None
+    assert not any(m.label == "True answer" for m in page.metric)
+    shown = page.query_params["tb_show"]
+    assert (shown[0] if isinstance(shown, list) else shown) == "errors"
+
+
+def test_node_table_is_a_section_with_every_node_up_to_its_limit(page):
     page.run()
     assert not any("coverage p_x" in d.value.columns for d in page.dataframe)
-    page.toggle(key="tb_nodes").set_value(True).run()
+    page.button_group(key="tb_show").set_value("nodes").run()
     table = _table_with(page, "coverage p_x")
     nodes = int(metric(page, "Nodes").replace(",", ""))
     assert len(table) == min(nodes, tree_view.TABLE_LIMIT)
@@ -153,6 +165,7 @@ def test_page_handles_one_bin_to_a_million_bins(n, monkeypatch):
 
 
 def test_allocations_say_which_error_they_minimise_and_searches_after_blue(page):
+    page.session_state["tb_show"] = "errors"
     page.run()
     assert not page.exception
     labels = page.selectbox(key="tb_alloc").options
@@ -189,6 +202,7 @@ def test_allocations_say_which_error_they_minimise_and_searches_after_blue(page)
 
 
 def test_root_switch_and_fanout_after_consistency(page):
+    page.session_state["tb_show"] = "errors"
     page.session_state["tb_alloc"] = "uniform"
     page.run()
     before = _table_with(page, "allocation")["after BLUE"].iloc[0]
@@ -239,6 +253,7 @@ def _workload_note(at: AppTest) -> str:
 
 
 def test_custom_ranges_workload_gives_exact_errors_and_stays_in_the_link(page):
+    page.session_state["tb_show"] = "errors"
     page.session_state["tb_tree"] = "4"
     page.run()
     page.selectbox(key="tb_workload").set_value("ranges").run()
@@ -270,6 +285,7 @@ def test_custom_ranges_workload_gives_exact_errors_and_stays_in_the_link(page):
 
 
 def test_bad_custom_ranges_keep_the_text_and_say_what_is_wrong(page):
+    page.session_state["tb_show"] = "errors"
     page.run()
     page.selectbox(key="tb_workload").set_value("ranges").run()
     page.text_area(key="tb_ranges").input("1-100, 7-x").run()
@@ -284,6 +300,7 @@ def test_bad_custom_ranges_keep_the_text_and_say_what_is_wrong(page):
 def test_a_link_with_custom_ranges_reopens_them_and_the_count_is_capped(page):
     page.query_params["tb_workload"] = "ranges"
     page.query_params["tb_ranges"] = "5-9;12"
+    page.query_params["tb_show"] = "errors"
     page.run()
     assert not page.exception
     assert page.text_area(key="tb_ranges").value == "5-9;12"
