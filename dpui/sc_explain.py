@@ -49,9 +49,10 @@ def hval_table(n: int, lo: int, hi: int, parent_lo: int, parent_hi: int) -> pd.D
 
 
 def render() -> None:
-    """The expander: inputs (kept in the URL), Hval for the chosen w, and the table over w."""
+    """The section (open: the page shows it on request): inputs (kept in the URL), Hval for
+    the chosen w, and the table over w."""
     state.load(PARAMS)
-    with st.expander("How Struct-Construct picks a node's fan-out: Hval(L, R, w)"):
+    with st.expander("How Struct-Construct picks a node's fan-out: Hval(L, R, w)", expanded=True):
         st.markdown(
             "Struct-Construct (LUE-DPTree) splits nodes that start at bin 1 into k* parts; "
             "every other node [L, R] takes the fan-out w in [k*, 20] whose w-ary subtree has "

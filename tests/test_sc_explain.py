@@ -59,12 +59,15 @@ def test_hval_table_matches_enumeration(n: int, lo: int, hi: int, plo: int, phi:
 
 
 def test_tree_page_shows_hval_and_cnp_coefficients() -> None:
-    at = AppTest.from_file(str(ROOT / "pages" / "tree_budgets.py"), default_timeout=120).run()
+    at = AppTest.from_file(str(ROOT / "pages" / "tree_budgets.py"), default_timeout=120)
+    at.session_state["tb_show"] = "nodes"
+    at.run()
     assert not at.exception
-    assert any("Hval(3, 5, 3) = 1.0000" in m.value for m in at.markdown)
     nodes = next(df.value for df in at.dataframe if "a_x (CNP)" in df.value.columns)
     leaf = nodes[nodes["first bin"] == nodes["last bin"]]
     assert (leaf["a_x (CNP)"] == 1).all() and (leaf["b_x (CNP)"] == 1).all()
+    at.button_group(key="tb_show").set_value("sc").run()
+    assert any("Hval(3, 5, 3) = 1.0000" in m.value for m in at.markdown)
     at.number_input(key="sc_w").set_value(2).run()
     assert any("Hval(3, 5, 2) = 0.9333" in m.value for m in at.markdown)
     assert at.query_params["sc_w"] in ("2", ["2"])
