@@ -18,7 +18,7 @@ import statistics
 import sys
 import tempfile
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qsl, urlencode
@@ -63,8 +63,20 @@ PINNED = {  # a pinned view A on each page (the pin parameter is itself a query 
 }
 KV_BIG = "kv_users=100000&kv_reps=10"
 ANSWER = "Expected error, BLUE"  # a number of the range explorer that follows the range
+TREE_SEED = Change("tree_budgets", "Noise seed", "number", "tb_seed", (1, 0))
+EXPLORER = Change(
+    "tree_budgets", "First bin", "number", "tb_from", (5, 2), target_s=0.5, watch=ANSWER
+)
+KV_SEED = Change("kv_ldp", "Simulation seed", "number", "kv_seed", (1, 0))
+
+
+def on_big(change: Change, target_s: float) -> Change:
+    """The same control on the 65,536-bin dataset, with that size's target."""
+    return replace(change, query=BIG, tag="65,536 bins", target_s=target_s)
+
+
 CHANGES = (
-    Change("tree_budgets", "Noise seed", "number", "tb_seed", (1, 0)),
+    TREE_SEED,
     Change(
         "tree_budgets",
         "Budget allocation",
@@ -78,59 +90,23 @@ CHANGES = (
     Change("laplace", "Noise seed", "number", "lap_seed", (1, 0)),
     Change("exponential", "Random seed", "number", "exp_seed", (1, 0)),
     Change("matrix_privelet", "Noise seed", "number", "mp_seed", (1, 0)),
-    Change("kv_ldp", "Simulation seed", "number", "kv_seed", (1, 0)),
-    Change("tree_budgets", "First bin", "number", "tb_from", (5, 2), target_s=0.5, watch=ANSWER),
-    Change(
-        "tree_budgets",
-        "Noise seed",
-        "number",
-        "tb_seed",
-        (1, 0),
-        query=BIG,
-        target_s=2.0,
-        tag="65,536 bins",
+    KV_SEED,
+    EXPLORER,
+    on_big(TREE_SEED, 2.0),
+    on_big(EXPLORER, 0.5),
+    on_big(
+        Change(
+            "error_analysis",
+            "Plot",
+            "select",
+            "ea_view",
+            ("epsilon", "length"),
+            ("(4) Error vs ε", "(1) Error vs range length"),
+        ),
+        3.0,
     ),
-    Change(
-        "tree_budgets",
-        "First bin",
-        "number",
-        "tb_from",
-        (5, 2),
-        query=BIG,
-        target_s=0.5,
-        tag="65,536 bins",
-        watch=ANSWER,
-    ),
-    Change(
-        "error_analysis",
-        "Plot",
-        "select",
-        "ea_view",
-        ("epsilon", "length"),
-        ("(4) Error vs ε", "(1) Error vs range length"),
-        query=BIG,
-        target_s=3.0,
-        tag="65,536 bins",
-    ),
-    Change(
-        "kv_ldp",
-        "Simulation seed",
-        "number",
-        "kv_seed",
-        (1, 0),
-        query=KV_BIG,
-        target_s=3.0,
-        tag="100,000 users, 10 reps",
-    ),
-    Change(
-        "tree_budgets",
-        "Noise seed",
-        "number",
-        "tb_seed",
-        (1, 0),
-        query=PINNED["tree_budgets"],
-        tag="A pinned",
-    ),
+    replace(KV_SEED, query=KV_BIG, target_s=3.0, tag="100,000 users, 10 reps"),
+    replace(TREE_SEED, query=PINNED["tree_budgets"], tag="A pinned"),
 )
 FIRST_RESULT = {"kv_ldp"}  # pages whose first chart is timed too (the rest streams in)
 

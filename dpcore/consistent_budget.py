@@ -383,7 +383,7 @@ def consistent_optimal_budgets(
             budget.uniform_budgets(tree, 1.0),
             budget.uniform_budgets(tree, 1.0, measure_root=False),
             budget.per_level_budgets(tree, 1.0, p),
-            *(_every_level_of(tree, stride) for stride in SKIP_STRIDES if stride < tree.height - 1),
+            *(search.every_level(stride) for stride in SKIP_STRIDES if stride < tree.height - 1),
         ]
         for start in starts:
             if search.floored(start):  # keep the start itself as a candidate too
@@ -412,16 +412,6 @@ def consistent_optimal_budgets(
     error, found = _optimise_nodes(tree, _shares_of(tree, start), load, iterations, progress)
     chosen = budget.budgets_from_shares(tree, 1.0, found) if error <= start_error else start
     return _tight_paths(tree, eps, eps * chosen)
-
-
-def _every_level_of(tree: Tree, stride: int) -> FloatArray:
-    """Equal shares on every ``stride``-th level counted up from the deepest (root not
-    measured) and on every level holding leaves: a ``k**stride``-ary tree's H_b budgets."""
-    depth = np.arange(tree.height)
-    leaf_level = np.bincount(tree.depth[tree.is_leaf], minlength=tree.height) > 0
-    on = ((tree.height - 1 - depth) % stride == 0) & (depth > 0) | leaf_level
-    shares: FloatArray = on / on.sum()
-    return shares[tree.depth]
 
 
 def _tight_paths(tree: Tree, eps: float, budgets: FloatArray) -> FloatArray:
@@ -460,6 +450,15 @@ class _LevelSearch:
         self.leaf_level = np.bincount(tree.depth[tree.is_leaf], minlength=tree.height) > 0
         self._seen: dict[bytes, tuple[float, FloatArray]] = {}
         self._best: tuple[float, FloatArray] | None = None
+
+    def every_level(self, stride: int) -> FloatArray:
+        """Equal shares on every ``stride``-th level counted up from the deepest (root not
+        measured) and on every level holding leaves: a ``k**stride``-ary tree's H_b budgets."""
+        t = self.tree
+        depth = np.arange(t.height)
+        on = ((t.height - 1 - depth) % stride == 0) & (depth > 0) | self.leaf_level
+        shares: FloatArray = on / on.sum()
+        return shares[t.depth]
 
     def weights_of(self, budgets: FloatArray) -> FloatArray:
         """A per-level allocation's weights, each level holding leaves at least ``_LEAF_FLOOR``."""

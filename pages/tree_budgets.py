@@ -43,8 +43,7 @@ sidebar.shared_controls()
 hist = sidebar.current_histogram()
 eps = sidebar.current_epsilon()
 n = hist.n_bins
-state.load(tree_view.PARAMS)
-state.load((*range_explorer.PARAMS, SECTION))
+state.load((*tree_view.PARAMS, *range_explorer.PARAMS, SECTION))
 range_explorer.clamp_state(n)
 st.session_state[ZOOM.name] = tree_view.clamp_zoom(st.session_state[ZOOM.name], n)
 
@@ -118,7 +117,7 @@ with present.settings_panel():
     )
     if n > 1:
         st.slider("Bins shown (zoom: the tree and the histogram)", 1, n, key=ZOOM.name)
-state.save((*tree_view.PARAMS, *range_explorer.PARAMS))
+state.save(tree_view.PARAMS)  # the range's part saves its own (it can rerun alone)
 PINNED = (TREE, ALLOCATION, ROOT, WORKLOAD, LENGTH, RANGES, sidebar.EPSILON, *range_explorer.PARAMS)
 
 choice = st.session_state[TREE.name]
