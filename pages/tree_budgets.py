@@ -329,12 +329,14 @@ def range_part() -> None:
         "noise": tree_view.noise_std(chosen.budgets),
         "weight": np.abs(span.weights),
     }[st.session_state[COLOUR.name]]
+    # nothing drawn on the tree depends on the noise seed: a new release redraws the
+    # histogram, not the tree (each redrawn chart costs the browser tenths of a second);
+    # the release's noisy and consistent node values are in the node table
     hover = {
         "p_x": analysis.coverage,
         "eps_x": chosen.budgets,
-        "true": rel.true,
-        "noisy": rel.noisy,
-        "consistent": rel.consistent,
+        "noise std √2/ε_x": tree_view.noise_std(chosen.budgets),
+        "true count": rel.true,
     }
     present.show_chart(
         tree_figures.tree_icicle(
@@ -347,7 +349,7 @@ def range_part() -> None:
             hover,
             outline=span.decomposition,
         ),
-        settings,
+        settings | {"seed": None},
         key="tree_chart",
         where=icicle_slot,
     )

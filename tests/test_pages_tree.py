@@ -82,6 +82,23 @@ def test_new_noise_button_changes_seed_and_workload_length_is_clamped(page):
     assert not page.exception
 
 
+def _chart_spec(at: AppTest, key: str) -> str:
+    """The Plotly JSON that chart ``key`` sends to the browser."""
+    return next(c.proto.spec for c in at.get("plotly_chart") if c.proto.id.endswith(key))
+
+
+def test_a_new_release_redraws_the_histogram_but_not_the_tree(page):
+    # the browser redraws a chart whenever its JSON changes (tenths of a second each):
+    # the tree shows budgets and coverage, which no noise seed changes
+    page.run()
+    tree, histogram = _chart_spec(page, "tree_chart"), _chart_spec(page, "hist_chart")
+    page.number_input(key="tb_seed").set_value(7).run()
+    assert _chart_spec(page, "tree_chart") == tree
+    assert _chart_spec(page, "hist_chart") != histogram
+    page.selectbox(key="tb_alloc").set_value("level").run()
+    assert _chart_spec(page, "tree_chart") != tree  # the budgets are in its hover
+
+
 def test_invalid_query_parameters_fall_back_with_notice(page):
     page.query_params["tb_tree"] = "99"
     page.query_params["tb_seed"] = "-3"
