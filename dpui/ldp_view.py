@@ -67,6 +67,16 @@ PARAMS: tuple[Param, ...] = (
     SHARE, AMPLIFIED, BETA, PCKV_L, ROUNDS, SEED, *MECHANISM_FLAGS.values(),
 )  # fmt: skip
 
+# what the page shows below the accuracy charts, one at a time
+SECTIONS = {
+    "re": "Relative error vs top-t",
+    "truncation": "Truncation length",
+    "split": "Value / key split",
+    "privacy": "Privacy check",
+    "hiskv": "Why HISKV does not win",
+}
+SECTION = ChoiceParam("kv_show", "re", tuple(SECTIONS))
+
 UPLOADED = "kv_uploaded_csv"  # session key of the last valid upload (bytes, file name)
 CHECK_D, CHECK_L = 3, 2  # small enough to enumerate every input and output exactly
 SHARE_POINTS = 9  # value shares in the budget-split sweep

@@ -137,6 +137,22 @@ def columns(spec: Sequence[float]) -> list[DeltaGenerator]:
     return list(st.columns(spec))
 
 
+def section_choice(label: str, param: ChoiceParam, names: Mapping[str, str]) -> str:
+    """A one-row choice of the part of the page shown below its main figure, kept in the link
+    (``param`` must be loaded like the page's other parameters). Only the chosen part is
+    computed and drawn: every chart the browser redraws costs it tenths of a second."""
+    chosen = st.segmented_control(
+        label,
+        tuple(names),
+        key=param.name,
+        required=True,
+        format_func=names.__getitem__,
+        help="One part of the page at a time: only the chosen one is computed and drawn.",
+    )
+    state.save((param,))
+    return str(chosen)
+
+
 def _dash_missing(value: Any) -> Any:
     if value is None or (isinstance(value, float) and math.isnan(value)):
         return "—"

@@ -2,6 +2,7 @@
 
 import time
 
+import pandas as pd
 import streamlit as st
 
 from dpcore.ldp import hiskv, metrics
@@ -33,7 +34,7 @@ if eps > MAX_EPS:
         "floating-point arithmetic, and the exact privacy check fails from rounding alone."
     )
     eps = MAX_EPS
-state.load(view.PARAMS)
+state.load((*view.PARAMS, view.SECTION))
 
 panel = present.settings_panel()
 with panel:
@@ -198,97 +199,136 @@ else:
         f"δ = 0 for frequencies, {metrics.MEAN_RE_FLOOR} for means. "
         f"{', '.join(UNAVAILABLE)} is not shown: {next(iter(UNAVAILABLE.values()))}"
     )
+    d1, d2 = st.columns(2)
+    downloads.csv_button("Download summary (CSV)", summary, "kv_ldp_summary.csv", where=d1)
+    downloads.csv_button("Download every run (CSV)", runs, "kv_ldp_runs.csv", where=d2)
     data_summary(data)
 
+
+def relative_error() -> None:
     st.header("Relative error vs top-t")
+    if not names or acc.summary is None:
+        st.info("Tick at least one mechanism above.")
+        return
     re_eps = acc.re_eps
     if float(ss[view.RE_EPS.name]) not in grid:
         st.info(f"ε = {ss[view.RE_EPS.name]} is not in the grid; showing ε = {re_eps:g}.")
     left, right = present.columns([1, 1])
     for where, metric in ((left, "re_freq"), (right, "re_mean")):
-        fig = ldp_figures.error_vs_t(summary, metric, re_eps)
+        fig = ldp_figures.error_vs_t(acc.summary, metric, re_eps)
         present.show_chart(fig, stamp | {"ε": re_eps}, key=f"kv_{metric}", where=where)
-    d1, d2 = st.columns(2)
-    downloads.csv_button("Download summary (CSV)", summary, "kv_ldp_summary.csv", where=d1)
-    downloads.csv_button("Download every run (CSV)", runs, "kv_ldp_runs.csv", where=d2)
 
-st.header("Truncation length (HISKV's OETL)")
-length, estimated = view.oetl_estimate(spec, eps, ss[view.BETA.name], seed)
-stamp |= {"ε": eps, "β": ss[view.BETA.name]}
-left, right = present.columns([1, 1])
-present.show_chart(
-    ldp_figures.length_distribution(data.lengths, estimated, length),
-    stamp,
-    key="kv_len",
-    where=left,
-)
-table = view.truncation_table(
-    spec, eps, t, ss[view.SHARE.name], ss[view.AMPLIFIED.name], ss[view.BETA.name]
-)
-present.show_chart(
-    ldp_figures.truncation_tradeoff(table, length), stamp, key="kv_trunc", where=right
-)
-st.latex(
-    r"E\,\hat f_k = \frac1n\sum_{i:\,k\in S_i}\min\Bigl(1,\frac{L}{l_i}\Bigr),\qquad"
-    r"\mathrm{Var}\,\hat f_k = \frac{L^2\,\overline{\pi(1-\pi)}}{n'(a-b)^2},\ "
-    r"\pi_i = b + (a-b)\frac{w_i}{L}"
-)
-top = metrics.top_keys(data.true_frequency(), t)
-present.show_chart(
-    ldp_figures.truncation_bias(
-        data.true_frequency(), hiskv.truncated_frequency(data, length), top.tolist(), length
-    ),
-    stamp,
-    key="kv_bias",
-)
-st.caption(
-    f"OETL: {ss[view.BETA.name]:.0%} of users report their length by GRR over 1..50 at ε = "
-    f"{eps:g}; L is the smallest length whose estimated cumulative share reaches 90%. "
-    "Users with more than L pairs are under-counted (bias); a longer L dilutes every report "
-    "(variance). Both curves are exact for these data."
-)
 
-st.header("Value / key budget split (HISKV)")
-sweep = view.share_sweep(spec, eps, length, t, reps, ss[view.AMPLIFIED.name], seed)
-left, right = present.columns([3, 2])
-present.show_chart(
-    ldp_figures.share_tradeoff(sweep, ss[view.SHARE.name]), stamp, key="kv_share_chart", where=left
-)
-right.latex(r"Z = e^{\varepsilon^*} + e^{\varepsilon^*-\varepsilon_v} + D - 2")
-right.latex(
-    r"p_1 = \frac{e^{\varepsilon^*}}{Z},\quad q_1 = \frac{e^{\varepsilon^*-\varepsilon_v}}{Z},"
-    r"\quad q_2 = \frac1Z"
-)
-present.table(view.probability_table(eps, data.d, length, ss[view.SHARE.name]), where=right)
-right.caption(
-    f"At L = {length} (fixed, all users report). p1/q2 = e^ε* bounds every likelihood ratio, "
-    "whatever the split; ε_v = ε* is plain GRR over the D pairs (PCKV-GRR's setting)."
-)
+def oetl_length() -> int:
+    """HISKV's truncation length L, estimated privately by OETL (seeded)."""
+    return view.oetl_estimate(spec, eps, ss[view.BETA.name], seed)[0]
 
-st.header("Privacy check (exact)")
-privacy = view.privacy_table(
-    eps, ss[view.SHARE.name], ss[view.AMPLIFIED.name], ss[view.ROUNDS.name]
-)
-present.table(privacy)
-st.caption(
-    f"Every input set over d = {view.CHECK_D} keys (values ±1, sets up to L + 1 pairs so "
-    f"truncation is included) and every output is enumerated at L = l = {view.CHECK_L}; the "
-    "output laws come from each mechanism's own probabilities composed with a brute-force "
-    "enumeration of its sampling step. A claim holds when the worst ln-ratio does not exceed "
-    "ε. Values in [-1, 1] need no separate check: the laws are affine in each value."
-)
+
+def value_share_sweep(length: int) -> pd.DataFrame:
+    """The value-share sweep at truncation length ``length`` (simulated, seeded)."""
+    return view.share_sweep(spec, eps, length, t, reps, ss[view.AMPLIFIED.name], seed)
+
+
+def truncation() -> None:
+    st.header("Truncation length (HISKV's OETL)")
+    length, estimated = view.oetl_estimate(spec, eps, ss[view.BETA.name], seed)
+    marked = stamp | {"ε": eps, "β": ss[view.BETA.name]}
+    left, right = present.columns([1, 1])
+    present.show_chart(
+        ldp_figures.length_distribution(data.lengths, estimated, length),
+        marked,
+        key="kv_len",
+        where=left,
+    )
+    table = view.truncation_table(
+        spec, eps, t, ss[view.SHARE.name], ss[view.AMPLIFIED.name], ss[view.BETA.name]
+    )
+    present.show_chart(
+        ldp_figures.truncation_tradeoff(table, length), marked, key="kv_trunc", where=right
+    )
+    st.latex(
+        r"E\,\hat f_k = \frac1n\sum_{i:\,k\in S_i}\min\Bigl(1,\frac{L}{l_i}\Bigr),\qquad"
+        r"\mathrm{Var}\,\hat f_k = \frac{L^2\,\overline{\pi(1-\pi)}}{n'(a-b)^2},\ "
+        r"\pi_i = b + (a-b)\frac{w_i}{L}"
+    )
+    top = metrics.top_keys(data.true_frequency(), t)
+    present.show_chart(
+        ldp_figures.truncation_bias(
+            data.true_frequency(), hiskv.truncated_frequency(data, length), top.tolist(), length
+        ),
+        marked,
+        key="kv_bias",
+    )
+    st.caption(
+        f"OETL: {ss[view.BETA.name]:.0%} of users report their length by GRR over 1..50 at ε = "
+        f"{eps:g}; L is the smallest length whose estimated cumulative share reaches 90%. "
+        "Users with more than L pairs are under-counted (bias); a longer L dilutes every report "
+        "(variance). Both curves are exact for these data."
+    )
+
+
+def value_key_split() -> None:
+    st.header("Value / key budget split (HISKV)")
+    length = oetl_length()
+    sweep = value_share_sweep(length)
+    left, right = present.columns([3, 2])
+    present.show_chart(
+        ldp_figures.share_tradeoff(sweep, ss[view.SHARE.name]),
+        stamp | {"ε": eps, "β": ss[view.BETA.name]},
+        key="kv_share_chart",
+        where=left,
+    )
+    right.latex(r"Z = e^{\varepsilon^*} + e^{\varepsilon^*-\varepsilon_v} + D - 2")
+    right.latex(
+        r"p_1 = \frac{e^{\varepsilon^*}}{Z},\quad q_1 = \frac{e^{\varepsilon^*-\varepsilon_v}}{Z},"
+        r"\quad q_2 = \frac1Z"
+    )
+    present.table(view.probability_table(eps, data.d, length, ss[view.SHARE.name]), where=right)
+    right.caption(
+        f"At L = {length} (fixed, all users report). p1/q2 = e^ε* bounds every likelihood "
+        "ratio, whatever the split; ε_v = ε* is plain GRR over the D pairs (PCKV-GRR's setting)."
+    )
+
+
+def privacy_check() -> None:
+    st.header("Privacy check (exact)")
+    privacy = view.privacy_table(
+        eps, ss[view.SHARE.name], ss[view.AMPLIFIED.name], ss[view.ROUNDS.name]
+    )
+    present.table(privacy)
+    st.caption(
+        f"Every input set over d = {view.CHECK_D} keys (values ±1, sets up to L + 1 pairs so "
+        f"truncation is included) and every output is enumerated at L = l = {view.CHECK_L}; "
+        "the output laws come from each mechanism's own probabilities composed with a "
+        "brute-force enumeration of its sampling step. A claim holds when the worst ln-ratio "
+        "does not exceed ε. Values in [-1, 1] need no separate check: the laws are affine in "
+        "each value."
+    )
+
+
+def why_hiskv_does_not_win() -> None:
+    length = oetl_length()
+    hiskv_view.render(
+        spec,
+        value_share_sweep(length),
+        eps=eps,
+        length=length,
+        t=t,
+        share=ss[view.SHARE.name],
+        amplified=ss[view.AMPLIFIED.name],
+        beta=ss[view.BETA.name],
+        reps=reps,
+        seed=seed,
+    )
+
+
+SHOW = {
+    "re": relative_error,
+    "truncation": truncation,
+    "split": value_key_split,
+    "privacy": privacy_check,
+    "hiskv": why_hiskv_does_not_win,
+}
+SHOW[present.section_choice("Below the accuracy charts", view.SECTION, view.SECTIONS)]()
 with st.expander("How the mechanisms work, and what is assumed", icon=":material/school:"):
     st.markdown(view.prose())
-
-hiskv_view.render(
-    spec,
-    sweep,
-    eps=eps,
-    length=length,
-    t=t,
-    share=ss[view.SHARE.name],
-    amplified=ss[view.AMPLIFIED.name],
-    beta=ss[view.BETA.name],
-    reps=reps,
-    seed=seed,
-)

@@ -301,7 +301,7 @@ def range_part() -> None:
     runs as a fragment, so choosing a range or a section reruns only this part; the
     range's numbers are drawn first, the charts after them. Only the chosen section is
     computed and drawn (each chart or table costs the browser tenths of a second)."""
-    state.save((*range_explorer.PARAMS, SECTION))
+    state.save(range_explorer.PARAMS)
     span = range_explorer.study(
         t,
         chosen.budgets,
@@ -312,14 +312,7 @@ def range_part() -> None:
         st.session_state[range_explorer.LAST.name],
     )
     histogram_box = st.container()
-    section = st.segmented_control(
-        "Below the histogram",
-        tuple(tree_view.SECTIONS),
-        key=SECTION.name,
-        required=True,
-        format_func=tree_view.SECTIONS.__getitem__,
-        help="One part of the page at a time: only the chosen one is computed and drawn.",
-    )
+    section = present.section_choice("Below the histogram", SECTION, tree_view.SECTIONS)
     if section == "range":
         st.subheader("Explore one range")
         range_explorer.numbers(n, span)

@@ -69,7 +69,9 @@ def test_length_cost_same_length_variance_scales_with_reporters() -> None:
 
 
 def test_page_shows_the_analysis() -> None:
-    at = AppTest.from_file(str(ROOT / "pages" / "kv_ldp.py"), default_timeout=300).run()
+    at = AppTest.from_file(str(ROOT / "pages" / "kv_ldp.py"), default_timeout=300)
+    at.query_params["kv_show"] = "hiskv"  # the section below the accuracy charts
+    at.run()
     assert not at.exception
     assert any("analysis of a reconstruction" in h.value for h in at.header)
     labels = {m.label: m.value for m in at.metric}

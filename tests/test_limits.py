@@ -163,7 +163,9 @@ def test_index_view_m_22_is_scaled_down_to_fit() -> None:
 
 
 def test_privkvm_rounds_link_is_fast() -> None:
-    at, seconds = _limited("kv_ldp.py", {"kv_privkvm_c": "7", "kv_users": "2000", "kv_reps": "1"})
+    at, seconds = _limited(
+        "kv_ldp.py", {"kv_privkvm_c": "7", "kv_users": "2000", "kv_reps": "1", "kv_show": "privacy"}
+    )
     assert not at.exception and not at.error
     privacy = next(d.value for d in at.dataframe if "holds" in d.value.columns)
     privacy = privacy.set_index("mechanism")

@@ -37,26 +37,46 @@ def _metric(at: AppTest, label: str) -> str:
     return next(m.value for m in at.metric if m.label == label)
 
 
+def _show(at: AppTest, section: str) -> AppTest:
+    """The page with ``section`` chosen below the accuracy charts."""
+    at.button_group(key=view.SECTION.name).set_value(section)
+    return at.run()
+
+
 def test_defaults_render_every_section_and_label_the_reconstruction() -> None:
     at = AppTest.from_file(PAGE, default_timeout=120).run()
     assert not at.exception, at.exception
     assert not at.error, [e.value for e in at.error]
-    headers = [h.value for h in at.header]
-    assert headers == [
-        "Accuracy vs ε",
-        "Relative error vs top-t",
-        "Truncation length (HISKV's OETL)",
-        "Value / key budget split (HISKV)",
-        "Privacy check (exact)",
-        "Why the reconstructed HISKV does not win (analysis of a reconstruction)",
-    ]
+    assert [h.value for h in at.header] == ["Accuracy vs ε", "Relative error vs top-t"]
+    assert len(at.get("plotly_chart")) == 4  # only the chosen section is drawn
     assert "reconstructed from the paper's description" in at.warning[0].value
     assert "Reconstruction notice" in _text(at)  # the prose in assets/kv_ldp.md
+    assert len(at.get("download_button")) == 2
+    sections = {
+        "truncation": "Truncation length (HISKV's OETL)",
+        "split": "Value / key budget split (HISKV)",
+        "privacy": "Privacy check (exact)",
+        "hiskv": "Why the reconstructed HISKV does not win (analysis of a reconstruction)",
+    }
+    for section, header in sections.items():
+        _show(at, section)
+        assert not at.exception and not at.error, section
+        assert [h.value for h in at.header] == ["Accuracy vs ε", header]
+        shown = at.query_params[view.SECTION.name]
+        assert (shown[0] if isinstance(shown, list) else shown) == section
+    _show(at, "privacy")
     privacy = next(d.value for d in at.dataframe if "holds" in d.value.columns)
     checked = privacy[privacy["holds"] != "unavailable"]
     assert set(checked["holds"]) == {"yes"}
     assert privacy.set_index("mechanism").loc["LDPKV", "holds"] == "unavailable"
-    assert len(at.get("download_button")) == 2
+
+
+def test_a_link_opens_its_section() -> None:
+    at = _page()
+    at.query_params[view.SECTION.name] = "split"
+    at.run()
+    assert not at.exception
+    assert at.header[-1].value == "Value / key budget split (HISKV)"
 
 
 def test_mechanism_selection_and_eps_not_in_grid() -> None:
@@ -147,7 +167,7 @@ def test_a_bad_file_without_a_previous_one_shows_only_the_error() -> None:
 
 
 def test_share_slider_and_accounting_change_the_probability_table() -> None:
-    at = _page().run()
+    at = _show(_page().run(), "split")
     before = at.dataframe[0].value
     at.slider(key=view.SHARE.name).set_value(1.0)
     at.toggle(key=view.AMPLIFIED.name).set_value(False)
@@ -156,6 +176,7 @@ def test_share_slider_and_accounting_change_the_probability_table() -> None:
     after = at.dataframe[0].value
     assert after["q1 (flip value)"].tolist() == pytest.approx(after["q2 (other pair)"].tolist())
     assert not before["q1 (flip value)"].equals(after["q1 (flip value)"])
+    _show(at, "privacy")
     privacy = next(d.value for d in at.dataframe if "holds" in d.value.columns)
     privacy = privacy.set_index("mechanism")
     assert privacy.loc["HISKV", "claim about"] == "one report"
