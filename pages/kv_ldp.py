@@ -205,7 +205,7 @@ else:
     data_summary(data)
 
 
-def relative_error() -> None:
+def relative_error(data: KVData, acc: view.Accuracy) -> None:
     st.header("Relative error vs top-t")
     if not names or acc.summary is None:
         st.info("Tick at least one mechanism above.")
@@ -229,7 +229,7 @@ def value_share_sweep(length: int) -> pd.DataFrame:
     return view.share_sweep(spec, eps, length, t, reps, ss[view.AMPLIFIED.name], seed)
 
 
-def truncation() -> None:
+def truncation(data: KVData, acc: view.Accuracy) -> None:
     st.header("Truncation length (HISKV's OETL)")
     length, estimated = view.oetl_estimate(spec, eps, ss[view.BETA.name], seed)
     marked = stamp | {"ε": eps, "β": ss[view.BETA.name]}
@@ -267,7 +267,7 @@ def truncation() -> None:
     )
 
 
-def value_key_split() -> None:
+def value_key_split(data: KVData, acc: view.Accuracy) -> None:
     st.header("Value / key budget split (HISKV)")
     length = oetl_length()
     sweep = value_share_sweep(length)
@@ -290,7 +290,7 @@ def value_key_split() -> None:
     )
 
 
-def privacy_check() -> None:
+def privacy_check(data: KVData, acc: view.Accuracy) -> None:
     st.header("Privacy check (exact)")
     privacy = view.privacy_table(
         eps, ss[view.SHARE.name], ss[view.AMPLIFIED.name], ss[view.ROUNDS.name]
@@ -306,7 +306,7 @@ def privacy_check() -> None:
     )
 
 
-def why_hiskv_does_not_win() -> None:
+def why_hiskv_does_not_win(data: KVData, acc: view.Accuracy) -> None:
     length = oetl_length()
     hiskv_view.render(
         spec,
@@ -329,6 +329,6 @@ SHOW = {
     "privacy": privacy_check,
     "hiskv": why_hiskv_does_not_win,
 }
-SHOW[present.section_choice("Below the accuracy charts", view.SECTION, view.SECTIONS)]()
+SHOW[present.section_choice("Below the accuracy charts", view.SECTION, view.SECTIONS)](data, acc)
 with st.expander("How the mechanisms work, and what is assumed", icon=":material/school:"):
     st.markdown(view.prose())
