@@ -55,6 +55,13 @@ K2 = IntParam("lap_k2", 10_000, 1, 100_000)
 TRIALS = IntParam("lap_trials", 1000, 100, 10_000)
 SEED = IntParam("lap_seed", 0, 0, 2**31 - 1)
 PARAMS = (SOURCE, YEAR, POP_MAX, SCALE_MODE, SCALE, SENSITIVITY, DELTA, K2, TRIALS, SEED)
+# what the page shows below the release, one at a time
+SECTIONS = {
+    "noise": "The noise",
+    "bound": "Bound vs exact vs simulated",
+    "two_k": "Two query sizes k",
+}
+SECTION = ChoiceParam("lap_show", "noise", tuple(SECTIONS))
 PINNED = (SOURCE, YEAR, POP_MAX, SCALE_MODE, SCALE, SENSITIVITY, DELTA, SEED, EPSILON)
 """What a pinned view keeps: the query, the noise settings and the shared ε (not the
 simulation's k₂ and trials, which the comparison does not draw)."""

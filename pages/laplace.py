@@ -1,6 +1,7 @@
 """Laplace mechanism: true vs noisy counts, the noise, and the max-error bound vs the truth."""
 
 import streamlit as st
+from streamlit.delta_generator import DeltaGenerator
 
 from dpui import downloads, pin, present, sidebar, state
 from dpui import mechanisms_figures as figures
@@ -26,7 +27,7 @@ toolbar = present.header(
     "numpy's generator is not a hardened noise source.",
 )
 sidebar.shared_controls()
-state.load(lap.PARAMS)
+state.load((*lap.PARAMS, lap.SECTION))
 
 
 def new_noise() -> None:
@@ -108,72 +109,89 @@ downloads.csv_button(
     "Download release with (1-δ) intervals (CSV)", release_table, "laplace_release.csv"
 )
 
-st.subheader("The noise")
-left, right = present.columns([2, 1])
-present.show_chart(
-    figures.noise_distribution(
-        rel.noise, scale=rel.scale, bound=rel.bound, exact=rel.exact, delta=delta
-    ),
-    settings,
-    key="lap_noise",
-    where=left,
-)
-with right:
-    st.latex(r"p(y) = \frac{1}{2b} e^{-|y|/b}")
-    st.latex(r"\Pr[|Y| \ge t\,b] = e^{-t}")
-    st.latex(r"\Pr\big[\max_i |Y_i| \ge \ln\tfrac{k}{\delta}\, b\big] \le \delta")
-    st.latex(r"\Pr\big[\max_i |Y_i| \ge t\,b\big]")
-    st.latex(r"= 1 - (1 - e^{-t})^k")
-    st.markdown(
-        f"Largest |noise| in this draw: **{abs(rel.noise).max():.4g}**; the bound is an upper "
-        f"bound on the (1-δ)-quantile of the largest |noise| (the exact quantile is t*·b, "
-        f"below), so a single draw usually stays well inside it."
+
+def simulation_controls(where: DeltaGenerator) -> None:
+    """The second query size and the trials, used by both simulated sections."""
+    where.number_input("Second k", K2.lo, K2.hi, key=K2.name)
+    where.number_input(
+        "Simulation trials",
+        TRIALS.lo,
+        TRIALS.hi,
+        step=100,
+        key=TRIALS.name,
+        help="Releases simulated per k.",
     )
 
-st.subheader("Bound vs exact vs simulated max error")
-k2 = int(state.get(K2))
-with st.spinner("Simulating max errors…"):
-    by_k = lap.max_error_vs_k(lap.sweep_ks(k, k2), delta, rel.scale, trials, seed)
-    by_delta = lap.max_error_vs_delta(k, rel.scale, trials, seed)
-left, right = present.columns([1, 1])
-sweep = {"b": rel.scale, "trials": trials, "seed": seed}
-present.show_chart(
-    figures.max_error_curves(by_k, x="k", log_x=True, marks=(k, k2)),
-    sweep | {"δ": delta},
-    key="lap_by_k",
-    where=left,
-)
-present.show_chart(
-    figures.max_error_curves(by_delta, x="δ", log_x=True, marks=(delta,)),
-    sweep | {"k": k},
-    key="lap_by_delta",
-    where=right,
-)
-f1, f2 = st.columns(2)
-f1.latex(r"t^* = -\ln\!\big(1-(1-\delta)^{1/k}\big) \;\le\; \ln(k/\delta)")
-f2.latex(r"\ln(k/\delta) - t^* \;\xrightarrow[k\to\infty]{}\; \ln\frac{-\ln(1-\delta)}{\delta}")
-st.caption(
-    f"Simulated: the (1-δ)-quantile of max |Y_i| over independent releases (real Laplace draws; "
-    f"{trials:,} trials, fewer for large k so that each point draws at most "
-    f"{lap.MAX_SIMULATED_DRAWS:,} values, but never fewer than {lap.MIN_TRIALS}; see the table). "
-    "Dotted lines: this query's k and the "
-    f"comparison k₂; the chosen δ. A quantile is shown only when δ × trials ≥ "
-    f"{lap.MIN_EXPECTED_BEYOND} (otherwise it would just be the largest trial)."
-)
-with st.expander("Sweep over k (table)"):
-    st.dataframe(by_k, hide_index=True)
-    downloads.csv_button("Download sweep (CSV)", by_k, "laplace_max_error_by_k.csv")
 
-st.subheader("Two query sizes k, side by side")
-c1, c2 = st.columns([1, 3])
-c1.number_input("Second k", K2.lo, K2.hi, key=K2.name)
-c1.number_input(
-    "Simulation trials",
-    TRIALS.lo,
-    TRIALS.hi,
-    step=100,
-    key=TRIALS.name,
-    help="Releases simulated per k.",
-)
-present.table(lap.two_k_comparison((k, k2), delta, rel.scale, trials, seed), where=c2)
+def the_noise() -> None:
+    st.subheader("The noise")
+    left, right = present.columns([2, 1])
+    present.show_chart(
+        figures.noise_distribution(
+            rel.noise, scale=rel.scale, bound=rel.bound, exact=rel.exact, delta=delta
+        ),
+        settings,
+        key="lap_noise",
+        where=left,
+    )
+    with right:
+        st.latex(r"p(y) = \frac{1}{2b} e^{-|y|/b}")
+        st.latex(r"\Pr[|Y| \ge t\,b] = e^{-t}")
+        st.latex(r"\Pr\big[\max_i |Y_i| \ge \ln\tfrac{k}{\delta}\, b\big] \le \delta")
+        st.latex(r"\Pr\big[\max_i |Y_i| \ge t\,b\big]")
+        st.latex(r"= 1 - (1 - e^{-t})^k")
+        st.markdown(
+            f"Largest |noise| in this draw: **{abs(rel.noise).max():.4g}**; the bound is an "
+            "upper bound on the (1-δ)-quantile of the largest |noise| (the exact quantile is "
+            "t*·b, above), so a single draw usually stays well inside it."
+        )
+
+
+def bound_vs_simulated() -> None:
+    st.subheader("Bound vs exact vs simulated max error")
+    simulation_controls(st.container(horizontal=True))
+    k2 = int(state.get(K2))
+    with st.spinner("Simulating max errors…"):
+        by_k = lap.max_error_vs_k(lap.sweep_ks(k, k2), delta, rel.scale, trials, seed)
+        by_delta = lap.max_error_vs_delta(k, rel.scale, trials, seed)
+    left, right = present.columns([1, 1])
+    sweep = {"b": rel.scale, "trials": trials, "seed": seed}
+    present.show_chart(
+        figures.max_error_curves(by_k, x="k", log_x=True, marks=(k, k2)),
+        sweep | {"δ": delta},
+        key="lap_by_k",
+        where=left,
+    )
+    present.show_chart(
+        figures.max_error_curves(by_delta, x="δ", log_x=True, marks=(delta,)),
+        sweep | {"k": k},
+        key="lap_by_delta",
+        where=right,
+    )
+    f1, f2 = st.columns(2)
+    f1.latex(r"t^* = -\ln\!\big(1-(1-\delta)^{1/k}\big) \;\le\; \ln(k/\delta)")
+    f2.latex(r"\ln(k/\delta) - t^* \;\xrightarrow[k\to\infty]{}\; \ln\frac{-\ln(1-\delta)}{\delta}")
+    st.caption(
+        "Simulated: the (1-δ)-quantile of max |Y_i| over independent releases (real Laplace "
+        f"draws; {trials:,} trials, fewer for large k so that each point draws at most "
+        f"{lap.MAX_SIMULATED_DRAWS:,} values, but never fewer than {lap.MIN_TRIALS}; see the "
+        "table). Dotted lines: this query's k and the "
+        f"comparison k₂; the chosen δ. A quantile is shown only when δ × trials ≥ "
+        f"{lap.MIN_EXPECTED_BEYOND} (otherwise it would just be the largest trial)."
+    )
+    with st.expander("Sweep over k (table)"):
+        st.dataframe(by_k, hide_index=True)
+        downloads.csv_button("Download sweep (CSV)", by_k, "laplace_max_error_by_k.csv")
+
+
+def two_query_sizes() -> None:
+    st.subheader("Two query sizes k, side by side")
+    c1, c2 = st.columns([1, 3])
+    simulation_controls(c1)
+    k2 = int(state.get(K2))
+    present.table(lap.two_k_comparison((k, k2), delta, rel.scale, trials, seed), where=c2)
+
+
+SHOW = {"noise": the_noise, "bound": bound_vs_simulated, "two_k": two_query_sizes}
+SHOW[present.section_choice("Below the release", lap.SECTION, lap.SECTIONS)]()
 present.prose(lap.prose())

@@ -43,11 +43,17 @@ def test_laplace_defaults_use_gapminder_and_the_textbook_numbers(laplace):
     assert float(metric(laplace, "Bound ln(k/δ)·b")) == pytest.approx(math.log(40 / 0.05), rel=1e-3)
     exact = -math.log(1 - (1 - 0.05) ** (1 / 40))
     assert float(metric(laplace, "Exact width t*·b")) == pytest.approx(exact, rel=1e-3)
-    assert len(laplace.get("plotly_chart")) == 4
-    assert any("Two query sizes k" in s.value for s in laplace.subheader)
+    assert len(laplace.get("plotly_chart")) == 2  # the release and the noise below it
+    for section, shown in (("bound", "Bound vs exact"), ("two_k", "Two query sizes k")):
+        laplace.button_group(key="lap_show").set_value(section).run()
+        assert not laplace.exception and not errors(laplace), section
+        assert shown in laplace.subheader[-1].value
+        assert laplace.query_params["lap_show"] in (section, [section])
+    assert len(laplace.get("plotly_chart")) == 1  # the two-k section is a table
 
 
 def test_laplace_two_k_table_reports_probabilities(laplace):
+    laplace.query_params["lap_show"] = "two_k"
     laplace.run()
     laplace.number_input(key="lap_k2").set_value(200)
     laplace.number_input(key="lap_trials").set_value(2000).run()
@@ -86,9 +92,12 @@ def test_laplace_on_the_sidebar_histogram_and_an_empty_filter(laplace):
 
 
 def test_laplace_seed_reproduces_and_new_noise_changes_the_draw(laplace):
+    laplace.query_params["lap_show"] = "two_k"
     laplace.run()
     first = laplace.dataframe[-1].value["largest |noise| in one draw"].to_list()
-    again = AppTest.from_file(str(ROOT / "pages" / "laplace.py"), default_timeout=120).run()
+    again = AppTest.from_file(str(ROOT / "pages" / "laplace.py"), default_timeout=120)
+    again.query_params["lap_show"] = "two_k"
+    again.run()
     assert again.dataframe[-1].value["largest |noise| in one draw"].to_list() == first
     next(b for b in laplace.button if b.label == "New noise").click().run()
     assert laplace.number_input(key="lap_seed").value == 1
