@@ -381,6 +381,10 @@ class _ByteLRU:
                 self.computing.pop(key, None)
         return value
 
+    def clear(self) -> None:
+        with self.lock:
+            self.entries.clear()
+
     def total(self) -> int:
         with self.lock:
             return sum(size for _, size in self.entries.values())
@@ -391,6 +395,11 @@ class _ByteLRU:
 
 
 _CACHE = _ByteLRU()  # shared by all sessions, like st.cache_resource; holds immutable results
+
+
+def clear_caches() -> None:
+    """Drop every :func:`cache_by_bytes` entry (Streamlit's "clear cache" does not)."""
+    _CACHE.clear()
 
 
 def cached_bytes() -> int:

@@ -243,6 +243,7 @@ def test_kv_pin_then_change_compares_a_with_b_and_unpin_returns():
 
 def test_kv_pinning_and_unpinning_reuse_the_cached_simulation(monkeypatch):
     st.cache_data.clear()
+    limits.clear_caches()
     calls = []
     run_cell = experiment.run_cell
 
