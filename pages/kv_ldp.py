@@ -323,10 +323,10 @@ def why_hiskv_does_not_win(data: KVData, acc: view.Accuracy) -> None:
 
 
 SHOW = {
+    "privacy": privacy_check,
     "re": relative_error,
     "truncation": truncation,
     "split": value_key_split,
-    "privacy": privacy_check,
     "hiskv": why_hiskv_does_not_win,
 }
 SHOW[present.section_choice("Below the accuracy charts", view.SECTION, view.SECTIONS)](data, acc)
