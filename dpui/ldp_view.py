@@ -262,25 +262,6 @@ def accuracy(
     return result(*simulation(spec, names, grid, reps, settings, seed, t, _partial=so_far))
 
 
-@limits.cache_by_bytes(max_entries=16)
-def simulation(
-    spec: DataSpec,
-    names: tuple[str, ...],
-    grid: tuple[float, ...],
-    reps: int,
-    settings: KVSettings,
-    seed: int,
-    t: int,
-    _partial: Callable[[pd.DataFrame], object] | None = None,
-) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """:func:`run_grid`'s runs and their summary, kept whole (never mutated): a view seen
-    before is one lookup. Its cells are cached too, but looking up three dozen of them,
-    each argument hashed, with the progress bar redrawn for each, took a fifth of a second
-    on every rerun."""
-    runs = run_grid(spec, names, grid, reps, settings, seed, t, partial=_partial)
-    return runs, experiment.summarize(runs)
-
-
 def stamp(spec: DataSpec, acc: Accuracy) -> dict[str, Any]:
     """The settings printed on the accuracy charts."""
     return {"data": spec.describe(), "reps": acc.reps, "top-t": acc.t, "seed": acc.seed}
@@ -410,7 +391,8 @@ def experiment_cell(
     )
 
 
-def run_grid(
+@limits.cache_by_bytes(max_entries=16)
+def simulation(
     spec: DataSpec,
     names: tuple[str, ...],
     grid: tuple[float, ...],
@@ -418,12 +400,15 @@ def run_grid(
     settings: KVSettings,
     seed: int,
     t: int,
-    *,
-    partial: Callable[[pd.DataFrame], object] | None = None,
-) -> pd.DataFrame:
-    """All cells, errors at ``t = 10..50`` and the chosen ``t``, with a progress bar
-    (cached cells return at once). ``partial`` receives the runs so far each time a
-    mechanism is complete while others are still to run, so a page can draw them early."""
+    _partial: Callable[[pd.DataFrame], object] | None = None,
+) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """All cells' runs, errors at ``t = 10..50`` and the chosen ``t``, and their summary,
+    with a progress bar. ``_partial`` receives the runs so far each time a mechanism is
+    complete while others are still to run, so a page can draw them early.
+
+    Kept whole (never mutated): a view seen before is one lookup. The cells are cached
+    too (another view shares them), but looking up three dozen of them, each argument
+    hashed, with the progress bar redrawn for each, took a fifth of a second per rerun."""
     t_values = tuple(sorted({*T_VALUES, t}))
     cells = [(m, e) for m in names for e in grid]
     bar = st.progress(0.0, text="Simulating…")
@@ -434,10 +419,11 @@ def run_grid(
         own = settings if name == "PrivKVM" else replace(settings, privkvm_rounds=DEFAULT_ROUNDS)
         frames.append(experiment_cell(spec, name, eps, reps, own, seed, t_values))
         mechanism_done = eps == grid[-1] and i + 1 < len(cells)
-        if partial is not None and mechanism_done:
-            partial(pd.concat(frames, ignore_index=True))
+        if _partial is not None and mechanism_done:
+            _partial(pd.concat(frames, ignore_index=True))
     bar.empty()
-    return pd.concat(frames, ignore_index=True)
+    runs = pd.concat(frames, ignore_index=True)
+    return runs, experiment.summarize(runs)
 
 
 @st.cache_data(max_entries=64, show_spinner="Sweeping the value budget share…")

@@ -9,6 +9,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from dpui import ldp_view as view
+from dpui import limits
 
 ROOT = Path(__file__).resolve().parents[1]
 PAGE = str(ROOT / "pages" / "kv_ldp.py")
@@ -193,16 +194,17 @@ def test_sidebar_eps_above_the_ldp_cap_is_capped_and_said() -> None:
     assert "This page uses ε = 10, not the sidebar's 50" in _text(at)
 
 
-def test_run_grid_hands_over_each_finished_mechanism_before_the_rest() -> None:
+def test_simulation_hands_over_each_finished_mechanism_before_the_rest() -> None:
+    limits.clear_caches()  # computed here, not found in the cache
     spec = view.DataSpec("gauss", "heavy", 1000, 20, 10, 0, b"")
     settings = view.settings_for(
         view.load_data(spec), share=0.5, amplified=False, beta=0.1, pckv_l=0, rounds=2
     )
     names, grid = ("HISKV", "PCKV-GRR", "SUE"), (0.5, 2.0)
     seen: list[list[str]] = []
-    runs = view.run_grid(
+    runs, _ = view.simulation(
         spec, names, grid, 1, settings, 0, 20,
-        partial=lambda frame: seen.append(list(dict.fromkeys(frame["mechanism"]))),
+        _partial=lambda frame: seen.append(list(dict.fromkeys(frame["mechanism"]))),
     )  # fmt: skip
     assert seen == [["HISKV"], ["HISKV", "PCKV-GRR"]]  # the last one is the full result
     assert list(dict.fromkeys(runs["mechanism"])) == list(names)
