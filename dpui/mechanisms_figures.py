@@ -26,13 +26,21 @@ MEAN_COLOUR = "#9D755D"
 
 
 def _layout(
-    fig: go.Figure, *, title: str, x: str, y: str, hovermode: str = "x unified"
+    fig: go.Figure,
+    *,
+    title: str,
+    x: str,
+    y: str,
+    hovermode: str = "x unified",
+    subtitle: str = "",
 ) -> go.Figure:
+    """Titles, axes and margins; a long title goes as a short ``title`` and a ``subtitle``
+    in smaller type (Plotly does not wrap titles: one long line is cut on a phone)."""
     fig.update_layout(
-        title=title,
+        title={"text": title, "subtitle": {"text": subtitle}} if subtitle else title,
         xaxis_title=x,
         yaxis_title=y,
-        margin={"l": 10, "r": 10, "t": 40, "b": 10},
+        margin={"l": 10, "r": 10, "t": 60 if subtitle else 40, "b": 10},
         hovermode=hovermode,
     )
     return fig
@@ -122,7 +130,8 @@ def noise_distribution(
         )
     return _layout(
         fig,
-        title=f"Noise values; all k lie within the lines with probability ≥ 1 - δ = {1 - delta:g}",
+        title="This draw's noise values",
+        subtitle=f"all k fall inside the lines with probability ≥ 1 − δ = {1 - delta:g}",
         x="noise Y_i",
         y="density",
         hovermode="closest",
@@ -169,7 +178,8 @@ def log_weights(names: Sequence[str], values: FloatArray) -> go.Figure:
     )
     return _layout(
         fig,
-        title="ln-weights relative to the best: ε·(u − OPT)/(2Δu)",
+        title="ln-weights relative to the best",
+        subtitle="ε·(u − OPT)/(2Δu)",
         x="candidate",
         y="ln weight",
     )
@@ -248,5 +258,9 @@ def accuracy_curves(
     pad = 0.03 * (high - low) if high > low else 1.0
     fig.update_xaxes(range=[low - pad, high + pad])
     return _layout(
-        fig, title="Accuracy: probability that the output scores at most c", x="c", y="probability"
+        fig,
+        title="Accuracy of the output",
+        subtitle="the probability that it scores at most c",
+        x="c",
+        y="probability",
     )
