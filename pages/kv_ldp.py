@@ -295,14 +295,15 @@ def privacy_check(data: KVData, acc: view.Accuracy) -> None:
     privacy = view.privacy_table(
         eps, ss[view.SHARE.name], ss[view.AMPLIFIED.name], ss[view.ROUNDS.name]
     )
-    present.table(privacy)
+    present.table(privacy, height="content")  # every mechanism, no inner scroll
     st.caption(
         f"Every input set over d = {view.CHECK_D} keys (values ±1, sets up to L + 1 pairs so "
         f"truncation is included) and every output is enumerated at L = l = {view.CHECK_L}; "
         "the output laws come from each mechanism's own probabilities composed with a "
         "brute-force enumeration of its sampling step. A claim holds when the worst ln-ratio "
         "does not exceed ε. Values in [-1, 1] need no separate check: the laws are affine in "
-        "each value."
+        "each value. HISKV and HISKV-OETL are reconstructions (see the notice at the top). "
+        + " ".join(f"{name}: {why}" for name, why in UNAVAILABLE.items())
     )
 
 

@@ -70,6 +70,8 @@ def test_defaults_render_every_section_and_label_the_reconstruction() -> None:
     checked = privacy[privacy["holds"] != "unavailable"]
     assert set(checked["holds"]) == {"yes"}
     assert privacy.set_index("mechanism").loc["LDPKV", "holds"] == "unavailable"
+    assert len(privacy.columns) == 6  # fits the page at 1280 px: the notes are in the caption
+    assert "LDPKV: cited by the HISKV paper" in _text(at)
 
 
 def test_a_link_opens_its_section() -> None:
