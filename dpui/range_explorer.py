@@ -21,7 +21,7 @@ from numpy.typing import NDArray
 
 from dpcore import consistency, errors, laplace_sum, queries, release, tree
 from dpcore.histogram import MAX_BINS
-from dpui import downloads, range_figures
+from dpui import downloads, present, range_figures
 from dpui.params import IntParam
 
 FloatArray = NDArray[np.float64]
@@ -270,31 +270,30 @@ def details(
     seed: int,
     by_allocation: Mapping[str, tuple[float, float, float, float]],
     current: str,
+    settings: Mapping[str, Any],
 ) -> None:
     """The range's error spread over releases, its error per method, and its nodes."""
     n = t.n_bins
-    left, right = st.columns(2)
-    left.markdown(f"**The error over {SIMULATED_RELEASES:,} seeded releases** (noise seed {seed})")
     scales = {
         "raw tree": laplace_sum.node_scales(np.isin(np.arange(t.size), s.decomposition), budgets),
         "after BLUE": laplace_sum.node_scales(s.weights, budgets),
     }
     finite = {k: v[v > 0] for k, v in scales.items() if np.all(np.isfinite(v)) and np.any(v > 0)}
-    if finite:
-        spread = spreads(finite, SIMULATED_RELEASES, seed)
-        left.plotly_chart(range_figures.error_spread(spread), key="range_spread")
-        left.caption(
-            "Bars: the simulated error of this range's answer, noise drawn only for the nodes "
-            "it involves; lines: its exact density (a sum of independent Laplace variables, "
-            "inverted from its characteristic function). Their variance is the expected "
-            "squared error above."
-        )
-    else:
-        left.info("This range has no finite error under these budgets (an unmeasured node).")
-    right.markdown("**This range vs the workload average, per method** (exact)")
     table = method_errors(n, eps, workload, s.first, s.last, by_allocation)
-    right.plotly_chart(range_figures.method_errors(table, f"{current}, BLUE"), key="range_methods")
-
+    present.show_chart(
+        range_figures.range_panels(
+            spreads(finite, SIMULATED_RELEASES, seed) if finite else {}, table, f"{current}, BLUE"
+        ),
+        {**settings, "range": f"[{s.first:,}, {s.last:,}]"},
+        key="range_chart",
+    )
+    st.caption(
+        "Above: the simulated error of this range's answer over seeded releases (noise drawn "
+        "only for the nodes it involves) and its exact density (a sum of independent Laplace "
+        "variables, inverted from its characteristic function); their variance is the expected "
+        "squared error above. Below: the same range's exact expected squared error under each "
+        "allocation, flat Laplace and Privelet, beside each one's average over the workload."
+    )
     st.markdown(
         f"**The nodes that matter** for [{s.first}, {s.last}]: its decomposition and the "
         f"{TOP_NODES} largest shares of the BLUE answer's error. The BLUE answer is a linear "

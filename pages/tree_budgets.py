@@ -381,6 +381,7 @@ def range_part() -> None:
             st.session_state[SEED.name],
             tree_view.range_errors_by_allocation(n, choice, allocations, span.first, span.last),
             names[alloc],
+            settings,
         )
     elif section == "errors":
         errors_section()

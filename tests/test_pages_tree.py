@@ -32,7 +32,7 @@ def test_defaults_show_a_release_spending_exactly_eps(page):
     page.run()
     assert not page.exception
     assert float(metric(page, "Release ε (max path sum)")) == pytest.approx(1.0)
-    assert len(page.get("plotly_chart")) == 4  # tree, histogram, range spread and methods
+    assert len(page.get("plotly_chart")) == 3  # tree, histogram, the range's two panels
     assert page.button_group(key="tb_show").value == "range"
 
 

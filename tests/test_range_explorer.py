@@ -125,11 +125,17 @@ def test_figures_draw_both_spreads_and_every_method():
     counts, b, noisy, consistent = _release(t, 1.0, 1)
     s = rx.study(t, b, counts, noisy, consistent[t.leaf_of_bin], 5, 20)
     spread = {"raw tree": rx.error_spread(np.array([1.0, 2.0]), 100, 0)}
-    fig = range_figures.error_spread(spread)
-    assert [tr.type for tr in fig.data] == ["histogram", "scatter"]
     table = rx.method_errors(64, 1.0, "uniform", 5, 20, {"uniform": (1.0, 2.0, 3.0, 4.0)})
-    bars = range_figures.method_errors(table, "uniform, BLUE")
-    assert len(bars.data[0].y) == len(table) == 4
+    fig = range_figures.range_panels(spread, table, "uniform, BLUE")
+    binned, _exact, this_range, average = fig.data
+    assert [tr.type for tr in fig.data] == ["bar", "scatter", "bar", "bar"]
+    # the simulated density is binned here: 60 bars whose areas add up to 1
+    assert len(binned.x) == range_figures.BINS
+    assert float(np.sum(np.asarray(binned.y) * np.asarray(binned.width))) == pytest.approx(1.0)
+    assert len(this_range.y) == len(average.y) == len(table) == 4
+    names = [a.text for a in fig.layout.annotations if a.yref == "y2"]
+    assert names == ["<b>uniform, BLUE</b>" if m == "uniform, BLUE" else m for m in table.method]
+    assert (binned.xaxis, this_range.xaxis) == ("x", "x2")
     hist = tree_figures.histogram_comparison({"true": counts}, None, (s.first, s.last))
     assert hist.layout.dragmode == "select" and len(hist.layout.shapes) == 1
 
@@ -155,7 +161,7 @@ def test_page_range_inputs_update_the_numbers_and_the_link():
     raw = float(_metric(at, "Expected error, raw").replace(",", ""))
     blue = float(_metric(at, "Expected error, BLUE").replace(",", ""))
     assert 0 < blue < raw
-    assert len(at.get("plotly_chart")) == 4  # tree, histogram, spread, methods
+    assert len(at.get("plotly_chart")) == 3  # tree, histogram, the range's two panels
 
 
 def test_page_range_from_a_link_is_clamped_to_the_histogram_and_bad_values_fall_back():
