@@ -20,7 +20,7 @@ import streamlit as st
 from streamlit.delta_generator import DeltaGenerator
 
 from dpui import params as codec
-from dpui import present
+from dpui import plot_axes, present
 
 URL_KEY = "pin"
 
@@ -143,7 +143,7 @@ def _extent(fig: go.Figure, axis: str) -> np.ndarray:
     """The numeric values the traces put on layout axis ``axis``, with their error bars."""
     letter = axis[0]
     out = [np.empty(0)]
-    for trace, v in present.axis_traces(fig, axis):
+    for trace, v in plot_axes.axis_traces(fig, axis):
         out.append(v)
         bars = getattr(trace, f"error_{letter}", None)
         if bars is not None and bars.array is not None:

@@ -14,7 +14,7 @@ the settings that produced it stamped on the figure.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -23,7 +23,7 @@ import plotly.graph_objects as go
 import streamlit as st
 from streamlit.delta_generator import DeltaGenerator
 
-from dpui import registry, state
+from dpui import plot_axes, registry, state
 from dpui.params import BoolParam, ChoiceParam
 
 PRESENT = BoolParam("present", False)
@@ -190,6 +190,7 @@ def show_chart(
     (``on_select``, ``selection_mode``) go to ``st.plotly_chart``."""
     # in place: copying a figure re-validates every value, a tenth of a second on a big tree
     fig = _add_stamp(_restyle(fig, presenting=presenting()), settings)
+    plot_axes.reserve_margins(fig)
     fmt = state.get(EXPORT) or EXPORT.default
     config = {
         "displaylogo": False,
@@ -240,24 +241,6 @@ def settings_text(settings: Mapping[str, Any]) -> str:
     return " · ".join(parts)
 
 
-def _bottom_xaxis(fig: go.Figure) -> str | None:
-    """The layout name of the lowest x axis ('xaxis', 'xaxis2', ...), None without axes."""
-    if not any(trace.type in _CARTESIAN for trace in fig.data):
-        return None
-    layout = fig.layout.to_plotly_json()
-    names = [k for k in layout if k.startswith("xaxis")] or ["xaxis"]
-
-    def bottom(name: str) -> float:
-        anchor = fig.layout[name].anchor or "y"
-        yaxis = fig.layout["yaxis" + anchor[1:]] if anchor.startswith("y") else None
-        return float(yaxis.domain[0]) if yaxis is not None and yaxis.domain else 0.0
-
-    return str(min(names, key=bottom))
-
-
-_CARTESIAN = {"scatter", "scattergl", "bar", "heatmap", "histogram", "box", "violin"}
-
-
 def stamp(fig: go.Figure, settings: Mapping[str, Any]) -> go.Figure:
     """A copy of ``fig`` stamped with ``settings`` (see :func:`_add_stamp`)."""
     return _add_stamp(go.Figure(fig), settings)
@@ -274,7 +257,7 @@ def _add_stamp(out: go.Figure, settings: Mapping[str, Any]) -> go.Figure:
     line = "<br>".join(
         f'<span style="font-size:{STAMP_FONT}px;color:#666">{part}</span>' for part in parts
     )
-    axis = _bottom_xaxis(out)
+    axis = plot_axes.bottom_xaxis(out)
     if axis is not None:
         title = out.layout[axis].title.text
         out.layout[axis].title.text = f"{title}<br>{line}" if title else line
@@ -299,23 +282,9 @@ def _add_stamp(out: go.Figure, settings: Mapping[str, Any]) -> go.Figure:
     return out
 
 
-def axis_traces(fig: go.Figure, axis: str) -> Iterator[tuple[Any, np.ndarray]]:
-    """The traces drawn on layout axis ``axis`` ('xaxis', 'yaxis2'), each with its values on
-    that axis as floats (NaN where not a number, e.g. a category name)."""
-    letter = axis[0]
-    ref = letter + axis[5:]  # 'xaxis2' -> 'x2'
-    for trace in fig.data:
-        if (getattr(trace, f"{letter}axis", None) or letter) != ref:
-            continue
-        data = getattr(trace, letter, None)
-        if data is not None:
-            values = pd.Series(np.asarray(data, dtype=object).ravel())
-            yield trace, pd.to_numeric(values, errors="coerce").to_numpy(dtype=float)
-
-
 def _axis_values(fig: go.Figure, axis: str) -> np.ndarray:
     """Every finite positive value the traces put on layout axis ``axis`` ('xaxis', 'yaxis2')."""
-    values = [v[np.isfinite(v) & (v > 0)] for _, v in axis_traces(fig, axis)]
+    values = [v[np.isfinite(v) & (v > 0)] for _, v in plot_axes.axis_traces(fig, axis)]
     return np.concatenate(values) if values else np.empty(0)
 
 

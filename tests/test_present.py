@@ -7,7 +7,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from dpcore import tree
-from dpui import errors_figures, ldp_figures, mechanisms_figures, present, tree_figures
+from dpui import errors_figures, ldp_figures, mechanisms_figures, plot_axes, present, tree_figures
 
 
 def _error_table(n_algorithms: int) -> pd.DataFrame:
@@ -215,3 +215,32 @@ def test_unselecting_the_download_format_falls_back_to_png() -> None:
 def test_pages_without_charts_have_no_download_format() -> None:
     at = AppTest.from_file("../pages/glossary.py", default_timeout=60).run()
     assert not at.exception and not at.segmented_control
+
+
+def test_reserved_margins_widen_and_never_narrow():
+    """Left: y tick labels ('12,345') and title; bottom: x ticks and a two-line title; a
+    margin already wider is kept; a heatmap gets room for its colour bar's labels."""
+    fig = go.Figure(go.Bar(x=[1, 2], y=[0.0, 12_345.0]))
+    fig.update_layout(margin={"l": 10, "b": 10, "r": 10}, yaxis_title="count")
+    fig.update_xaxes(title_text="bin<br>n = 2")
+    plot_axes.reserve_margins(fig)
+    digits = plot_axes.DIGIT_EM * plot_axes.TICK_FONT * len("12,345")
+    assert fig.layout.margin.l >= digits + plot_axes.LINE_EM * plot_axes.TITLE_FONT
+    assert fig.layout.margin.b >= 3 * plot_axes.LINE_EM * plot_axes.TICK_FONT
+    assert fig.layout.margin.r == 10  # no colour bar
+    wide = go.Figure(go.Bar(x=[1, 2], y=[1.0, 2.0]))
+    wide.update_layout(margin={"l": 300, "b": 300})
+    plot_axes.reserve_margins(wide)
+    assert (wide.layout.margin.l, wide.layout.margin.b) == (300, 300)
+    heat = go.Figure(go.Heatmap(z=[[-0.25, 1.0], [3.5, 0.0]]))
+    heat.update_layout(margin={"r": 10})
+    plot_axes.reserve_margins(heat)
+    assert heat.layout.margin.r >= plot_axes.COLOUR_BAR_PX + 4 * plot_axes.DIGIT_EM * 12
+
+
+def test_category_axes_are_left_to_plotly():
+    """Names cannot be measured here: no margin is reserved for them."""
+    fig = go.Figure(go.Bar(x=["Bosnia and Herzegovina", "Chad"], y=["a", "b"]))
+    fig.update_layout(margin={"l": 10, "b": 10})
+    plot_axes.reserve_margins(fig)
+    assert (fig.layout.margin.l, fig.layout.margin.b) == (10, 10)
