@@ -25,6 +25,20 @@ def _coloured(name: str, colour: str) -> str:
     return f'<span style="color:{colour}">■ {name}</span>'
 
 
+def _left_text(text: str, xref: str, y: float, yref: str, size: int) -> dict[str, Any]:
+    """An annotation starting at the left edge of ``xref`` at height ``y`` of ``yref``."""
+    return {
+        "text": text,
+        "x": 0,
+        "xref": xref,
+        "xanchor": "left",
+        "y": y,
+        "yref": yref,
+        "font": {"size": size},
+        "showarrow": False,
+    }
+
+
 def range_panels(
     spreads: Mapping[str, ErrorSpread], table: pd.DataFrame, current: str
 ) -> go.Figure:
@@ -33,11 +47,17 @@ def range_panels(
     thousands of draws) under its exact density; below, this range's exact MSE per method
     beside the workload average, the ``current`` method's label bold. The panel titles name
     the colours, so no legend covers a panel."""
-    releases = next(iter(spreads.values())).draws.size if spreads else 0
-    ways = ", ".join(_coloured(name, COLOURS[name]) for name in spreads)
+    if spreads:
+        releases = next(iter(spreads.values())).draws.size
+        ways = ", ".join(_coloured(name, COLOURS[name]) for name in spreads)
+        spread_title = (
+            f"<b>This range's error over {releases:,} seeded releases</b><br>"
+            f"bars: simulated, lines: exact density<br>{ways}"
+        )
+    else:
+        spread_title = "<b>This range's error over seeded releases</b>"
     titles = (
-        f"<b>This range's error over {releases:,} seeded releases</b><br>"
-        f"bars: simulated, lines: exact density<br>{ways}",
+        spread_title,
         "<b>This range vs the average, per method</b><br>exact MSE: "
         + "   ".join(_coloured(c, colour) for c, colour in METHOD_COLOURS.items()),
     )
@@ -47,10 +67,8 @@ def range_panels(
     plot_px = SPREAD_PX + GAP_PX + methods_px
     upper = (1 - SPREAD_PX / plot_px, 1.0)
     lower = (0.0, methods_px / plot_px)
-    text = {"xref": "paper", "xanchor": "left", "showarrow": False}
     annotations = [
-        {**text, "text": title, "x": 0, "y": top, "yref": "paper", "yanchor": "bottom"}
-        | {"align": "left", "font": {"size": 13}}
+        _left_text(title, "paper", top, "paper", 13) | {"yanchor": "bottom", "align": "left"}
         for title, top in zip(titles, (upper[1], lower[1]), strict=True)
     ]
     data: list[dict[str, Any]] = []
@@ -116,8 +134,7 @@ def range_panels(
             }
         )
     annotations += [
-        {**text, "text": f"<b>{m}</b>" if m == current else m, "x": 0, "xref": "x2 domain"}
-        | {"y": i - 0.2, "yref": "y2", "font": {"size": 11}}
+        _left_text(f"<b>{m}</b>" if m == current else m, "x2 domain", i - 0.2, "y2", 11)
         for i, m in enumerate(methods)
     ]
     layout = {

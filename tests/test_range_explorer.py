@@ -136,6 +136,12 @@ def test_figures_draw_both_spreads_and_every_method():
     names = [a.text for a in fig.layout.annotations if a.yref == "y2"]
     assert names == ["<b>uniform, BLUE</b>" if m == "uniform, BLUE" else m for m in table.method]
     assert (binned.xaxis or "x", this_range.xaxis) == ("x", "x2")  # upper and lower panel
+    assert "100 seeded releases" in fig.layout.annotations[0].text
+    # no finite spread (an unmeasured node): said in the panel, no count of releases invented
+    empty = range_figures.range_panels({}, table, "uniform, BLUE")
+    texts = [a.text for a in empty.layout.annotations]
+    assert any("No finite error" in t for t in texts) and "0 seeded" not in texts[0]
+    assert [tr.type for tr in empty.data] == ["bar", "bar"]
     hist = tree_figures.histogram_comparison({"true": counts}, None, (s.first, s.last))
     assert hist.layout.dragmode == "select" and len(hist.layout.shapes) == 1
 
