@@ -33,6 +33,7 @@ PARAMS = (FIRST, LAST)
 
 TOP_NODES = 20
 """Nodes listed in the table (and named in the chart): the largest shares of the BLUE error."""
+TABLE_ROWS, TABLE_PX = 12, 460  # the node table scrolls beyond this many rows, at this height
 SIMULATED_RELEASES = 2_000
 
 
@@ -301,5 +302,11 @@ def details(
         "Σ c_x² · 2/ε_x²."
     )
     nodes = node_table(t, budgets, s)
-    st.dataframe(nodes, hide_index=True)
+    # a static table, not an interactive grid: the grid redrew its cells a fifth of a second
+    # after the rest of the page, on every change of the range
+    floats = nodes.select_dtypes("float").columns
+    st.table(
+        nodes.style.format("{:,.4g}", subset=floats).hide(axis="index"),
+        height="content" if len(nodes) <= TABLE_ROWS else TABLE_PX,
+    )
     downloads.csv_button("Download the range's nodes (CSV)", nodes, "range_nodes.csv")

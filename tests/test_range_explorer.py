@@ -127,7 +127,7 @@ def test_figures_draw_both_spreads_and_every_method():
     spread = {"raw tree": rx.error_spread(np.array([1.0, 2.0]), 100, 0)}
     table = rx.method_errors(64, 1.0, "uniform", 5, 20, {"uniform": (1.0, 2.0, 3.0, 4.0)})
     fig = range_figures.range_panels(spread, table, "uniform, BLUE")
-    binned, _exact, this_range, average = fig.data
+    binned, exact, this_range, average = fig.data
     assert [tr.type for tr in fig.data] == ["bar", "scatter", "bar", "bar"]
     # the simulated density is binned here: 60 bars whose areas add up to 1
     assert len(binned.x) == range_figures.BINS
@@ -136,6 +136,13 @@ def test_figures_draw_both_spreads_and_every_method():
     names = [a.text for a in fig.layout.annotations if a.yref == "y2"]
     assert names == ["<b>uniform, BLUE</b>" if m == "uniform, BLUE" else m for m in table.method]
     assert (binned.xaxis or "x", this_range.xaxis) == ("x", "x2")  # upper and lower panel
+    # the exact density drawn with at most CURVE_POINTS of its 2,048 grid points, still
+    # spanning the curve and reaching its peak to within a grid step's change
+    curve = spread["raw tree"]
+    drawn = len(exact.x)
+    assert curve.x.size > range_figures.CURVE_POINTS >= drawn > range_figures.CURVE_POINTS / 2
+    assert exact.x[0] < -2 * np.std(curve.draws) and exact.x[-1] > 2 * np.std(curve.draws)
+    assert max(exact.y) == pytest.approx(curve.density.max(), rel=0.02)
     assert "100 seeded releases" in fig.layout.annotations[0].text
     # no finite spread (an unmeasured node): said in the panel, no count of releases invented
     empty = range_figures.range_panels({}, table, "uniform, BLUE")
