@@ -23,7 +23,7 @@ import plotly.graph_objects as go
 import streamlit as st
 from streamlit.delta_generator import DeltaGenerator
 
-from dpui import plot_axes, registry, state
+from dpui import chart_style, plot_axes, plot_once, registry, state
 from dpui.params import BoolParam, ChoiceParam
 
 PRESENT = BoolParam("present", False)
@@ -189,7 +189,7 @@ def show_chart(
     ``settings``, with Plotly's download button set to the chosen slide format; ``events``
     (``on_select``, ``selection_mode``) go to ``st.plotly_chart``."""
     # in place: copying a figure re-validates every value, a tenth of a second on a big tree
-    fig = _add_stamp(_restyle(fig, presenting=presenting()), settings)
+    fig = chart_style.apply(_add_stamp(_restyle(fig, presenting=presenting()), settings))
     plot_axes.reserve_margins(fig)
     fmt = state.get(EXPORT) or EXPORT.default
     config = {
@@ -202,7 +202,7 @@ def show_chart(
             "scale": PNG_SCALE if fmt == "png" else 1,
         },
     }
-    (where or st).plotly_chart(fig, key=key, config=config, **events)
+    (where or st).plotly_chart(plot_once.prepare(fig), key=key, config=config, theme=None, **events)
 
 
 def _wrap(text: str, width: int) -> list[str]:

@@ -154,6 +154,7 @@ def range_panels(
             "range": [len(methods) - 0.45, -0.45],
             "showticklabels": False,
             "showgrid": False,
+            "zeroline": False,
         },
     }
     return go.Figure(data=data, layout=layout)
