@@ -97,9 +97,12 @@ def apply(fig: go.Figure) -> go.Figure:
     layout = fig.layout.to_plotly_json()
     axes = {name for name in layout if name.startswith(("xaxis", "yaxis"))} | {"xaxis", "yaxis"}
     defaults = LAYOUT | {name: AXES[name[0]] for name in axes}
-    # one new layout, validated once: update_layout took 25-60 ms for these few values
-    fig.layout = go.Layout(_merged(layout, unset(defaults, layout)))
-    fig.layout.template = None
+    # each missing part set whole: update_layout took 25-60 ms for these few values, a new
+    # layout (validating all of it again) 6-11 ms, this 2-3 ms
+    for key, value in unset(defaults, layout).items():
+        have = layout.get(key)
+        both = isinstance(have, Mapping) and isinstance(value, Mapping)
+        fig.layout[key] = _merged(have, value) if both else value
     for trace in fig.data:
         if trace.type == "scatter" and trace.marker.line.width is None:
             trace.marker.line.width = 0

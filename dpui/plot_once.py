@@ -33,6 +33,10 @@ def _numeric(value: Any) -> bool:
     return isinstance(value, np.ndarray) and value.dtype.kind in "biuf"
 
 
+RECOMPUTED = {"icicle", "sunburst", "treemap"}
+"""Traces Plotly recomputes on every hand-over whatever they hold (measured for the icicle):
+their arrays stay binary, which is cheaper to build and to send."""
+
 MAX_LISTED = 50_000
 """Numbers a figure may hold as lists (each costs plotly.py's validation, about a
 microsecond); a bigger figure keeps its binary arrays and is drawn twice."""
@@ -56,6 +60,8 @@ def prepare(fig: go.Figure) -> go.Figure:
                 continue
             digest.update(f"{value.dtype}{value.shape}".encode())
             digest.update(np.ascontiguousarray(value).tobytes())
+            if trace.type in RECOMPUTED:
+                continue
             trace[path] = None  # plotly.py keeps an equal value as it was (binary)
             trace[path] = value.tolist()
     fig.layout.datarevision = digest.hexdigest()

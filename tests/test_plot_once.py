@@ -50,3 +50,10 @@ def test_the_look_fills_only_what_a_figure_leaves_unset_and_drops_the_template()
     assert spec["yaxis"]["title"]["font"]["size"] == 14
     assert spec["xaxis2"]["showgrid"] is False  # every axis, not only the first
     assert spec["paper_bgcolor"] == "#FFFFFF"
+
+
+def test_an_icicle_keeps_its_binary_arrays_but_gets_a_revision():
+    # Plotly recomputes an icicle on every hand-over anyway: lists would only cost time
+    fig = go.Figure(go.Icicle(ids=["a", "b"], parents=["", "a"], values=np.array([2, 1])))
+    plot_once.prepare(fig)
+    assert fig.layout.datarevision is not None and "bdata" in pio.to_json(fig)
