@@ -15,7 +15,7 @@ import streamlit as st
 
 from dpcore.ldp import hiskv
 from dpcore.ldp import hiskv_analysis as analysis
-from dpui import chart_style, hiskv_figures, plot_once, references, state
+from dpui import hiskv_figures, present, references, state
 from dpui.ldp_view import DataSpec, load_data
 from dpui.params import FloatParam
 
@@ -105,10 +105,8 @@ def render(
     st.header("Why the reconstructed HISKV does not win (analysis of a reconstruction)")
     st.markdown(references.prose("kv_hiskv.md"))
     left, right = st.columns([3, 2])
-    left.plotly_chart(
-        plot_once.prepare(chart_style.apply(hiskv_figures.share_frontier(sweep, share))),
-        key="kv_hiskv_frontier",
-        theme=None,
+    present.show_chart(
+        hiskv_figures.share_frontier(sweep, share), {}, key="kv_hiskv_frontier", where=left
     )
     right.markdown(
         f"At ε = {eps:g} and L = {length} (all users report). Moving along the curve from "

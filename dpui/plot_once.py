@@ -6,7 +6,7 @@ cannot while the figure has a ``template`` (compared by identity) or data as bin
 (plotly.py's encoding of numpy arrays, decoded afresh each time). Without a template
 (:mod:`dpui.chart_style` sets the look in the figure itself), with plain JSON lists and a
 ``datarevision`` naming the data, the second pass costs a few milliseconds instead of a
-second full draw (the range explorer's chart: 45 ms; the tree: 120 ms).
+second full draw (the range explorer's chart: 52 ms; its histogram: 25 ms).
 """
 
 from __future__ import annotations
