@@ -14,9 +14,10 @@ import plotly.graph_objects as go
 
 GREY, INK, GRID, TITLE_INK = "#808495", "#262730", "#e6eaf1", "#2F2D2B"
 FONT = '"Source Sans", sans-serif'
+TEXT, TITLE_TEXT = 12, 14  # font sizes of labels and ticks, and of axis titles
 
 LAYOUT: dict[str, Any] = {
-    "font": {"color": GREY, "family": FONT, "size": 12},
+    "font": {"color": GREY, "family": FONT, "size": TEXT},
     "title": {
         "font": {"family": FONT, "size": 16, "color": TITLE_INK, "weight": "bold"},
         "pad": {"l": 4},
@@ -24,9 +25,9 @@ LAYOUT: dict[str, Any] = {
         "x": 0,
     },
     "legend": {
-        "title": {"font": {"size": 12, "color": GREY}, "side": "top"},
+        "title": {"font": {"size": TEXT, "color": GREY}, "side": "top"},
         "valign": "top",
-        "font": {"size": 12, "color": INK},
+        "font": {"size": TEXT, "color": INK},
     },
     "paper_bgcolor": "#FFFFFF",
     "plot_bgcolor": "#FFFFFF",
@@ -46,16 +47,16 @@ LAYOUT: dict[str, Any] = {
     "hoverlabel": {
         "bgcolor": "#FFFFFF",
         "bordercolor": "#DCD8D4",
-        "font": {"color": GREY, "family": FONT, "size": 12},
+        "font": {"color": GREY, "family": FONT, "size": TEXT},
     },
 }
 _AXIS = {
     "zerolinecolor": GRID,
     "gridcolor": GRID,
     "ticks": "",
-    "tickfont": {"color": GREY, "size": 12},
+    "tickfont": {"color": GREY, "size": TEXT},
 }
-_AXIS_TITLE = {"font": {"color": GREY, "size": 14}}
+_AXIS_TITLE = {"font": {"color": GREY, "size": TITLE_TEXT}}
 AXES: dict[str, dict[str, Any]] = {  # x axes without vertical grid lines, as Streamlit draws
     "x": _AXIS | {"showgrid": False, "zeroline": False, "title": _AXIS_TITLE | {"standoff": 20}},
     "y": _AXIS | {"title": _AXIS_TITLE | {"standoff": 24}},

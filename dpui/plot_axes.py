@@ -20,10 +20,12 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
+from dpui.chart_style import TEXT as TICK_FONT
+from dpui.chart_style import TITLE_TEXT as TITLE_FONT
+
 CARTESIAN = {"scatter", "scattergl", "bar", "heatmap", "histogram", "box", "violin"}
 DIGIT_EM = 0.6  # a digit's width in Plotly's fonts, in font sizes (upper end)
 LINE_EM = 1.3  # a text line's height, in font sizes
-TICK_FONT, TITLE_FONT = 12, 14  # Plotly's defaults
 PLOTLY_MARGINS = {"l": 80, "r": 80, "t": 100, "b": 80}  # Plotly's defaults
 COLOUR_BAR_PX = 50  # a vertical colour bar and its pads (Plotly's thickness 30, pads 10)
 TOP_COLOUR_BAR_PX = 112  # a horizontal one above the plot with its title (measured, Chromium)
