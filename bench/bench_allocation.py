@@ -19,9 +19,14 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from dpcore import budget, coverage, errors, pidentity
-from dpcore import consistent_budget as cb
-from dpcore.tree import kary_tree
+from dpcore.hist import (
+    blue_error,
+    budget,
+    coverage,
+    pidentity,
+)
+from dpcore.hist import consistent_budget as cb
+from dpcore.hist.tree import kary_tree
 
 
 def _timed(fn: Callable[[], Any]) -> tuple[Any, float]:
@@ -45,11 +50,13 @@ def trees(sizes: tuple[int, ...], node_limit: int) -> None:
         for k in (2, 4, 8, 16):
             t = kary_tree(n, k)
             p = coverage.coverage_probabilities(t)
-            uniform = errors.blue_expected_error(t, budget.uniform_budgets(t, 1.0))
-            hb = errors.blue_expected_error(t, budget.uniform_budgets(t, 1.0, measure_root=False))
-            raw = errors.blue_expected_error(t, budget.optimal_budgets(t, 1.0, p))
+            uniform = blue_error.blue_expected_error(t, budget.uniform_budgets(t, 1.0))
+            hb = blue_error.blue_expected_error(
+                t, budget.uniform_budgets(t, 1.0, measure_root=False)
+            )
+            raw = blue_error.blue_expected_error(t, budget.optimal_budgets(t, 1.0, p))
             level_b, level_s = _timed(lambda: cb.consistent_optimal_budgets(t, 1.0))  # noqa: B023
-            level = errors.blue_expected_error(t, level_b)
+            level = blue_error.blue_expected_error(t, level_b)
             checks = [f"lvl<=H_b {_verdict(level <= hb)}"]
             if n == 4096 and k == 16:
                 checks.append(f"lvl<=261.0 {_verdict(level <= 261.0)}")
@@ -60,7 +67,7 @@ def trees(sizes: tuple[int, ...], node_limit: int) -> None:
                 node_b, node_s = _timed(
                     lambda: cb.consistent_optimal_budgets(t, 1.0, granularity="node")  # noqa: B023
                 )
-                node = errors.blue_expected_error(t, node_b)
+                node = blue_error.blue_expected_error(t, node_b)
                 node_text, node_s_text = f"{node:9.2f}", f"{node_s:6.2f}"
                 checks.append(f"node<=lvl {_verdict(node <= level * (1 + 1e-12))}")
                 if n == 65536:
@@ -76,7 +83,7 @@ def small_node() -> None:
     for k, target in ((16, 76.7), (4, 80.7)):
         t = kary_tree(256, k)
         b, secs = _timed(lambda: cb.consistent_optimal_budgets(t, 1.0, granularity="node"))  # noqa: B023
-        value = errors.blue_expected_error(t, b)
+        value = blue_error.blue_expected_error(t, b)
         print(
             f"   k = {k:>2}: {value:8.3f} (target <= {target}) {_verdict(value <= target)}, "
             f"{secs:.2f} s; release eps = {budget.release_epsilon(t, b)!r}"

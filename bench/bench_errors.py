@@ -22,9 +22,16 @@ from typing import Any
 
 import numpy as np
 
-from dpcore import budget, coverage, empirical, errors, privelet
-from dpcore import matrix_mechanism as mm
-from dpcore.tree import Tree, kary_tree, struct_construct
+from dpcore.hist import (
+    blue_error,
+    budget,
+    coverage,
+    empirical,
+    plans,
+    privelet,
+)
+from dpcore.hist import matrix_mechanism as mm
+from dpcore.hist.tree import Tree, kary_tree, struct_construct
 
 
 def _timed(fn: Callable[[], Any], repeats: int = 1) -> tuple[Any, float]:
@@ -48,7 +55,7 @@ def blue_exact(repeats: int) -> None:
         for name, build in (("binary", lambda m: kary_tree(m, 2)), ("SC", struct_construct)):
             t = build(n)
             eps = _optimal(t)
-            value, secs = _timed(lambda: errors.blue_expected_error(t, eps), repeats)  # noqa: B023
+            value, secs = _timed(lambda: blue_error.blue_expected_error(t, eps), repeats)  # noqa: B023
             verdict = f"<={targets[n]:g}s " + ("ok" if secs <= targets[n] else "MISS")
             print(f"{name:>8} {n:>10,} {t.height:>7} {value:>12.2f} {secs:>8.3f}s {verdict:>10}")
     print("\n   Baseline in the same run: dense (A^T W A)^{-1} (binary tree), then the average")
@@ -66,7 +73,7 @@ def blue_exact(repeats: int) -> None:
             return float(total / (n * (n + 1) / 2))
 
         ref, dense_s = _timed(dense)
-        ours, ours_s = _timed(lambda: errors.blue_expected_error(t, eps), repeats)  # noqa: B023
+        ours, ours_s = _timed(lambda: blue_error.blue_expected_error(t, eps), repeats)  # noqa: B023
         print(
             f"{n:>10,} {dense_s:>8.3f}s {ours_s:>8.4f}s {dense_s / ours_s:>8.0f}x "
             f"{abs(ours - ref) / ref:>10.1e}"
@@ -80,16 +87,16 @@ def harness(repeats: int) -> None:
     rng = np.random.default_rng(0)
     counts = rng.integers(0, 100, n).astype(float)
     a, b = empirical.random_ranges(n, queries, rng)
-    for key, spec in errors.ALGORITHMS.items():
-        plan = errors.prepare(key, n, 1.0)
+    for key, spec in plans.ALGORITHMS.items():
+        plan = plans.prepare(key, n, 1.0)
 
-        def run(plan: errors.Plan = plan) -> empirical.EmpiricalErrors:
+        def run(plan: plans.Plan = plan) -> empirical.EmpiricalErrors:
             rng = np.random.default_rng(1)
             return empirical.simulate_range_errors(plan, counts, a, b, releases=releases, rng=rng)
 
         result, secs = _timed(run, repeats)
         mean, half = result.overall()
-        exact = errors.plan_range_errors(plan, a, b).mean()
+        exact = plans.plan_range_errors(plan, a, b).mean()
         verdict = "-" if spec.kind != "tree" else ("<=2s ok" if secs <= 2 else ">2s MISS")
         print(f"{key:>12} {secs:>8.3f}s {verdict:>9} {mean:>12.1f} ± {half:>7.1f} {exact:>10.1f}")
 

@@ -22,7 +22,7 @@ from typing import Any
 
 import numpy as np
 
-from dpcore import budget, consistency, coverage, release, tree
+from dpcore.hist import budget, consistency, coverage, release, tree
 
 STEPS = ("tree", "coverage", "budgets", "noise", "BLUE")
 TARGETS = {"16": 0.5, "2": 1.0}

@@ -64,6 +64,15 @@ def finite_array(
     return array
 
 
+def ranges(n: int, a: ArrayLike, b: ArrayLike) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
+    """0-based inclusive ranges ``[a, b]`` over ``n`` bins as broadcast int64 arrays, else
+    ValueError."""
+    a_arr, b_arr = np.broadcast_arrays(np.asarray(a, np.int64), np.asarray(b, np.int64))
+    if a_arr.size and (a_arr.min() < 0 or b_arr.max() >= n or np.any(a_arr > b_arr)):
+        raise ValueError(f"ranges must satisfy 0 <= a <= b < n = {n}")
+    return a_arr, b_arr
+
+
 def budgets(name: str, values: ArrayLike, *, size: int) -> NDArray[np.float64]:
     """Per-node budgets: 0 (not measured) or in ``[MIN_BUDGET, inf)``, one per node."""
     array = finite_array(name, values, size=size, nonnegative=True)

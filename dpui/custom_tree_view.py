@@ -14,8 +14,8 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from dpcore import budget, consistent_budget, coverage
-from dpcore import custom_tree as ct
+from dpcore.hist import budget, consistent_budget, coverage
+from dpcore.hist import custom_tree as ct
 from dpui import state
 from dpui.params import TextParam
 

@@ -12,7 +12,7 @@ import pandas as pd
 import plotly.graph_objects as go
 from numpy.typing import NDArray
 
-from dpcore.accuracy_index import IndexEstimate
+from dpcore.hist.accuracy_index import IndexEstimate
 
 FloatArray = NDArray[np.float64]
 

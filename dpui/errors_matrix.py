@@ -10,8 +10,8 @@ import pandas as pd
 import streamlit as st
 from numpy.typing import NDArray
 
-from dpcore import matrix_mechanism as mm
-from dpcore import privelet
+from dpcore.hist import matrix_mechanism as mm
+from dpcore.hist import privelet
 from dpui.params import IntParam
 
 FloatArray = NDArray[np.float64]

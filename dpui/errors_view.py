@@ -27,7 +27,12 @@ import plotly.graph_objects as go
 import streamlit as st
 from numpy.typing import NDArray
 
-from dpcore import accuracy_index, empirical, errors, pidentity
+from dpcore.hist import (
+    accuracy_index,
+    empirical,
+    pidentity,
+    plans,
+)
 from dpcore.histogram import Histogram
 from dpui import errors_figures as figures
 from dpui import limits, pin, slow
@@ -38,7 +43,7 @@ FloatArray = NDArray[np.float64]
 Progress = Callable[[float], object] | None
 
 DEFAULT_ON = ("dwork", "binary_raw", "boost", "lue_dptree", "privelet")
-ALGORITHM_FLAGS = {key: BoolParam(f"ea_{key}", key in DEFAULT_ON) for key in errors.ALGORITHMS}
+ALGORITHM_FLAGS = {key: BoolParam(f"ea_{key}", key in DEFAULT_ON) for key in plans.ALGORITHMS}
 VIEWS = {
     "length": "(1) Error vs range length",
     "fixed": "(2) Fixed random ranges",
@@ -106,7 +111,7 @@ def optimise_pidentity(n: int) -> pidentity.PIdentityStrategy | None:
         f"optimising the p-Identity strategy for {n:,} bins (p = {rows}, {starts} start(s))",
         limits.pidentity_search(n, rows, starts, 300),
         smaller="use a histogram with fewer bins",
-        library="dpcore.pidentity.optimise",
+        library="dpcore.hist.pidentity.optimise",
     ):
         return None
 
@@ -196,7 +201,7 @@ def with_pidentity(
 
 
 def label(key: str) -> str:
-    return errors.ALGORITHMS[key].label
+    return plans.ALGORITHMS[key].label
 
 
 def paper_indices(keys: tuple[str, ...]) -> dict[str, float]:
@@ -261,7 +266,7 @@ def index_levels(keys: tuple[str, ...], wanted: int, *, pinned: bool = False) ->
     limits.scaled_down(
         ("the pinned view A's " if pinned else "")
         + f"trees up to m = {fitted} (N = 2^{fitted}) instead of m = {wanted}",
-        library="dpcore.accuracy_index.coefficient_curve",
+        library="dpcore.hist.accuracy_index.coefficient_curve",
     )
     return fitted
 
@@ -274,7 +279,7 @@ def allowed(choice: str, keys: tuple[str, ...], *, pinned: bool = False, **sizes
         + f"'{VIEWS[choice]}' for {len(keys)} algorithm(s)",
         cost(choice, keys, **sizes),
         smaller="choose fewer algorithms, fewer ranges, or a smaller N or m",
-        library="dpcore.errors / dpcore.accuracy_index",
+        library="dpcore.hist.accuracy_index",
     )
 
 
@@ -287,14 +292,14 @@ def simulation_allowed(choice: str, keys: tuple[str, ...], key: Hashable, **size
         cost(choice, keys, **sizes),
         key=key,
         smaller="choose fewer algorithms, fewer releases or ranges, or a smaller N",
-        library="dpcore.empirical",
+        library="dpcore.hist.empirical",
     )
 
 
 @limits.cache_by_bytes(max_entries=32, spinner="Building trees and budgets…")
-def plan(key: str, n: int, eps: float) -> errors.Plan:
+def plan(key: str, n: int, eps: float) -> plans.Plan:
     """A prepared algorithm (tree and budgets); cached as a resource, never mutated."""
-    return errors.prepare(key, n, eps)
+    return plans.prepare(key, n, eps)
 
 
 def _length_queries(n: int, per_length: int, seed: int) -> tuple[NDArray[np.int64], ...]:
@@ -323,10 +328,10 @@ def length_cell(
     n = int(_counts.size)
     lengths, a, b = _length_queries(n, per_length, seed)
     prepared = plan(key, n, eps)
-    exact = errors.plan_range_errors(prepared, a, b)
+    exact = plans.plan_range_errors(prepared, a, b)
     empirical_mse = half = np.full(lengths.size, np.nan)
     if simulate:
-        rng = np.random.default_rng([seed, 1, list(errors.ALGORITHMS).index(key)])
+        rng = np.random.default_rng([seed, 1, list(plans.ALGORITHMS).index(key)])
         sim = empirical.simulate_range_errors(prepared, _counts, a, b, releases=releases, rng=rng)
         _, empirical_mse, half = sim.by_length()
     return pd.DataFrame(
@@ -335,7 +340,7 @@ def length_cell(
             "range length": lengths,
             "exact": [float(exact[(b - a + 1) == x].mean()) for x in lengths],
             "exact, all ranges of this length": [
-                errors.plan_expected_error(prepared, f"length:{x}") for x in lengths
+                plans.plan_expected_error(prepared, f"length:{x}") for x in lengths
             ],
             "empirical": empirical_mse,
             "ci": half,
@@ -385,7 +390,7 @@ def fixed_cell(
     prepared = plan(key, n, eps)
     mse = half = np.full(a.size, np.nan)
     if simulate:
-        rng = np.random.default_rng([seed, 2, list(errors.ALGORITHMS).index(key)])
+        rng = np.random.default_rng([seed, 2, list(plans.ALGORITHMS).index(key)])
         sim = empirical.simulate_range_errors(prepared, counts, a, b, releases=releases, rng=rng)
         mse, half = sim.per_query()
     return pd.DataFrame(
@@ -394,7 +399,7 @@ def fixed_cell(
             "range #": np.arange(1, a.size + 1),
             "l": a + 1,
             "r": b + 1,
-            "exact": errors.plan_range_errors(prepared, a, b),
+            "exact": plans.plan_range_errors(prepared, a, b),
             "empirical": mse,
             "ci": half,
         }
@@ -435,7 +440,7 @@ def size_cell(
     mean = half = np.nan
     if simulate and m <= SIMULATED_MAX_M:
         every = n * (n + 1) // 2 <= ALL_RANGES_LIMIT
-        rng = np.random.default_rng([seed, 3, m, list(errors.ALGORITHMS).index(key)])
+        rng = np.random.default_rng([seed, 3, m, list(plans.ALGORITHMS).index(key)])
         mean, half = empirical.simulate_workload_error(
             prepared, np.zeros(n), releases=releases, rng=rng, sample=None if every else sample
         )
@@ -443,7 +448,7 @@ def size_cell(
         "algorithm": label(key),
         "m": m,
         "N": n,
-        "exact": errors.plan_expected_error(prepared),
+        "exact": plans.plan_expected_error(prepared),
         "empirical": mean,
         "ci": half,
     }
@@ -486,7 +491,7 @@ def epsilon_cell(
     mean = half = np.nan
     if simulate:
         rng = np.random.default_rng(
-            [seed, 4, EPSILONS.index(eps), list(errors.ALGORITHMS).index(key)]
+            [seed, 4, EPSILONS.index(eps), list(plans.ALGORITHMS).index(key)]
         )
         mean, half = empirical.simulate_workload_error(
             prepared, _counts, releases=releases, rng=rng, sample=sample
@@ -494,7 +499,7 @@ def epsilon_cell(
     row = {
         "algorithm": label(key),
         "epsilon": eps,
-        "exact": errors.plan_expected_error(prepared),
+        "exact": plans.plan_expected_error(prepared),
         "empirical": mean,
         "ci": half,
     }

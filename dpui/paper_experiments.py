@@ -23,8 +23,8 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from dpcore import experiments, tree
-from dpcore.budget import BUDGET_RULES
+from dpcore.hist import experiments, tree
+from dpcore.hist.budget import BUDGET_RULES
 from dpui import errors_view
 from dpui.params import ChoiceParam, IntParam, Param
 

@@ -19,7 +19,16 @@ import pandas as pd
 import streamlit as st
 from numpy.typing import NDArray
 
-from dpcore import consistency, errors, laplace_sum, queries, release, tree
+from dpcore.hist import (
+    blue_error,
+    consistency,
+    laplace_sum,
+    plans,
+    queries,
+    raw_error,
+    release,
+    tree,
+)
 from dpcore.histogram import MAX_BINS
 from dpui import downloads, present, range_figures
 from dpui.params import IntParam
@@ -126,8 +135,8 @@ def study(
         float(counts[a : b + 1].sum()),
         float(queries.answer_raw(t, noisy, lo, hi)[0]),
         float(consistent_leaves[a : b + 1].sum()),
-        float(errors.raw_range_errors(t, budgets, lo, hi)[0]),
-        float(errors.blue_range_errors(t, budgets, lo, hi)[0]),
+        float(raw_error.raw_range_errors(t, budgets, lo, hi)[0]),
+        float(blue_error.blue_range_errors(t, budgets, lo, hi)[0]),
     )
 
 
@@ -170,7 +179,7 @@ class ErrorSpread:
 
 def error_spread(scales: FloatArray, releases: int, seed: int) -> ErrorSpread:
     """Draws of ``sum_x c_x Lap(1/eps_x)`` for ``releases`` seeded releases (only the nodes
-    involved are simulated) and the exact density of that sum (:mod:`dpcore.laplace_sum`)."""
+    involved are simulated) and the exact density of that sum (:mod:`dpcore.hist.laplace_sum`)."""
     dist = laplace_sum.laplace_sum(scales)
     x, f = laplace_sum.density(dist, points=2048)
     draws = laplace_sum.sample(dist, releases, np.random.default_rng(seed))
@@ -202,12 +211,12 @@ def method_errors(
         rows.append((f"{label}, raw", raw, raw_avg))
         rows.append((f"{label}, BLUE", blue, blue_avg))
     for key, label in (("dwork", "flat Laplace"), ("privelet", "Privelet")):
-        plan = errors.prepare(key, n, eps, workload)
+        plan = plans.prepare(key, n, eps, workload)
         rows.append(
             (
                 label,
-                float(errors.plan_range_errors(plan, lo, hi)[0]),
-                errors.plan_expected_error(plan),
+                float(plans.plan_range_errors(plan, lo, hi)[0]),
+                plans.plan_expected_error(plan),
             )
         )
     return pd.DataFrame(rows, columns=["method", "this range", "workload average"])

@@ -11,7 +11,7 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from dpcore import tree
+from dpcore.hist import tree
 from dpui import state
 from dpui.params import IntParam
 

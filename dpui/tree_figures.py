@@ -9,7 +9,7 @@ import numpy as np
 import plotly.graph_objects as go
 from numpy.typing import NDArray
 
-from dpcore.tree import Tree
+from dpcore.hist.tree import Tree
 from dpui import untrusted
 
 FloatArray = NDArray[np.float64]

@@ -17,10 +17,21 @@ import numpy as np
 import pandas as pd
 from numpy.typing import NDArray
 
-from dpcore import budget, cnp, consistency, coverage, errors, queries, release, tree
-from dpcore import consistent_budget as cb
+from dpcore.hist import (
+    blue_error,
+    budget,
+    cnp,
+    consistency,
+    coverage,
+    plans,
+    queries,
+    raw_error,
+    release,
+    tree,
+)
+from dpcore.hist import consistent_budget as cb
+from dpcore.hist.workload import parse_workload
 from dpcore.histogram import MAX_BINS, Histogram
-from dpcore.workload import parse_workload
 from dpui import limits, pin, slow, tree_figures, typed_ranges
 from dpui.params import BoolParam, ChoiceParam, IntParam, RangeParam, TextParam
 from dpui.range_explorer import clamp
@@ -121,7 +132,7 @@ def allowed(n: int, choice: str) -> bool:
         f"a {tree_label(choice)} tree over {n:,} bins with three budget allocations",
         limits.tree_page(n, choice),
         smaller="use a histogram with fewer bins, or a k-ary tree instead of Struct-Construct",
-        library="dpcore.tree / dpcore.budget",
+        library="dpcore.hist.tree / dpcore.hist.budget",
     )
 
 
@@ -149,8 +160,8 @@ class Analysis:
 def _allocation(t: tree.Tree, b: FloatArray, workload: str) -> Allocation:
     return Allocation(
         b,
-        errors.raw_expected_error(t, b, workload),
-        errors.expected_range_error(t, b, consistent=True, workload=workload),
+        raw_error.raw_expected_error(t, b, workload),
+        plans.expected_range_error(t, b, consistent=True, workload=workload),
         budget.release_epsilon(t, b),
     )
 
@@ -201,7 +212,7 @@ def analyse(n: int, choice: str, eps: float, workload: str, measure_root: bool) 
 @limits.cache_by_bytes(max_entries=16, spinner="Searching the per-level budgets after BLUE…")
 def _consistent_level(n: int, choice: str, eps: float, workload: str) -> Allocation:
     t = build_tree(n, choice)
-    return _allocation(t, budget.consistent_optimal_budgets(t, eps, workload), workload)
+    return _allocation(t, cb.consistent_optimal_budgets(t, eps, workload), workload)
 
 
 def _slow_key(n: int, choice: str, eps: float, workload: str) -> tuple[int, str, float, str]:
@@ -225,7 +236,7 @@ def search(n: int, choice: str, eps: float, workload: str, alloc: str) -> Alloca
     granularity: cb.Granularity = "node" if alloc == "consistent_node" else "level"
 
     def compute(progress: slow.Progress) -> Allocation:
-        b = budget.consistent_optimal_budgets(
+        b = cb.consistent_optimal_budgets(
             t, eps, workload, granularity=granularity, progress=progress
         )
         return _allocation(t, b, workload)
@@ -291,7 +302,7 @@ def find_fanout(n: int, eps: float, workload: str, rule: cb.AllocationRule) -> i
         f"scoring fan-outs 2–{tree.MAX_FANOUT} after BLUE over {n:,} bins",
         limits.fanout_scan(n, listed if rule == "consistent_level" else 0),
         smaller="use a histogram with fewer bins",
-        library="dpcore.consistent_budget.fanout_after_consistency",
+        library="dpcore.hist.consistent_budget.fanout_after_consistency",
     ):
         return None
 
@@ -351,8 +362,8 @@ def _range_errors(
     t = build_tree(n, choice)
     a, b = np.array([first - 1]), np.array([last - 1])
     return (
-        float(errors.raw_range_errors(t, budgets, a, b)[0]),
-        float(errors.blue_range_errors(t, budgets, a, b)[0]),
+        float(raw_error.raw_range_errors(t, budgets, a, b)[0]),
+        float(blue_error.blue_range_errors(t, budgets, a, b)[0]),
     )
 
 

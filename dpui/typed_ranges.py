@@ -1,7 +1,7 @@
 """Ranges a user types as a workload (``1-100, 50-60, 200-300``): parsed, checked, bounded.
 
 Bins are 1-based here, as the pages show them; the library's workload string is 0-based
-(:func:`dpcore.workload.parse_workload`). The list lives in the URL, so it is capped at
+(:func:`dpcore.hist.workload.parse_workload`). The list lives in the URL, so it is capped at
 :data:`MAX_TYPED_RANGES` ranges and :data:`MAX_CHARS` characters.
 """
 

@@ -6,7 +6,7 @@ from collections.abc import Callable, Iterable
 
 import numpy as np
 
-from dpcore.tree import Tree, from_intervals
+from dpcore.hist.tree import Tree, from_intervals
 
 
 def random_tree(n: int, rng: np.random.Generator, max_children: int = 4) -> Tree:

@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from dpcore import budget, coverage, tree
+from dpcore.hist import budget, coverage, tree
 from tests.oracles import random_tree
 
 WORKLOADS = ["uniform", "prefix", "length:2"]

@@ -7,8 +7,8 @@ import numpy as np
 import pytest
 from scipy import optimize
 
-from dpcore import budget, cnp
-from dpcore.tree import from_intervals
+from dpcore.hist import budget, cnp
+from dpcore.hist.tree import from_intervals
 from tests.oracles import coverage_by_enumeration, random_tree
 
 

@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from dpcore import budget, consistency, coverage, release, tree
+from dpcore.hist import budget, consistency, coverage, release, tree
 from tests.oracles import dense_blue, random_tree
 
 

@@ -7,9 +7,9 @@ from functools import partial
 import numpy as np
 import pytest
 
-from dpcore import budget, coverage, errors
-from dpcore import consistent_budget as cb
-from dpcore.tree import kary_tree, struct_construct
+from dpcore.hist import blue_error, budget, coverage
+from dpcore.hist import consistent_budget as cb
+from dpcore.hist.tree import kary_tree, struct_construct
 from tests.oracles import central_differences, random_tree, strategy_matrix, workload_ranges
 
 WORKLOADS = ("uniform", "prefix", "length:3")
@@ -55,7 +55,7 @@ def test_gradient_matches_finite_differences_of_the_exact_error(workload):
         eps = rng.uniform(0.2, 1.0, t.size)
         grad = cb.blue_error_gradient(t, eps, workload).d_budget
         nodes = rng.choice(t.size, size=min(6, t.size), replace=False)
-        error = partial(errors.blue_expected_error, t, workload=workload)
+        error = partial(blue_error.blue_expected_error, t, workload=workload)
         for x, fd in central_differences(error, eps, nodes).items():
             assert grad[x] == pytest.approx(fd, rel=1e-5, abs=1e-7)
 
@@ -101,7 +101,7 @@ def test_optimum_error_matches_dense_and_release_epsilon_is_exact(granularity):
             assert budget.release_epsilon(t, b) == eps
             assert np.all(b >= 0)
             dense, _ = _dense_error_and_influence(t, b, workload)
-            assert errors.blue_expected_error(t, b, workload) == pytest.approx(dense, rel=1e-9)
+            assert blue_error.blue_expected_error(t, b, workload) == pytest.approx(dense, rel=1e-9)
 
 
 def _rule_errors(t, eps, workload):
@@ -112,7 +112,7 @@ def _rule_errors(t, eps, workload):
         "per_level": budget.per_level_budgets(t, eps, p),
         "optimal": budget.optimal_budgets(t, eps, p),
     }
-    return {k: errors.blue_expected_error(t, b, workload) for k, b in rules.items()}
+    return {k: blue_error.blue_expected_error(t, b, workload) for k, b in rules.items()}
 
 
 def _check_never_worse(workload, seed, count):
@@ -121,8 +121,8 @@ def _check_never_worse(workload, seed, count):
         rules = _rule_errors(t, eps, workload)
         level = cb.consistent_optimal_budgets(t, eps, workload, granularity="level")
         node = cb.consistent_optimal_budgets(t, eps, workload, granularity="node")
-        level_error = errors.blue_expected_error(t, level, workload)
-        node_error = errors.blue_expected_error(t, node, workload)
+        level_error = blue_error.blue_expected_error(t, level, workload)
+        node_error = blue_error.blue_expected_error(t, node, workload)
         slack = 1e-9 * rules["uniform"]
         assert level_error <= min(rules["uniform"], rules["hb"], rules["per_level"]) + slack
         assert node_error <= min(*rules.values(), level_error) + slack
@@ -143,14 +143,14 @@ def test_binary_per_level_search_finds_the_sixteen_ary_tree_inside_it():
     """Measuring every 4th level of a binary tree over 2^12 bins is the 16-ary tree's
     H_b allocation; the per-level search must do at least as well (it starts there)."""
     sixteen = kary_tree(4096, 16)
-    hb16 = errors.blue_expected_error(
+    hb16 = blue_error.blue_expected_error(
         sixteen, budget.uniform_budgets(sixteen, 1.0, measure_root=False)
     )
     for k in (2, 4):
         t = kary_tree(4096, k)
         level = cb.consistent_optimal_budgets(t, 1.0, granularity="level")
         assert budget.release_epsilon(t, level) == 1.0
-        assert errors.blue_expected_error(t, level) <= hb16 * (1 + 1e-9)
+        assert blue_error.blue_expected_error(t, level) <= hb16 * (1 + 1e-9)
 
 
 def test_never_worse_on_struct_construct_trees():
@@ -158,7 +158,7 @@ def test_never_worse_on_struct_construct_trees():
         t = struct_construct(n)
         rules = _rule_errors(t, 1.0, "uniform")
         node = cb.consistent_optimal_budgets(t, 1.0, granularity="node")
-        assert errors.blue_expected_error(t, node) <= min(rules.values()) * (1 + 1e-9)
+        assert blue_error.blue_expected_error(t, node) <= min(rules.values()) * (1 + 1e-9)
 
 
 @pytest.mark.slow
@@ -166,11 +166,11 @@ def test_issue_figures_at_256_and_4096():
     """Post-BLUE optima found by search (issue 12): 76.67 (k=16), 80.70 (k=4), 260.87."""
     node16 = cb.consistent_optimal_budgets(kary_tree(256, 16), 1.0, granularity="node")
     node4 = cb.consistent_optimal_budgets(kary_tree(256, 4), 1.0, granularity="node")
-    assert errors.blue_expected_error(kary_tree(256, 16), node16) <= 76.7
-    assert errors.blue_expected_error(kary_tree(256, 4), node4) <= 80.7
+    assert blue_error.blue_expected_error(kary_tree(256, 16), node16) <= 76.7
+    assert blue_error.blue_expected_error(kary_tree(256, 4), node4) <= 80.7
     big = kary_tree(4096, 16)
     level = cb.consistent_optimal_budgets(big, 1.0, granularity="level")
-    assert errors.blue_expected_error(big, level) <= 261.0
+    assert blue_error.blue_expected_error(big, level) <= 261.0
 
 
 def test_fanout_after_consistency_is_the_dense_argmin():
@@ -193,11 +193,10 @@ def test_allocation_budgets_rejects_unknown_rules():
         cb.consistent_optimal_budgets(kary_tree(4, 2), 1.0, granularity="bin")  # type: ignore[arg-type]
 
 
-def test_budget_module_reexports_the_search_and_reports_progress():
+def test_the_search_reports_progress_and_is_repeatable():
     t = kary_tree(64, 4)
     seen: list[float] = []
-    search = budget.consistent_optimal_budgets
-    b = search(t, 0.5, "prefix", granularity="node", progress=seen.append)
+    b = cb.consistent_optimal_budgets(t, 0.5, "prefix", granularity="node", progress=seen.append)
     np.testing.assert_array_equal(
         b, cb.consistent_optimal_budgets(t, 0.5, "prefix", granularity="node")
     )
@@ -214,4 +213,4 @@ def test_tiny_trees(granularity):
         t = kary_tree(n, 2)
         b = cb.consistent_optimal_budgets(t, 0.3, granularity=granularity)
         assert budget.release_epsilon(t, b) == 0.3
-        assert np.isfinite(errors.blue_expected_error(t, b))
+        assert np.isfinite(blue_error.blue_expected_error(t, b))

@@ -3,8 +3,8 @@
 import numpy as np
 import pytest
 
-from dpcore import coverage, tree
-from dpcore.workload import parse_workload
+from dpcore.hist import coverage, tree
+from dpcore.hist.workload import parse_workload
 from tests.oracles import coverage_by_enumeration, random_tree
 
 

@@ -11,8 +11,8 @@ import numpy as np
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from dpcore import budget, coverage
-from dpcore import custom_tree as ct
+from dpcore.hist import budget, coverage
+from dpcore.hist import custom_tree as ct
 from tests.oracles import coverage_by_enumeration, strategy_matrix, workload_ranges
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -8,10 +8,25 @@ from functools import partial
 import numpy as np
 import pytest
 
-from dpcore import budget, coverage, empirical, errors, pidentity
-from dpcore import consistent_budget as cb
-from dpcore.tree import kary_tree
-from dpcore.workload import MAX_LISTED_RANGES, listed_ranges, parse_workload
+from dpcore.hist import (
+    blue_error,
+    budget,
+    coverage,
+    empirical,
+    flat_error,
+    pidentity,
+    plans,
+    raw_error,
+)
+from dpcore.hist import consistent_budget as cb
+from dpcore.hist.tree import kary_tree
+from dpcore.hist.workload import (
+    MAX_LISTED_RANGES,
+    listed_ranges,
+    mean_range_length,
+    parse_workload,
+    workload_ranges,
+)
 from tests.oracles import canonical_nodes, central_differences, random_tree, strategy_matrix
 
 
@@ -60,7 +75,7 @@ def test_post_blue_error_and_gradient_match_dense_least_squares():
         eps[(rng.random(t.size) < 0.2) & ~t.is_leaf] = 0.0  # some internal nodes unmeasured
         spec = _spec(ranges)
         per_range, influence = _dense(t, eps, ranges)
-        exact = errors.blue_expected_error(t, eps, spec)
+        exact = blue_error.blue_expected_error(t, eps, spec)
         assert exact == pytest.approx(per_range.mean(), rel=1e-10)
         assert exact == pytest.approx(_lstsq_range_errors(t, eps, ranges).mean(), rel=1e-8)
         grad = cb.blue_error_gradient(t, eps, spec)
@@ -74,7 +89,7 @@ def test_gradient_matches_finite_differences():
         spec = _spec(ranges)
         grad = cb.blue_error_gradient(t, eps, spec).d_budget
         nodes = rng.choice(t.size, size=min(6, t.size), replace=False)
-        error = partial(errors.blue_expected_error, t, workload=spec)
+        error = partial(blue_error.blue_expected_error, t, workload=spec)
         for x, fd in central_differences(error, eps, nodes).items():
             assert grad[x] == pytest.approx(fd, rel=1e-5, abs=1e-7)
 
@@ -92,7 +107,7 @@ def test_raw_error_and_coverage_match_enumeration():
         np.testing.assert_allclose(
             coverage.coverage_probabilities(t, spec), counts / len(ranges), atol=1e-12
         )
-        assert errors.raw_expected_error(t, eps, spec) == pytest.approx(raw / len(ranges))
+        assert raw_error.raw_expected_error(t, eps, spec) == pytest.approx(raw / len(ranges))
 
 
 @pytest.mark.parametrize("n", [1, 7, 12])
@@ -104,19 +119,17 @@ def test_every_range_listed_is_the_uniform_workload_and_every_prefix_is_prefix(n
     prefixes = listed_ranges([(0, b) for b in range(n)], n)
     for listed, named in ((every, "uniform"), (prefixes, "prefix")):
         assert listed.size(n) == parse_workload(named).size(n)
-        assert errors.mean_range_length(n, listed) == pytest.approx(
-            errors.mean_range_length(n, named)
-        )
+        assert mean_range_length(n, listed) == pytest.approx(mean_range_length(n, named))
         np.testing.assert_allclose(
             coverage.coverage_probabilities(t, listed),
             coverage.coverage_probabilities(t, named),
             atol=1e-12,
         )
         for consistent in (False, True):
-            assert errors.expected_range_error(
+            assert plans.expected_range_error(
                 t, eps, consistent=consistent, workload=listed
             ) == pytest.approx(
-                errors.expected_range_error(t, eps, consistent=consistent, workload=named),
+                plans.expected_range_error(t, eps, consistent=consistent, workload=named),
                 rel=1e-10,
             )
         if n > 1:
@@ -133,8 +146,8 @@ def test_every_range_listed_is_the_uniform_workload_and_every_prefix_is_prefix(n
                     cb.consistent_optimal_budgets(t, 1.0, w, granularity=granularity)
                     for w in (listed, named)
                 )
-                assert errors.blue_expected_error(t, found, named) == pytest.approx(
-                    errors.blue_expected_error(t, reference, named), rel=1e-6
+                assert blue_error.blue_expected_error(t, found, named) == pytest.approx(
+                    blue_error.blue_expected_error(t, reference, named), rel=1e-6
                 )
 
 
@@ -149,13 +162,13 @@ def test_consistent_optimum_never_worse_than_the_rules_and_release_eps_exact():
             budget.per_level_budgets(t, eps, p),
             budget.optimal_budgets(t, eps, p),
         ]
-        scores = [errors.blue_expected_error(t, b, spec) for b in rules]
+        scores = [blue_error.blue_expected_error(t, b, spec) for b in rules]
         level = cb.consistent_optimal_budgets(t, eps, spec, granularity="level")
         node = cb.consistent_optimal_budgets(t, eps, spec, granularity="node")
         assert budget.release_epsilon(t, level) == eps
         assert budget.release_epsilon(t, node) == eps
-        level_error = errors.blue_expected_error(t, level, spec)
-        node_error = errors.blue_expected_error(t, node, spec)
+        level_error = blue_error.blue_expected_error(t, level, spec)
+        node_error = blue_error.blue_expected_error(t, node, spec)
         slack = 1e-9 * scores[0]
         assert level_error <= min(scores[:3]) + slack
         assert node_error <= min(*scores, level_error) + slack
@@ -169,9 +182,11 @@ def test_listed_workloads_in_the_other_workload_functions():
     n = 10
     ranges = [(0, 9), (2, 4), (2, 4), (7, 7)]
     spec = _spec(ranges)
-    a, b = errors.workload_ranges(n, spec)
+    a, b = workload_ranges(n, spec)
     assert list(zip(a.tolist(), b.tolist(), strict=True)) == ranges  # duplicates kept
-    assert errors.flat_expected_error(n, 2.0, spec) == pytest.approx(2 * (10 + 3 + 3 + 1) / 4 / 4)
+    assert flat_error.flat_expected_error(n, 2.0, spec) == pytest.approx(
+        2 * (10 + 3 + 3 + 1) / 4 / 4
+    )
     drawn_a, drawn_b = empirical.random_ranges(n, 4000, np.random.default_rng(0), spec)
     assert set(zip(drawn_a.tolist(), drawn_b.tolist(), strict=True)) == set(ranges)
     assert np.mean(drawn_a == 2) == pytest.approx(0.5, abs=0.03)  # listed twice: 1/2

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from dpcore import empirical, errors
+from dpcore.hist import empirical, plans
 
 
 def test_random_ranges_are_uniform_over_all_ranges() -> None:
@@ -46,7 +46,7 @@ def test_summaries_match_manual_computation() -> None:
 
 
 def test_seeded_runs_repeat_and_progress_reports() -> None:
-    plan = errors.prepare("boost", 50, 1.0)
+    plan = plans.prepare("boost", 50, 1.0)
     counts = np.arange(50.0)
     a, b = empirical.random_ranges(50, 20, np.random.default_rng(3))
     seen: list[float] = []
@@ -61,7 +61,7 @@ def test_seeded_runs_repeat_and_progress_reports() -> None:
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("key", list(errors.ALGORITHMS))
+@pytest.mark.parametrize("key", list(plans.ALGORITHMS))
 def test_simulation_agrees_with_closed_form_per_length_and_overall(key: str) -> None:
     """Every algorithm at n = 1000 (Privelet padded to 1024): exact inside ~4 standard errors.
 
@@ -69,9 +69,9 @@ def test_simulation_agrees_with_closed_form_per_length_and_overall(key: str) -> 
     fixed seed; the band is twice the 95% half-width.
     """
     n = 1000
-    rng = np.random.default_rng(list(errors.ALGORITHMS).index(key))
+    rng = np.random.default_rng(list(plans.ALGORITHMS).index(key))
     counts = rng.integers(0, 50, n).astype(float)
-    plan = errors.prepare(key, n, 0.5)
+    plan = plans.prepare(key, n, 0.5)
     starts, ends = [], []
     for k in range(10):
         a, b = empirical.random_ranges(n, 40, rng, f"length:{2**k}")
@@ -79,7 +79,7 @@ def test_simulation_agrees_with_closed_form_per_length_and_overall(key: str) -> 
         ends.append(b)
     a, b = np.concatenate(starts), np.concatenate(ends)
     result = empirical.simulate_range_errors(plan, counts, a, b, releases=300, rng=rng)
-    exact = errors.plan_range_errors(plan, a, b)
+    exact = plans.plan_range_errors(plan, a, b)
     lengths, mse, half = result.by_length()
     for length, m, h in zip(lengths, mse, half, strict=True):
         expected = exact[(b - a + 1) == length].mean()
@@ -92,11 +92,11 @@ def test_simulation_agrees_with_closed_form_per_length_and_overall(key: str) -> 
 def test_workload_simulation_matches_exact_average_for_privelet_table2() -> None:
     """The seed's table 2 at N = 2^6: every range, 400 releases, eq. 16 inside the band."""
     n = 64
-    plan = errors.prepare("privelet", n, 1.0)
+    plan = plans.prepare("privelet", n, 1.0)
     mean, half = empirical.simulate_workload_error(
         plan, np.zeros(n), releases=400, rng=np.random.default_rng(6)
     )
-    assert abs(mean - errors.plan_expected_error(plan)) < 2 * half
+    assert abs(mean - plans.plan_expected_error(plan)) < 2 * half
 
 
 @pytest.mark.slow
@@ -104,15 +104,15 @@ def test_workload_simulation_matches_exact_average_for_privelet_table2() -> None
 def test_sampled_workload_simulation_covers_the_exact_average(key: str) -> None:
     """Fresh random ranges per release: the interval covers the all-range average."""
     n = 300
-    plan = errors.prepare(key, n, 1.0)
+    plan = plans.prepare(key, n, 1.0)
     mean, half = empirical.simulate_workload_error(
         plan, np.ones(n), releases=200, sample=100, rng=np.random.default_rng(8)
     )
-    assert abs(mean - errors.plan_expected_error(plan)) < 2 * half
+    assert abs(mean - plans.plan_expected_error(plan)) < 2 * half
 
 
 def test_bad_parameters_raise() -> None:
-    plan = errors.prepare("dwork", 10, 1.0)
+    plan = plans.prepare("dwork", 10, 1.0)
     rng = np.random.default_rng(0)
     with pytest.raises(ValueError, match="counts"):
         empirical.simulate_range_errors(plan, np.ones(9), [0], [1], releases=2, rng=rng)

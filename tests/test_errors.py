@@ -5,9 +5,18 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from dpcore import budget, coverage, errors, privelet
-from dpcore import matrix_mechanism as mm
-from dpcore.tree import Tree, from_intervals, kary_tree, struct_construct
+from dpcore.hist import (
+    blue_error,
+    budget,
+    coverage,
+    flat_error,
+    plans,
+    privelet,
+    raw_error,
+)
+from dpcore.hist import matrix_mechanism as mm
+from dpcore.hist.tree import Tree, from_intervals, kary_tree, struct_construct
+from dpcore.hist.workload import workload_ranges
 
 WORKLOADS = ("uniform", "prefix", "length:1", "length:3")
 
@@ -73,8 +82,8 @@ def test_blue_range_errors_equal_dense_inverse_on_random_trees_and_budgets() -> 
     worst = 0.0
     for t in some_trees(rng, 60):
         eps = rng.uniform(0.05, 3.0, t.size)
-        a, b = errors.workload_ranges(t.n_bins)
-        fast = errors.blue_range_errors(t, eps, a, b)
+        a, b = workload_ranges(t.n_bins)
+        fast = blue_error.blue_range_errors(t, eps, a, b)
         ref = dense_blue(t, eps, a, b)
         worst = max(worst, float(np.max(np.abs(fast - ref) / ref)))
     assert worst < 1e-9
@@ -86,8 +95,8 @@ def test_blue_with_unmeasured_nodes_matches_pseudo_inverse_including_infinities(
     for t in some_trees(rng, 90, max_n=30):
         eps = rng.uniform(0.1, 2.0, t.size)
         eps[rng.random(t.size) < 0.4] = 0.0
-        a, b = errors.workload_ranges(t.n_bins)
-        fast = errors.blue_range_errors(t, eps, a, b)
+        a, b = workload_ranges(t.n_bins)
+        fast = blue_error.blue_range_errors(t, eps, a, b)
         ref = dense_blue(t, eps, a, b)
         finite = np.isfinite(ref)
         np.testing.assert_array_equal(np.isfinite(fast), finite)
@@ -104,9 +113,9 @@ def test_blue_expected_error_equals_dense_average(workload: str) -> None:
         if workload.startswith("length") and int(workload.split(":")[1]) > t.n_bins:
             continue
         eps = rng.uniform(0.05, 3.0, t.size)
-        a, b = errors.workload_ranges(t.n_bins, workload)
+        a, b = workload_ranges(t.n_bins, workload)
         expected = dense_blue(t, eps, a, b).mean()
-        got = errors.expected_range_error(t, eps, consistent=True, workload=workload)
+        got = plans.expected_range_error(t, eps, consistent=True, workload=workload)
         assert got == pytest.approx(expected, rel=1e-9)
 
 
@@ -118,8 +127,8 @@ def test_optimal_budgets_with_unmeasured_nodes_give_finite_exact_workload_error(
     for n in (13, 32, 37):
         t = kary_tree(n, 3)
         eps = budget.optimal_budgets(t, 1.0, coverage.coverage_probabilities(t, workload))
-        a, b = errors.workload_ranges(n, workload)
-        got = errors.blue_expected_error(t, eps, workload)
+        a, b = workload_ranges(n, workload)
+        got = blue_error.blue_expected_error(t, eps, workload)
         assert np.isfinite(got)
         assert got == pytest.approx(dense_blue(t, eps, a, b).mean(), rel=1e-9)
 
@@ -131,7 +140,7 @@ def test_blue_linear_query_variance_equals_quadratic_form() -> None:
         strategy = mm.interval_strategy(t.n_bins, t.lo, t.hi)
         cov = mm.reconstruction_covariance(strategy, eps)
         w = rng.normal(size=t.n_bins)
-        got = errors.blue_linear_query_variance(t, eps, w)
+        got = blue_error.blue_linear_query_variance(t, eps, w)
         assert got == pytest.approx(float(w @ cov @ w), rel=1e-9)
 
 
@@ -140,8 +149,8 @@ def test_raw_range_errors_equal_enumerated_decomposition() -> None:
     for t in some_trees(rng, 30, max_n=25):
         eps = rng.uniform(0.1, 2.0, t.size)
         eps[rng.random(t.size) < 0.25] = 0.0
-        a, b = errors.workload_ranges(t.n_bins)
-        fast = errors.raw_range_errors(t, eps, a, b)
+        a, b = workload_ranges(t.n_bins)
+        fast = raw_error.raw_range_errors(t, eps, a, b)
         brute = np.array([brute_raw(t, eps, int(x), int(y)) for x, y in zip(a, b, strict=True)])
         np.testing.assert_allclose(fast, brute, rtol=1e-12)
 
@@ -153,9 +162,9 @@ def test_raw_expected_error_is_the_mean_over_the_workload(workload: str) -> None
         if workload.startswith("length") and int(workload.split(":")[1]) > t.n_bins:
             continue
         eps = rng.uniform(0.1, 2.0, t.size)
-        a, b = errors.workload_ranges(t.n_bins, workload)
-        mean = errors.raw_range_errors(t, eps, a, b).mean()
-        got = errors.expected_range_error(t, eps, consistent=False, workload=workload)
+        a, b = workload_ranges(t.n_bins, workload)
+        mean = raw_error.raw_range_errors(t, eps, a, b).mean()
+        got = plans.expected_range_error(t, eps, consistent=False, workload=workload)
         assert got == pytest.approx(mean, rel=1e-10)
         p = coverage.coverage_probabilities(t, workload)
         assert got == pytest.approx(budget.raw_expected_error(p, eps), rel=1e-12)
@@ -163,28 +172,28 @@ def test_raw_expected_error_is_the_mean_over_the_workload(workload: str) -> None
 
 def test_flat_laplace_equals_identity_strategy_and_leaves_only_tree() -> None:
     n, eps = 12, 0.8
-    a, b = errors.workload_ranges(n)
+    a, b = workload_ranges(n)
     cov = mm.reconstruction_covariance(np.eye(n), np.full(n, eps))
-    flat = errors.flat_range_errors(eps, a, b)
+    flat = flat_error.flat_range_errors(eps, a, b)
     np.testing.assert_allclose(flat, mm.query_mse(cov, mm.range_queries(n, a, b)))
     # root (unmeasured) + n leaves: the raw and BLUE trees are the flat mechanism
     t = kary_tree(n, n)
     budgets = np.r_[0.0, np.full(n, eps)]
-    np.testing.assert_allclose(errors.raw_range_errors(t, budgets, a, b), flat)
-    np.testing.assert_allclose(errors.blue_range_errors(t, budgets, a, b), flat, rtol=1e-12)
+    np.testing.assert_allclose(raw_error.raw_range_errors(t, budgets, a, b), flat)
+    np.testing.assert_allclose(blue_error.blue_range_errors(t, budgets, a, b), flat, rtol=1e-12)
     for workload in WORKLOADS:
-        sel_a, sel_b = errors.workload_ranges(n, workload)
-        expected = errors.flat_range_errors(eps, sel_a, sel_b).mean()
-        assert errors.flat_expected_error(n, eps, workload) == pytest.approx(expected)
+        sel_a, sel_b = workload_ranges(n, workload)
+        expected = flat_error.flat_range_errors(eps, sel_a, sel_b).mean()
+        assert flat_error.flat_expected_error(n, eps, workload) == pytest.approx(expected)
 
 
-@pytest.mark.parametrize("key", list(errors.ALGORITHMS))
+@pytest.mark.parametrize("key", list(plans.ALGORITHMS))
 @pytest.mark.parametrize("n", [1, 7, 16, 29])
 def test_every_algorithm_matches_the_generic_matrix_mechanism(key: str, n: int) -> None:
     eps = 0.9
-    plan = errors.prepare(key, n, eps)
-    a, b = errors.workload_ranges(n)
-    got = errors.plan_range_errors(plan, a, b)
+    plan = plans.prepare(key, n, eps)
+    a, b = workload_ranges(n)
+    got = plans.plan_range_errors(plan, a, b)
     queries = mm.range_queries(n, a, b)
     if plan.spec.kind == "flat":
         ref = mm.query_mse(mm.reconstruction_covariance(np.eye(n), np.full(n, eps)), queries)
@@ -205,18 +214,18 @@ def test_every_algorithm_matches_the_generic_matrix_mechanism(key: str, n: int) 
             pairs = zip(a, b, strict=True)
             ref = np.array([brute_raw(plan.tree, plan.budgets, x, y) for x, y in pairs])
     np.testing.assert_allclose(got, ref, rtol=1e-9)
-    assert errors.plan_expected_error(plan) == pytest.approx(got.mean(), rel=1e-9)
+    assert plans.plan_expected_error(plan) == pytest.approx(got.mean(), rel=1e-9)
     for workload in ("prefix", "length:2"):
         if n >= 2:
-            sel_a, sel_b = errors.workload_ranges(n, workload)
-            mean = errors.plan_range_errors(plan, sel_a, sel_b).mean()
-            assert errors.plan_expected_error(plan, workload) == pytest.approx(mean, rel=1e-9)
+            sel_a, sel_b = workload_ranges(n, workload)
+            mean = plans.plan_range_errors(plan, sel_a, sel_b).mean()
+            assert plans.plan_expected_error(plan, workload) == pytest.approx(mean, rel=1e-9)
 
 
 def test_seed_spec_example_5_uniform_binary_tree() -> None:
     """Spec 01 example 5: n = 4, complete binary, eps/3 each: E = 23.4 (raw)."""
     t = kary_tree(4, 2)
-    got = errors.expected_range_error(t, budget.uniform_budgets(t, 1.0), consistent=False)
+    got = plans.expected_range_error(t, budget.uniform_budgets(t, 1.0), consistent=False)
     assert got == pytest.approx(23.4)
 
 
@@ -224,32 +233,32 @@ def test_consistency_never_hurts_the_uniform_workload() -> None:
     for n in (16, 100, 1000):
         t = kary_tree(n, 2)
         eps = budget.uniform_budgets(t, 1.0)
-        raw = errors.expected_range_error(t, eps, consistent=False)
-        assert errors.expected_range_error(t, eps, consistent=True) < raw
+        raw = plans.expected_range_error(t, eps, consistent=False)
+        assert plans.expected_range_error(t, eps, consistent=True) < raw
 
 
 def test_bad_parameters_raise() -> None:
     t = kary_tree(8, 2)
     with pytest.raises(ValueError, match="budgets"):
-        errors.expected_range_error(t, np.ones(3), consistent=True)
+        plans.expected_range_error(t, np.ones(3), consistent=True)
     with pytest.raises(ValueError, match="budgets"):
-        errors.blue_range_errors(t, -np.ones(t.size), [0], [1])
+        blue_error.blue_range_errors(t, -np.ones(t.size), [0], [1])
     with pytest.raises(ValueError, match="ranges"):
-        errors.blue_range_errors(t, np.ones(t.size), [3], [2])
+        blue_error.blue_range_errors(t, np.ones(t.size), [3], [2])
     with pytest.raises(ValueError, match="ranges"):
-        errors.raw_range_errors(t, np.ones(t.size), [0], [8])
+        raw_error.raw_range_errors(t, np.ones(t.size), [0], [8])
     with pytest.raises(ValueError, match="unknown algorithm"):
-        errors.prepare("nope", 8, 1.0)
+        plans.prepare("nope", 8, 1.0)
     with pytest.raises(ValueError, match="epsilon"):
-        errors.prepare("boost", 8, 0.0)
+        plans.prepare("boost", 8, 0.0)
     with pytest.raises(ValueError, match="length"):
-        errors.prepare("lue_dptree", 8, 1.0, "length:9")
+        plans.prepare("lue_dptree", 8, 1.0, "length:9")
     with pytest.raises(ValueError, match="weights"):
-        errors.blue_linear_query_variance(t, np.ones(t.size), np.ones(3))
+        blue_error.blue_linear_query_variance(t, np.ones(t.size), np.ones(3))
 
 
 def test_sc_tree_is_offered_raw_and_with_blue_under_exact_names() -> None:
-    raw, blue = errors.prepare("sc_raw", 100, 1.0), errors.prepare("sc_tree", 100, 1.0)
+    raw, blue = plans.prepare("sc_raw", 100, 1.0), plans.prepare("sc_tree", 100, 1.0)
     assert raw.spec.label == "SC tree, raw (no consistency)"
     assert blue.spec.label == "SC tree, uniform budgets + BLUE"
     assert raw.tree is not None and blue.tree is not None and raw.budgets is not None
@@ -258,5 +267,5 @@ def test_sc_tree_is_offered_raw_and_with_blue_under_exact_names() -> None:
     # raw: eq. 3.6, sum_x p_x 2 / eps_x^2 with uniform eps / height
     p = coverage.coverage_probabilities(raw.tree)
     expected = float(np.sum(p * 2.0 / (1.0 / raw.tree.height) ** 2))
-    assert errors.plan_expected_error(raw) == pytest.approx(expected)
-    assert errors.plan_expected_error(blue) < expected
+    assert plans.plan_expected_error(raw) == pytest.approx(expected)
+    assert plans.plan_expected_error(blue) < expected

@@ -5,14 +5,14 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from dpcore import accuracy_index as ai
-from dpcore import errors
+from dpcore.hist import accuracy_index as ai
+from dpcore.hist import plans
 
 
 def test_ratio_is_lb3_over_the_exact_average_coefficient() -> None:
-    for key in errors.ALGORITHMS:
-        plan = errors.prepare(key, 2**6, 1.0)
-        expected = 6**3 / (errors.plan_expected_error(plan) / 2)
+    for key in plans.ALGORITHMS:
+        plan = plans.prepare(key, 2**6, 1.0)
+        expected = 6**3 / (plans.plan_expected_error(plan) / 2)
         assert ai.lb3_ratio(key, 6) == pytest.approx(expected)
 
 
@@ -29,7 +29,7 @@ def test_cubic_fit_recovers_a_known_cubic() -> None:
 
 
 def test_every_offered_algorithm_has_a_stated_form() -> None:
-    for key in errors.ALGORITHMS:
+    for key in plans.ALGORITHMS:
         form = ai.limit_form(key)
         assert form.kind != "unknown" or "Not fitted" in form.reason
         assert form.reason

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from dpcore import budget, consistency, coverage, laplace_sum, queries, release, tree
+from dpcore.hist import budget, consistency, coverage, laplace_sum, queries, release, tree
 
 
 def test_one_term_is_the_laplace_density():

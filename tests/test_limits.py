@@ -205,7 +205,7 @@ def test_byte_cache_keeps_at_most_max_entries_per_function() -> None:
 def test_button_searches_have_their_own_larger_bound(monkeypatch: pytest.MonkeyPatch) -> None:
     """Fan-out scan and p-Identity: allowed at the sizes the pages offer by default, refused
     (not run) beyond the on-request limit, which the environment sets."""
-    from dpcore import pidentity
+    from dpcore.hist import pidentity
 
     monkeypatch.delenv(limits.REQUEST_VARIABLE, raising=False)
     assert limits.allow_requested("scan", limits.fanout_scan(65_536), smaller="-", library="x")

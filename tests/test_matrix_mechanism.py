@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
-from dpcore import matrix_mechanism as mm
-from dpcore import privelet
+from dpcore.hist import matrix_mechanism as mm
+from dpcore.hist import privelet
 
 
 def test_sensitivity_and_release_epsilon_dense_and_sparse() -> None:

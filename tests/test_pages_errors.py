@@ -9,7 +9,7 @@ import pandas as pd
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from dpcore import privelet
+from dpcore.hist import privelet
 from dpui import errors_figures as figures
 from dpui import errors_view
 

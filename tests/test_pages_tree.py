@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from dpcore import budget
-from dpcore.tree import kary_tree
+from dpcore.hist import budget
+from dpcore.hist.tree import kary_tree
 from dpui import limits, sidebar, tree_view, typed_ranges
 from tests.oracles import canonical_nodes
 

@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from dpcore import budget, coverage, experiments, privelet, tree
-from dpcore import matrix_mechanism as mm
+from dpcore.hist import budget, coverage, experiments, privelet, tree
+from dpcore.hist import matrix_mechanism as mm
 from dpui import paper_experiments as view
 from dpui import paper_figures as figures
 from tests.oracles import canonical_nodes, strategy_matrix, workload_ranges

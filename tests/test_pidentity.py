@@ -6,15 +6,14 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from dpcore import errors
-from dpcore import pidentity as pi
-from dpcore.workload import parse_workload
+from dpcore.hist import pidentity as pi
+from dpcore.hist.workload import parse_workload, workload_ranges
 
 WORKLOADS = ("uniform", "prefix", "length:3")
 
 
 def _dense_w(n: int, workload: str) -> np.ndarray:
-    a, b = errors.workload_ranges(n, workload)
+    a, b = workload_ranges(n, workload)
     w = np.zeros((a.size, n))
     for q, (lo, hi) in enumerate(zip(a, b, strict=True)):
         w[q, lo : hi + 1] = 1.0
@@ -101,13 +100,13 @@ def test_exact_error_matches_monte_carlo(workload):
     exact = s.expected_error(eps)
     se = per_release.std(ddof=1) / np.sqrt(per_release.size)
     assert abs(per_release.mean() - exact) <= 4 * se
-    a, b = errors.workload_ranges(n, workload)
+    a, b = workload_ranges(n, workload)
     assert pi.range_errors(s, eps, a, b).mean() == pytest.approx(exact, rel=1e-10)
 
 
 def test_range_errors_match_dense_covariance():
     s = _strategy(15, 4, 9)
-    a, b = errors.workload_ranges(15, "uniform")
+    a, b = workload_ranges(15, "uniform")
     dense = s.matrix()
     cov = 2.0 * np.linalg.inv(dense.T @ dense) / 0.7**2
     w = _dense_w(15, "uniform")

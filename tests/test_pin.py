@@ -10,8 +10,8 @@ import plotly.graph_objects as go
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from dpcore import budget, errors
-from dpcore.tree import kary_tree
+from dpcore.hist import budget, raw_error
+from dpcore.hist.tree import kary_tree
 from dpui import pin
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -61,7 +61,7 @@ def test_pin_then_change_shows_a_and_b_with_exact_numbers_and_unpin_returns():
     )
     # B is a 4-ary tree with uniform budgets over the 1,024-bin default: recompute independently
     t = kary_tree(1024, 4)
-    expected = errors.raw_expected_error(t, budget.uniform_budgets(t, 1.0), "uniform")
+    expected = raw_error.raw_expected_error(t, budget.uniform_budgets(t, 1.0), "uniform")
     assert table.loc["mean error, uniform ε/Δ (Boost), raw", "B (current)"] == pytest.approx(
         expected
     )

@@ -16,7 +16,7 @@ import pandas as pd
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from dpcore import errors
+from dpcore.hist import plans
 from dpcore.mechanisms import laplace_mechanism
 from dpui import errors_figures
 
@@ -77,8 +77,8 @@ def privelet_mean_mse(n: int, eps: float) -> float:
 
 def test_the_privelet_oracle_matches_dpcore():
     for n in (2, 8, 64):
-        prepared = errors.prepare("privelet", n, 0.7)
-        assert errors.plan_expected_error(prepared) == pytest.approx(privelet_mean_mse(n, 0.7))
+        prepared = plans.prepare("privelet", n, 0.7)
+        assert plans.plan_expected_error(prepared) == pytest.approx(privelet_mean_mse(n, 0.7))
 
 
 # --- Error analysis ----------------------------------------------------------------------

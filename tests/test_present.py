@@ -6,7 +6,7 @@ import plotly.graph_objects as go
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from dpcore import tree
+from dpcore.hist import tree
 from dpui import errors_figures, ldp_figures, mechanisms_figures, plot_axes, present, tree_figures
 
 

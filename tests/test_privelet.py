@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from dpcore import matrix_mechanism as mm
-from dpcore import privelet
+from dpcore.hist import matrix_mechanism as mm
+from dpcore.hist import privelet
 from dpui import registry
 
 SIZES = range(2, 257)

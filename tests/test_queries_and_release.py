@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from dpcore import budget, consistency, coverage, queries, release, tree
+from dpcore.hist import budget, consistency, coverage, queries, release, tree
 from tests.oracles import canonical_nodes, random_tree, workload_ranges
 
 

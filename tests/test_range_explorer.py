@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from dpcore import budget, consistency, coverage, matrix_mechanism, privelet, release
-from dpcore.tree import kary_tree, struct_construct
+from dpcore.hist import budget, consistency, coverage, matrix_mechanism, privelet, release
+from dpcore.hist.tree import kary_tree, struct_construct
 from dpui import range_explorer as rx
 from dpui import range_figures, tree_figures
 
@@ -92,7 +92,7 @@ def test_simulated_spread_matches_the_exact_variance():
     t = kary_tree(256, 2)
     counts, b, noisy, consistent = _release(t, 1.0, 11)
     s = rx.study(t, b, counts, noisy, consistent[t.leaf_of_bin], 30, 200)
-    from dpcore import laplace_sum
+    from dpcore.hist import laplace_sum
 
     for weights, exact in (
         (np.isin(np.arange(t.size), s.decomposition), s.raw_error),

@@ -3,7 +3,15 @@
 import numpy as np
 import pytest
 
-from dpcore import budget, consistency, coverage, errors, queries, release, tree
+from dpcore.hist import (
+    blue_error,
+    budget,
+    consistency,
+    coverage,
+    queries,
+    release,
+    tree,
+)
 from tests.oracles import canonical_nodes, random_tree, strategy_matrix
 
 
@@ -91,7 +99,7 @@ def test_blue_weights_reproduce_the_consistent_answer_and_the_exact_error():
         answer = queries.answer_from_leaves(t, consistent, np.array([lo]), np.array([hi]))[0]
         np.testing.assert_allclose(c @ noisy, answer, rtol=1e-10)
         var = np.sum(c**2 * release.laplace_variance(np.where(b > 0, b, 1.0)))
-        np.testing.assert_allclose(var, errors.blue_range_errors(t, b, lo, hi), rtol=1e-9)
+        np.testing.assert_allclose(var, blue_error.blue_range_errors(t, b, lo, hi), rtol=1e-9)
 
 
 def test_blue_weights_reject_bad_ranges():

@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from dpcore import budget, coverage, tree
+from dpcore.hist import budget, coverage, tree
 
 
 def node(t: tree.Tree, first: int, last: int) -> int:

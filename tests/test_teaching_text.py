@@ -31,7 +31,7 @@ def texts() -> dict[str, str]:
 
 def test_the_scan_sees_the_files_it_must_check() -> None:
     names = set(texts())
-    assert {"README.md", "assets/kv_ldp.md", "pages/tree_budgets.py", "dpcore/tree.py"} <= names
+    assert {"README.md", "assets/kv_ldp.md", "pages/tree_budgets.py", "dpcore/hist/tree.py"} <= names
 
 
 def test_the_internal_word_pattern_catches_what_it_must() -> None:

@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from dpcore import coverage, tree
+from dpcore.hist import coverage, tree
 from tests.oracles import random_tree
 
 

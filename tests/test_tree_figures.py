@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from dpcore import tree
+from dpcore.hist import tree
 from dpui import tree_figures
 
 

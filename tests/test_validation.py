@@ -7,7 +7,14 @@ import math
 import numpy as np
 import pytest
 
-from dpcore import _validate, budget, errors, privelet, release, tree
+from dpcore import _validate
+from dpcore.hist import (
+    budget,
+    flat_error,
+    privelet,
+    release,
+    tree,
+)
 from dpcore.ldp import hiskv, mechanisms, privacy
 from dpcore.ldp.data import generate
 from dpcore.mechanisms import exponential
@@ -72,7 +79,7 @@ def test_epsilon_checks(eps):
     with pytest.raises(ValueError, match="epsilon"):
         privelet.noise_variance(8, eps)
     with pytest.raises(ValueError, match="epsilon"):
-        errors.flat_expected_error(8, eps)
+        flat_error.flat_expected_error(8, eps)
     with pytest.raises(ValueError, match="eps"):
         hiskv.perturbation_probabilities(eps, 3, 2)
 
@@ -117,7 +124,7 @@ def test_scores_whose_range_overflows_are_rejected():
 
 
 def test_leaf_values_and_variances_check_their_arrays():
-    from dpcore import queries
+    from dpcore.hist import queries
 
     with pytest.raises(ValueError, match="must be 15 values"):
         queries.leaf_values(T, np.ones(14))

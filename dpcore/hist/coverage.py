@@ -11,8 +11,8 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import NDArray
 
-from dpcore.tree import Tree
-from dpcore.workload import Workload, parse_workload
+from dpcore.hist.tree import Tree
+from dpcore.hist.workload import Workload, parse_workload
 
 
 def coverage_probabilities(tree: Tree, workload: str | Workload = "uniform") -> NDArray[np.float64]:
@@ -24,7 +24,7 @@ def coverage_probabilities(tree: Tree, workload: str | Workload = "uniform") -> 
     where ``c`` counts the workload ranges containing a node and ``f`` is the
     parent (``c(f) = 0`` for the root). Reference: LUE-DPTree, eq. 3.5.
 
-    >>> from dpcore.tree import kary_tree
+    >>> from dpcore.hist.tree import kary_tree
     >>> p = coverage_probabilities(kary_tree(5, 2))
     >>> round(float(p[0]), 6), round(float(p[5]), 6)   # root, bin [3,3] (1-based)
     (0.066667, 0.4)

@@ -20,10 +20,16 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 from scipy import stats
 
-from dpcore import budget, coverage, errors, privelet
-from dpcore.budget import BUDGET_RULES, BudgetRule
-from dpcore.tree import kary_tree
-from dpcore.workload import Workload
+from dpcore.hist import (
+    blue_error,
+    budget,
+    coverage,
+    privelet,
+    raw_error,
+)
+from dpcore.hist.budget import BUDGET_RULES, BudgetRule
+from dpcore.hist.tree import kary_tree
+from dpcore.hist.workload import Workload
 
 FloatArray = NDArray[np.float64]
 IntArray = NDArray[np.int64]
@@ -87,7 +93,7 @@ def privelet_table2(
 ) -> PriveletTable2:
     """Table 2 of Wu et al. (2018): every range of ``N = 2^m`` bins, ``MSE = 2(m+1)²/ε² · c̄``.
 
-    ``c̄`` is eq. 16 (exact, :func:`dpcore.privelet.average_error_coefficient`)
+    ``c̄`` is eq. 16 (exact, :func:`dpcore.hist.privelet.average_error_coefficient`)
     or eq. 17 (``m/6 + 1/36``); the simulation releases ``N`` zero bins
     ``releases`` times for each ``m <= simulate_up_to`` and scores every range
     (errors do not depend on the data: the mechanism is linear and unbiased).
@@ -151,6 +157,6 @@ def fanout_sweep(
         p = coverage.coverage_probabilities(shape, workload)
         for rule in BUDGET_RULES:
             eps_x = budget.allocate(rule, shape, eps, p)
-            out[(rule, False)][i] = errors.raw_expected_error(shape, eps_x, workload)
-            out[(rule, True)][i] = errors.blue_expected_error(shape, eps_x, workload)
+            out[(rule, False)][i] = raw_error.raw_expected_error(shape, eps_x, workload)
+            out[(rule, True)][i] = blue_error.blue_expected_error(shape, eps_x, workload)
     return FanoutSweep(n, k_arr, heights, out)

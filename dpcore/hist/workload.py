@@ -177,3 +177,43 @@ def parse_workload(spec: str | Workload, n: int | None = None) -> Workload:
     if workload.kind == "ranges":
         _check_listed(workload, n)
     return workload
+
+
+def workload_ranges(
+    n: int, workload: str | Workload = "uniform"
+) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
+    """Every range of a workload over ``n`` bins, as 0-based inclusive ``(a, b)`` arrays.
+
+    >>> [list(map(int, x)) for x in workload_ranges(3, "length:2")]
+    [[0, 1], [1, 2]]
+    """
+    spec = parse_workload(workload, n)
+    if spec.kind == "uniform":
+        a, b = np.triu_indices(n)
+        return a.astype(np.int64), b.astype(np.int64)
+    if spec.kind == "prefix":
+        return np.zeros(n, dtype=np.int64), np.arange(n, dtype=np.int64)
+    if spec.kind == "ranges":
+        return spec.bounds()
+    assert spec.length is not None
+    starts = np.arange(n - spec.length + 1, dtype=np.int64)
+    return starts, starts + spec.length - 1
+
+
+def mean_range_length(n: int, workload: str | Workload = "uniform") -> float:
+    """``E[L]`` of a workload: ``(n+2)/3`` (uniform), ``(n+1)/2`` (prefix), ``L`` (length),
+    the mean length of the listed ranges.
+
+    >>> mean_range_length(4), mean_range_length(4, "prefix")
+    (2.0, 2.5)
+    """
+    spec = parse_workload(workload, n)
+    if spec.kind == "uniform":
+        return (n + 2) / 3.0
+    if spec.kind == "prefix":
+        return (n + 1) / 2.0
+    if spec.kind == "ranges":
+        a, b = spec.bounds()
+        return float(np.mean(b - a + 1))
+    assert spec.length is not None
+    return float(spec.length)

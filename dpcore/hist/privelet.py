@@ -20,7 +20,7 @@ covariance and every error below are those of the padded transform, and only
 the first ``n`` reconstructed bins are published. Padding changes no real
 bin's sensitivity (each real bin still lies in ``h + 1`` coefficients).
 
-Bins in array arguments are 0-based and inclusive (as in :mod:`dpcore.queries`),
+Bins in array arguments are 0-based and inclusive (as in :mod:`dpcore.hist.queries`),
 except :func:`range_error_coefficient`, which keeps the paper's 1-indexed ``l..r``.
 """
 
@@ -54,7 +54,7 @@ def sensitivity(n: int) -> int:
     """L1 sensitivity ``h + 1`` of the Haar strategy over ``n`` bins (padded).
 
     Every bin lies in the total and in one coefficient per ancestor, each with
-    weight ``±1``; :func:`dpcore.matrix_mechanism.l1_sensitivity` of
+    weight ``±1``; :func:`dpcore.hist.matrix_mechanism.l1_sensitivity` of
     :func:`strategy_matrix` recomputes it from the matrix.
     """
     return levels(n) + 1

@@ -17,7 +17,7 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from dpcore.tree import Tree
+from dpcore.hist.tree import Tree
 
 FloatArray = NDArray[np.float64]
 IntArray = NDArray[np.int64]
@@ -84,7 +84,7 @@ def canonical_decomposition(
     recursively; an unmeasured leaf stays (the answer is then undefined).
     One binary search per level plus the nodes inside the range at that level.
 
-    >>> from dpcore.tree import kary_tree
+    >>> from dpcore.hist.tree import kary_tree
     >>> t = kary_tree(4, 2)
     >>> [(int(t.lo[x]), int(t.hi[x])) for x in canonical_decomposition(t, 1, 3)]
     [(2, 3), (1, 1)]

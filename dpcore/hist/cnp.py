@@ -1,6 +1,6 @@
 """The CNP / NPBD coefficients ``a_x, b_x`` of the per-node optimal budgets (LUE-DPTree).
 
-:func:`dpcore.budget.optimal_budgets` computes the same optimum through subtree costs;
+:func:`dpcore.hist.budget.optimal_budgets` computes the same optimum through subtree costs;
 this module exposes the chapter's own coefficients so that a page can show them.
 """
 
@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import NDArray
 
-from dpcore.tree import Tree
+from dpcore.hist.tree import Tree
 
 FloatArray = NDArray[np.float64]
 

@@ -20,9 +20,9 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 from scipy import stats
 
-from dpcore import consistency, privelet, queries, release
-from dpcore.errors import Plan, workload_ranges
-from dpcore.workload import Workload, parse_workload
+from dpcore.hist import consistency, privelet, queries, release
+from dpcore.hist.plans import Plan
+from dpcore.hist.workload import Workload, parse_workload, workload_ranges
 
 FloatArray = NDArray[np.float64]
 IntArray = NDArray[np.int64]

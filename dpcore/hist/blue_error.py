@@ -1,15 +1,5 @@
-"""Exact closed-form errors of every histogram algorithm, per range and per workload.
-
-All errors are mean squared errors of range answers ``[a, b]`` (0-based,
-inclusive), exact (no simulation), for:
-
-* flat Laplace (Dwork): each bin ``+ Lap(1/eps)``, a range of length ``L`` has
-  ``2 L / eps^2``;
-* a raw tree (any budgets): a range is the sum of its canonical decomposition,
-  so its error is the sum of those nodes' variances (LUE-DPTree eq. 3.2);
-* a BLUE-consistent tree (any tree, any per-node budgets, including budget 0 =
-  not measured): ``w^T (A^T W A)^{-1} w`` with ``W = diag(eps_x^2 / 2)``;
-* Privelet (via :mod:`dpcore.privelet`).
+"""Exact errors of a BLUE-consistent tree release: any tree, any per-node budgets (budget 0 =
+not measured), ``w^T (A^T W A)^{-1} w`` with ``W = diag(eps_x^2 / 2)`` for a query ``w``.
 
 The BLUE error uses two facts (derived here; not in the papers). (1) Given a
 node's true sum its subtree is independent of the rest, so the least-squares
@@ -30,162 +20,26 @@ everything outside ``x``; walking up from a leaf composes ``(β, γ = Var ξ)`` 
 A child with infinite ``V`` (its subtree cannot determine it alone) takes the
 limit ``V -> ∞``; when two or more siblings are undetermined only their sum
 is, and a query splitting them has infinite error (no unbiased estimate exists).
-The dense :mod:`dpcore.matrix_mechanism` is the test oracle.
+The dense :mod:`dpcore.hist.matrix_mechanism` is the test oracle.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import cached_property
-from typing import Literal
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from dpcore import _validate, budget, coverage, privelet
-from dpcore.tree import Tree, kary_tree, struct_construct
-from dpcore.workload import Workload, parse_workload
+from dpcore import _validate
+from dpcore.hist.tree import Tree
+from dpcore.hist.workload import Workload, parse_workload, workload_ranges
 
 FloatArray = NDArray[np.float64]
 IntArray = NDArray[np.int64]
 BoolArray = NDArray[np.bool_]
 
 _SNAP = 1e-9  # weights of undetermined siblings closer than this count as equal
-
-
-def workload_ranges(n: int, workload: str | Workload = "uniform") -> tuple[IntArray, IntArray]:
-    """Every range of a workload over ``n`` bins, as 0-based inclusive ``(a, b)`` arrays.
-
-    >>> [list(map(int, x)) for x in workload_ranges(3, "length:2")]
-    [[0, 1], [1, 2]]
-    """
-    spec = parse_workload(workload, n)
-    if spec.kind == "uniform":
-        a, b = np.triu_indices(n)
-        return a.astype(np.int64), b.astype(np.int64)
-    if spec.kind == "prefix":
-        return np.zeros(n, dtype=np.int64), np.arange(n, dtype=np.int64)
-    if spec.kind == "ranges":
-        return spec.bounds()
-    assert spec.length is not None
-    starts = np.arange(n - spec.length + 1, dtype=np.int64)
-    return starts, starts + spec.length - 1
-
-
-def _check_ranges(n: int, a: ArrayLike, b: ArrayLike) -> tuple[IntArray, IntArray]:
-    a_arr, b_arr = np.broadcast_arrays(np.asarray(a, np.int64), np.asarray(b, np.int64))
-    if a_arr.size and (a_arr.min() < 0 or b_arr.max() >= n or np.any(a_arr > b_arr)):
-        raise ValueError(f"ranges must satisfy 0 <= a <= b < n = {n}")
-    return a_arr, b_arr
-
-
-def _check_budgets(t: Tree, budgets: ArrayLike) -> FloatArray:
-    eps = np.asarray(budgets, dtype=np.float64)
-    if eps.shape != (t.size,) or not np.all(np.isfinite(eps)) or np.any(eps < 0):
-        raise ValueError(f"budgets must be {t.size} finite, non-negative values (one per node)")
-    return eps
-
-
-# ----------------------------------------------------------------- flat Laplace
-
-
-def mean_range_length(n: int, workload: str | Workload = "uniform") -> float:
-    """``E[L]`` of a workload: ``(n+2)/3`` (uniform), ``(n+1)/2`` (prefix), ``L`` (length),
-    the mean length of the listed ranges.
-
-    >>> mean_range_length(4), mean_range_length(4, "prefix")
-    (2.0, 2.5)
-    """
-    spec = parse_workload(workload, n)
-    if spec.kind == "uniform":
-        return (n + 2) / 3.0
-    if spec.kind == "prefix":
-        return (n + 1) / 2.0
-    if spec.kind == "ranges":
-        a, b = spec.bounds()
-        return float(np.mean(b - a + 1))
-    assert spec.length is not None
-    return float(spec.length)
-
-
-def flat_range_errors(eps: float, a: ArrayLike, b: ArrayLike) -> FloatArray:
-    """Dwork: ``2 (b - a + 1) / eps^2`` per range (independent ``Lap(1/eps)`` per bin)."""
-    eps = _validate.positive("epsilon", eps)
-    a_arr, b_arr = np.broadcast_arrays(np.asarray(a, np.int64), np.asarray(b, np.int64))
-    return np.asarray(2.0 * (b_arr - a_arr + 1) / eps**2, dtype=np.float64)
-
-
-def flat_expected_error(n: int, eps: float, workload: str | Workload = "uniform") -> float:
-    """Dwork's mean range MSE over a workload: ``2 E[L] / eps^2``."""
-    return 2.0 * mean_range_length(n, workload) / _validate.positive("epsilon", eps) ** 2
-
-
-# --------------------------------------------------------------------- raw tree
-
-
-def effective_raw_variances(t: Tree, budgets: ArrayLike) -> FloatArray:
-    """Variance of each node's raw answer: ``2/eps_x^2``, or its children's sum if unmeasured.
-
-    Mirrors :func:`dpcore.queries.fill_unmeasured` (``inf`` for an unmeasured leaf).
-    """
-    eps = _check_budgets(t, budgets)
-    with np.errstate(divide="ignore"):
-        var = np.where(eps > 0, 2.0 / np.maximum(eps, 1e-300) ** 2, np.inf)
-    var[eps == 0] = np.inf
-    levels = t.levels()
-    for d in range(t.height - 2, -1, -1):
-        here, below = levels[d], levels[d + 1]
-        sums = np.bincount(
-            t.parent[below] - here.start, weights=var[below], minlength=here.stop - here.start
-        )
-        fill = (eps[here] == 0) & ~t.is_leaf[here]
-        var[here] = np.where(fill, sums, var[here])
-    return var
-
-
-def raw_range_errors(t: Tree, budgets: ArrayLike, a: ArrayLike, b: ArrayLike) -> FloatArray:
-    """Raw-tree MSE of each range: the variance sum over its canonical decomposition.
-
-    With ``g_x = var_x - sum of var over x's children``, the sum of ``g`` over
-    all nodes inside ``[a, b]`` telescopes to the sum over the maximal ones,
-    and the nodes of one depth inside a range are contiguous: two binary
-    searches per level and query. ``inf`` if the decomposition needs an
-    unmeasured leaf.
-
-    .. math:: \\mathrm{MSE}[a, b] = \\sum_{x \\in \\mathrm{dec}[a, b]} \\mathrm{Var}(\\tilde h_x)
-    """
-    a_arr, b_arr = _check_ranges(t.n_bins, a, b)
-    var = effective_raw_variances(t, budgets)
-    unknown = np.isinf(var)
-    finite = np.where(unknown, 0.0, var)
-    inner = ~t.is_leaf
-    child_sum = np.zeros(t.size)
-    child_unknown = np.zeros(t.size)
-    child_sum[inner] = np.add.reduceat(finite[1:], t.child_ptr[:-1][inner] - 1)
-    child_unknown[inner] = np.add.reduceat(unknown[1:].astype(float), t.child_ptr[:-1][inner] - 1)
-    g = finite - child_sum
-    g_unknown = unknown - child_unknown
-    total = np.zeros(a_arr.shape)
-    n_unknown = np.zeros(a_arr.shape)
-    for level in t.levels():
-        first = np.searchsorted(t.lo[level], a_arr, side="left")
-        stop = np.maximum(np.searchsorted(t.hi[level], b_arr, side="right"), first)
-        prefix = np.concatenate(([0.0], np.cumsum(g[level])))
-        prefix_unknown = np.concatenate(([0.0], np.cumsum(g_unknown[level])))
-        total += prefix[stop] - prefix[first]
-        n_unknown += prefix_unknown[stop] - prefix_unknown[first]
-    return np.where(n_unknown > 0.5, np.inf, total)
-
-
-def raw_expected_error(t: Tree, budgets: ArrayLike, workload: str | Workload = "uniform") -> float:
-    """Raw-tree mean range MSE over a workload: ``sum_x p_x Var(h~_x)`` (LUE-DPTree eq. 3.6)."""
-    p = coverage.coverage_probabilities(t, workload)
-    var = effective_raw_variances(t, budgets)
-    used = p > 0
-    return float(np.sum(p[used] * var[used]))
-
-
-# ------------------------------------------------------------ BLUE (consistent)
 
 
 @dataclass(frozen=True, eq=False)
@@ -209,7 +63,7 @@ class GaussMarkovTree:
 
     @staticmethod
     def build(t: Tree, budgets: ArrayLike) -> GaussMarkovTree:
-        eps = _check_budgets(t, budgets)
+        eps = _validate.budgets("budgets", budgets, size=t.size)
         precision = eps**2 / 2.0
         vf = np.zeros(t.size)
         inf = np.zeros(t.size, dtype=bool)
@@ -468,7 +322,7 @@ def blue_range_errors(t: Tree, budgets: ArrayLike, a: ArrayLike, b: ArrayLike) -
     .. math:: \\mathrm{Var} = (u^T r)^2 \\mathrm{Var}(\\hat h_m) + u^T K_m u
               + γ_l + γ_r .
     """
-    a_arr, b_arr = _check_ranges(t.n_bins, a, b)
+    a_arr, b_arr = _validate.ranges(t.n_bins, a, b)
     gm = GaussMarkovTree.build(t, budgets)
     return _range_variances(gm, a_arr.ravel(), b_arr.ravel()).reshape(a_arr.shape)
 
@@ -530,169 +384,3 @@ def blue_expected_error(t: Tree, budgets: ArrayLike, workload: str | Workload = 
     prefix = _prefix_variances(gm)
     of_sum = _linear_query_variance(gm, (n - np.arange(n)).astype(np.float64))
     return float(((n + 1) * prefix.sum() - of_sum) / (n * (n + 1) / 2))
-
-
-# ------------------------------------------------------------------- dispatch
-
-
-def range_errors(
-    t: Tree, budgets: ArrayLike, a: ArrayLike, b: ArrayLike, *, consistent: bool
-) -> FloatArray:
-    """Per-range MSE of a tree release, raw or BLUE-consistent."""
-    if consistent:
-        return blue_range_errors(t, budgets, a, b)
-    return raw_range_errors(t, budgets, a, b)
-
-
-def expected_range_error(
-    t: Tree,
-    budgets: ArrayLike,
-    *,
-    consistent: bool,
-    workload: str | Workload = "uniform",
-) -> float:
-    """Exact mean squared error of a random workload range answered from a tree release.
-
-    Raw: ``sum_x p_x Var(h~_x)``; consistent: the BLUE error (module docstring).
-    """
-    if consistent:
-        return blue_expected_error(t, budgets, workload)
-    return raw_expected_error(t, budgets, workload)
-
-
-# ------------------------------------------------------------- the algorithms
-
-TreeShape = Literal["binary", "sc", "hb"]
-BudgetRule = budget.BudgetRule | Literal["hb", "consistent_level"]
-
-
-@dataclass(frozen=True)
-class AlgorithmSpec:
-    """One histogram algorithm: flat Laplace, Privelet, or a tree + budgets + post-processing."""
-
-    label: str
-    kind: Literal["flat", "tree", "privelet"]
-    shape: TreeShape | None = None
-    budgets: BudgetRule | None = None
-    consistent: bool = False
-
-
-ALGORITHMS: dict[str, AlgorithmSpec] = {
-    "dwork": AlgorithmSpec("Dwork (Laplace per bin)", "flat"),
-    "binary_raw": AlgorithmSpec("Binary tree, raw", "tree", "binary", "uniform", False),
-    "boost": AlgorithmSpec("Boost (binary, uniform, BLUE)", "tree", "binary", "uniform", True),
-    "boost_un": AlgorithmSpec(
-        "Boost-UN (binary, per-level optimal for the raw tree, BLUE)",
-        "tree",
-        "binary",
-        "per_level",
-        True,
-    ),
-    "sc_raw": AlgorithmSpec("SC tree, raw (no consistency)", "tree", "sc", "uniform", False),
-    "sc_tree": AlgorithmSpec("SC tree, uniform budgets + BLUE", "tree", "sc", "uniform", True),
-    "lue_dptree": AlgorithmSpec(
-        "LUE-DPTree (SC tree, per-node optimal for the raw tree, BLUE)",
-        "tree",
-        "sc",
-        "optimal",
-        True,
-    ),
-    "hb": AlgorithmSpec("H_b (b-ary, root not measured, BLUE)", "tree", "hb", "hb", True),
-    "consistent": AlgorithmSpec(
-        "Tree, optimal after consistency (H_b's tree, per-level, BLUE)",
-        "tree",
-        "hb",
-        "consistent_level",
-        True,
-    ),
-    "privelet": AlgorithmSpec("Privelet (Haar wavelet)", "privelet"),
-}
-
-
-@dataclass(frozen=True, eq=False)
-class Plan:
-    """An algorithm set up for ``n`` bins and ``eps``: its tree and budgets if it has them.
-
-    Budgets that depend on the workload (per-level, per-node) are optimised for
-    ``workload``.
-    """
-
-    key: str
-    n: int
-    eps: float
-    workload: Workload
-    tree: Tree | None = None
-    budgets: FloatArray | None = None
-
-    @property
-    def spec(self) -> AlgorithmSpec:
-        return ALGORITHMS[self.key]
-
-
-def prepare(key: str, n: int, eps: float, workload: str | Workload = "uniform") -> Plan:
-    """Build the tree and budgets of algorithm ``key`` (see :data:`ALGORITHMS`)."""
-    if key not in ALGORITHMS:
-        raise ValueError(f"unknown algorithm '{key}'; choose from {', '.join(ALGORITHMS)}")
-    if n < 1:
-        raise ValueError(f"need at least one bin, got n={n}")
-    if not (np.isfinite(eps) and eps > 0):
-        raise ValueError(f"epsilon must be a positive finite number, got {eps}")
-    spec = ALGORITHMS[key]
-    load = parse_workload(workload, n)
-    if spec.kind != "tree":
-        return Plan(key, n, eps, load)
-    from dpcore import consistent_budget  # it builds on this module's exact errors
-
-    if spec.shape == "sc":
-        shape = struct_construct(n)
-    else:
-        shape = kary_tree(n, 2 if spec.shape == "binary" else consistent_budget.hb_fanout(n))
-    if spec.budgets == "hb":
-        eps_x = budget.uniform_budgets(shape, eps, measure_root=False)
-    elif spec.budgets == "consistent_level":
-        eps_x = consistent_budget.consistent_optimal_budgets(shape, eps, load)
-    else:
-        assert spec.budgets is not None
-        p = (
-            np.zeros(0)
-            if spec.budgets == "uniform"
-            else coverage.coverage_probabilities(shape, load)
-        )
-        eps_x = budget.allocate(spec.budgets, shape, eps, p)
-    return Plan(key, n, eps, load, shape, eps_x)
-
-
-def plan_range_errors(plan: Plan, a: ArrayLike, b: ArrayLike) -> FloatArray:
-    """Exact per-range MSE of a prepared algorithm (0-based inclusive ranges)."""
-    a_arr, b_arr = _check_ranges(plan.n, a, b)
-    if plan.spec.kind == "flat":
-        return flat_range_errors(plan.eps, a_arr, b_arr)
-    if plan.spec.kind == "privelet":
-        coefficient = privelet.range_error_coefficients(plan.n, a_arr, b_arr)
-        return privelet.noise_variance(plan.n, plan.eps) * coefficient
-    assert plan.tree is not None and plan.budgets is not None
-    return range_errors(plan.tree, plan.budgets, a_arr, b_arr, consistent=plan.spec.consistent)
-
-
-def plan_expected_error(plan: Plan, workload: str | Workload | None = None) -> float:
-    """Exact mean range MSE of a prepared algorithm over a workload (default: its own)."""
-    load = plan.workload if workload is None else parse_workload(workload, plan.n)
-    if plan.spec.kind == "flat":
-        return flat_expected_error(plan.n, plan.eps, load)
-    if plan.spec.kind == "privelet":
-        return privelet.noise_variance(plan.n, plan.eps) * privelet_average_coefficient(
-            plan.n, load
-        )
-    assert plan.tree is not None and plan.budgets is not None
-    return expected_range_error(
-        plan.tree, plan.budgets, consistent=plan.spec.consistent, workload=load
-    )
-
-
-def privelet_average_coefficient(n: int, workload: str | Workload = "uniform") -> float:
-    """Privelet's mean error coefficient over a workload (eq. 16 for all ranges)."""
-    spec = parse_workload(workload, n)
-    if spec.kind == "uniform":
-        return privelet.average_error_coefficient(n)
-    a, b = workload_ranges(n, spec)
-    return float(privelet.range_error_coefficients(n, a, b).mean())

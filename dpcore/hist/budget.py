@@ -10,15 +10,13 @@ A budget of 0 means the node is not measured at all.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Literal
 
 import numpy as np
 from numpy.typing import NDArray
 
 from dpcore import _validate
-from dpcore.tree import Tree
-from dpcore.workload import Workload
+from dpcore.hist.tree import Tree
 
 FloatArray = NDArray[np.float64]
 
@@ -142,25 +140,6 @@ def budgets_from_shares(tree: Tree, eps: float, share: FloatArray) -> FloatArray
     return budgets
 
 
-def consistent_optimal_budgets(
-    tree: Tree,
-    eps: float,
-    workload: str | Workload = "uniform",
-    *,
-    granularity: Literal["level", "node"] = "level",
-    progress: Callable[[float], object] | None = None,
-) -> FloatArray:
-    """Budgets optimal after BLUE consistency (every path sums to ``eps``).
-
-    See :func:`dpcore.consistent_budget.consistent_optimal_budgets`.
-    """
-    from dpcore import consistent_budget  # it builds on this module
-
-    return consistent_budget.consistent_optimal_budgets(
-        tree, eps, workload, granularity=granularity, progress=progress
-    )
-
-
 def path_sums(tree: Tree, budgets: FloatArray) -> FloatArray:
     """Sum of budgets from the root down to every node, inclusive."""
     total = np.asarray(budgets, dtype=np.float64).copy()
@@ -174,7 +153,7 @@ def path_sums(tree: Tree, budgets: FloatArray) -> FloatArray:
 def release_epsilon(tree: Tree, budgets: FloatArray) -> float:
     """The epsilon the release actually satisfies: the largest root-to-leaf budget sum.
 
-    >>> from dpcore.tree import kary_tree
+    >>> from dpcore.hist.tree import kary_tree
     >>> t = kary_tree(4, 2)
     >>> release_epsilon(t, uniform_budgets(t, 1.0))
     1.0
@@ -202,7 +181,7 @@ def allocate(rule: BudgetRule, tree: Tree, eps: float, coverage: FloatArray) -> 
     """Budgets of one tree by rule: uniform (``eps/Δ``), per-level or per-node optimal for the
     raw tree.
 
-    >>> from dpcore.tree import kary_tree
+    >>> from dpcore.hist.tree import kary_tree
     >>> allocate("uniform", kary_tree(4, 2), 0.9, np.ones(7)).tolist()[:2]
     [0.3, 0.3]
     """

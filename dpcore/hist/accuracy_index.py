@@ -40,7 +40,7 @@ from typing import Literal
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from dpcore import errors
+from dpcore.hist import plans
 
 PAPER_INDEX: dict[str, float] = {"binary_raw": 1.0, "boost": 6.0, "privelet": 6.0}
 """The indices Wu et al. (2018) report (section 4)."""
@@ -128,10 +128,10 @@ def lb3_coefficient(key: str, m: int) -> float:
     """
     if m < 0:
         raise ValueError(f"m must be >= 0, got {m}")
-    if errors.ALGORITHMS[key].kind == "tree" and m > MAX_TREE_LEVELS:
+    if plans.ALGORITHMS[key].kind == "tree" and m > MAX_TREE_LEVELS:
         raise ValueError(f"tree algorithms are computed up to m = {MAX_TREE_LEVELS}, got {m}")
-    plan = errors.prepare(key, 2**m, 1.0)
-    return errors.plan_expected_error(plan) / 2.0
+    plan = plans.prepare(key, 2**m, 1.0)
+    return plans.plan_expected_error(plan) / 2.0
 
 
 def lb3_ratio(key: str, m: int) -> float:

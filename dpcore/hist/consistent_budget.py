@@ -1,6 +1,6 @@
 """Budgets that minimise the error AFTER BLUE consistency, and the H_b root rule.
 
-The per-node rule of LUE-DPTree (:func:`dpcore.budget.optimal_budgets`) and the
+The per-node rule of LUE-DPTree (:func:`dpcore.hist.budget.optimal_budgets`) and the
 per-level rule of Boost-UN minimise the error of the *raw* noisy tree. After
 BLUE consistency the error is a different function of the budgets,
 
@@ -16,7 +16,7 @@ ranges), and its optimum is a different allocation. Its gradient is
           = \\epsilon_x \\frac{\\partial f}{\\partial \\lambda_x},
 
 computed here for every node at once in ``O(size)`` from the tree's Gaussian
-Markov structure (:class:`dpcore.errors.GaussMarkovTree`): ``M^{-1} a_x`` is the
+Markov structure (:class:`dpcore.hist.blue_error.GaussMarkovTree`): ``M^{-1} a_x`` is the
 covariance of the bins' BLUE errors with node ``x``'s, which is piecewise a
 scaled "profile" of the subtrees hanging off ``x``'s root path; the prefix sums
 of such a vector give ``||W M^{-1} a_x||^2`` for the all-range and prefix
@@ -25,7 +25,7 @@ workloads (``r^T G r = (n+1) \\sum_a R_a^2 - (\\sum_a R_a)^2`` resp.
 ``f = \\sum_x \\lambda_x \\|W M^{-1} a_x\\|^2 / m``, so the error comes free.
 Ranges of one length use a dense ``O(n^3)`` computation, limited to
 :data:`DENSE_GRADIENT_LIMIT` bins. A list of ``m`` ranges uses each range's
-BLUE measurement weights (:meth:`dpcore.consistency.BlueSmoother.transpose`,
+BLUE measurement weights (:meth:`dpcore.hist.consistency.BlueSmoother.transpose`,
 ``O(size)`` per range): at a leaf ``l`` of bin ``i`` the weight is
 ``c_l = λ_l (M^{-1} w)_i``, so the prefix sums of ``M^{-1} w`` give every
 ``a_x^T M^{-1} w`` at once; ``O(m * size)`` per gradient, limited to
@@ -48,10 +48,10 @@ import numpy as np
 import scipy.optimize
 from numpy.typing import NDArray
 
-from dpcore import budget, consistency, coverage
-from dpcore.errors import GaussMarkovTree, blue_expected_error
-from dpcore.tree import MAX_FANOUT, Tree, kary_tree
-from dpcore.workload import Workload, parse_workload
+from dpcore.hist import budget, consistency, coverage
+from dpcore.hist.blue_error import GaussMarkovTree, blue_expected_error
+from dpcore.hist.tree import MAX_FANOUT, Tree, kary_tree
+from dpcore.hist.workload import Workload, parse_workload
 
 FloatArray = NDArray[np.float64]
 Granularity = Literal["level", "node"]
@@ -114,7 +114,7 @@ def hb_fanout(n: int, *, max_fanout: int = MAX_FANOUT) -> int:
     """H_b's fan-out: ``b`` in ``[2, max_fanout]`` minimising :func:`hb_variance_estimate`.
 
     The published rule searches ``b`` up to ``n``; the product's trees stop at
-    :data:`dpcore.tree.MAX_FANOUT`.
+    :data:`dpcore.hist.tree.MAX_FANOUT`.
 
     >>> hb_fanout(4096), hb_fanout(65536)
     (16, 16)
@@ -362,8 +362,8 @@ def consistent_optimal_budgets(
 
     ``workload``: ``"uniform"``, ``"prefix"``, ``"length:L"`` (``n <=``
     :data:`DENSE_GRADIENT_LIMIT`) or a list of ranges (``"ranges:a-b,..."`` or
-    :func:`dpcore.workload.listed_ranges`, 0-based inclusive; at most
-    :data:`dpcore.workload.MAX_LISTED_RANGES` ranges and ``m * size <=``
+    :func:`dpcore.hist.workload.listed_ranges`, 0-based inclusive; at most
+    :data:`dpcore.hist.workload.MAX_LISTED_RANGES` ranges and ``m * size <=``
     :data:`LISTED_GRADIENT_WORK`); a ``ValueError`` says which limit is exceeded.
 
     .. math:: \\min_{\\epsilon} \\mathrm{tr}(G M(\\epsilon)^{-1}) / m \\ \\text{s.t.}
@@ -419,7 +419,7 @@ def _tight_paths(tree: Tree, eps: float, budgets: FloatArray) -> FloatArray:
 
     Floating-point products and sums leave path sums a few ulps off ``eps``;
     each such leaf becomes ``eps - (sum above it)``, then is stepped down
-    (or the largest up) one ulp at a time until :func:`dpcore.budget.release_epsilon`
+    (or the largest up) one ulp at a time until :func:`dpcore.hist.budget.release_epsilon`
     returns ``eps`` itself.
     """
     out = budgets.copy()

@@ -38,7 +38,7 @@ import scipy.optimize
 from numpy.typing import NDArray
 from threadpoolctl import threadpool_limits
 
-from dpcore.workload import Workload, parse_workload
+from dpcore.hist.workload import Workload, parse_workload
 
 FloatArray = NDArray[np.float64]
 Progress = Callable[[float], object] | None

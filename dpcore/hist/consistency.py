@@ -27,7 +27,7 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from dpcore.tree import Tree
+from dpcore.hist.tree import Tree
 
 FloatArray = NDArray[np.float64]
 BoolArray = NDArray[np.bool_]
@@ -172,7 +172,7 @@ def blue_range_weights(tree: Tree, budgets: ArrayLike, a: int, b: int) -> FloatA
     The consistent answer (the sum of the consistent leaves in ``[a, b]``) is
     ``sum_x c_x h~_x``; ``c`` is returned (0 on unmeasured nodes). Its error
     is ``sum_x c_x^2 2/eps_x^2``, which equals
-    :func:`dpcore.errors.blue_range_errors` wherever that is finite.
+    :func:`dpcore.hist.blue_error.blue_range_errors` wherever that is finite.
 
     .. math:: c^T = w^T (A^T W A)^{-1} A^T W, \\quad W = \\mathrm{diag}(\\epsilon_x^2)
 

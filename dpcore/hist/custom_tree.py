@@ -2,7 +2,7 @@
 
 The LUE-DPTree chapter's fig. 3.14(b) is the model: root [1, 4] with children [1], [2, 3],
 [4], and [2, 3] split into [2], [3]. Lines and bins are 1-based, as users write them; every
-message names the offending line and interval. :func:`dpcore.tree.from_intervals` builds
+message names the offending line and interval. :func:`dpcore.hist.tree.from_intervals` builds
 the tree once the text is valid.
 """
 
@@ -14,8 +14,8 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import NDArray
 
-from dpcore import budget, coverage, errors
-from dpcore.tree import Tree, from_intervals
+from dpcore.hist import blue_error, budget, coverage
+from dpcore.hist.tree import Tree, from_intervals
 
 FloatArray = NDArray[np.float64]
 IntArray = NDArray[np.int64]
@@ -157,5 +157,5 @@ def score(tree: Tree, budgets: FloatArray) -> Scores:
     return Scores(
         budget.release_epsilon(tree, budgets),
         float(raw),
-        errors.blue_expected_error(tree, budgets),
+        blue_error.blue_expected_error(tree, budgets),
     )

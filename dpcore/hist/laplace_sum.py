@@ -3,7 +3,7 @@
 A range answered from a tree release has error ``sum_x c_x L_x`` with
 independent ``L_x ~ Lap(1/eps_x)``: ``c_x = 1`` on the canonical
 decomposition for the raw tree, the BLUE weights after consistency
-(:func:`dpcore.consistency.blue_range_weights`). Each term is ``Lap(s_x)``
+(:func:`dpcore.hist.consistency.blue_range_weights`). Each term is ``Lap(s_x)``
 with scale ``s_x = |c_x| / eps_x``, so the sum has characteristic function
 
 .. math:: \\varphi(t) = \\prod_x \\frac{1}{1 + s_x^2 t^2},

@@ -2,7 +2,7 @@
 
 Each node's sum changes by at most 1 when one record changes, so node ``x``
 released with ``Lap(1/eps_x)`` is ``eps_x``-DP; the whole release's epsilon is
-:func:`dpcore.budget.release_epsilon` of the budgets.
+:func:`dpcore.hist.budget.release_epsilon` of the budgets.
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from dpcore import _validate
-from dpcore.tree import Tree
+from dpcore.hist.tree import Tree
 
 FloatArray = NDArray[np.float64]
 

@@ -1,0 +1,185 @@
+"""Every closed-form histogram algorithm by name, and its exact errors.
+
+:data:`ALGORITHMS` lists flat Laplace (Dwork), trees (shape, budget rule, raw or
+BLUE-consistent) and Privelet; :func:`prepare` sets one up for ``n`` bins and ``eps``, and
+:func:`plan_range_errors` / :func:`plan_expected_error` give its exact mean squared errors
+(per range, and over a workload) from :mod:`~dpcore.hist.flat_error`,
+:mod:`~dpcore.hist.raw_error`, :mod:`~dpcore.hist.blue_error` and :mod:`~dpcore.hist.privelet`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+from dpcore import _validate
+from dpcore.hist import budget, consistent_budget, coverage, privelet
+from dpcore.hist.blue_error import blue_expected_error, blue_range_errors
+from dpcore.hist.flat_error import flat_expected_error, flat_range_errors
+from dpcore.hist.raw_error import raw_expected_error, raw_range_errors
+from dpcore.hist.tree import Tree, kary_tree, struct_construct
+from dpcore.hist.workload import Workload, parse_workload, workload_ranges
+
+FloatArray = NDArray[np.float64]
+
+
+def range_errors(
+    t: Tree, budgets: ArrayLike, a: ArrayLike, b: ArrayLike, *, consistent: bool
+) -> FloatArray:
+    """Per-range MSE of a tree release, raw or BLUE-consistent."""
+    if consistent:
+        return blue_range_errors(t, budgets, a, b)
+    return raw_range_errors(t, budgets, a, b)
+
+
+def expected_range_error(
+    t: Tree,
+    budgets: ArrayLike,
+    *,
+    consistent: bool,
+    workload: str | Workload = "uniform",
+) -> float:
+    """Exact mean squared error of a random workload range answered from a tree release.
+
+    Raw: ``sum_x p_x Var(h~_x)``; consistent: the BLUE error (module docstring).
+    """
+    if consistent:
+        return blue_expected_error(t, budgets, workload)
+    return raw_expected_error(t, budgets, workload)
+
+
+TreeShape = Literal["binary", "sc", "hb"]
+BudgetRule = budget.BudgetRule | Literal["hb", "consistent_level"]
+
+
+@dataclass(frozen=True)
+class AlgorithmSpec:
+    """One histogram algorithm: flat Laplace, Privelet, or a tree + budgets + post-processing."""
+
+    label: str
+    kind: Literal["flat", "tree", "privelet"]
+    shape: TreeShape | None = None
+    budgets: BudgetRule | None = None
+    consistent: bool = False
+
+
+ALGORITHMS: dict[str, AlgorithmSpec] = {
+    "dwork": AlgorithmSpec("Dwork (Laplace per bin)", "flat"),
+    "binary_raw": AlgorithmSpec("Binary tree, raw", "tree", "binary", "uniform", False),
+    "boost": AlgorithmSpec("Boost (binary, uniform, BLUE)", "tree", "binary", "uniform", True),
+    "boost_un": AlgorithmSpec(
+        "Boost-UN (binary, per-level optimal for the raw tree, BLUE)",
+        "tree",
+        "binary",
+        "per_level",
+        True,
+    ),
+    "sc_raw": AlgorithmSpec("SC tree, raw (no consistency)", "tree", "sc", "uniform", False),
+    "sc_tree": AlgorithmSpec("SC tree, uniform budgets + BLUE", "tree", "sc", "uniform", True),
+    "lue_dptree": AlgorithmSpec(
+        "LUE-DPTree (SC tree, per-node optimal for the raw tree, BLUE)",
+        "tree",
+        "sc",
+        "optimal",
+        True,
+    ),
+    "hb": AlgorithmSpec("H_b (b-ary, root not measured, BLUE)", "tree", "hb", "hb", True),
+    "consistent": AlgorithmSpec(
+        "Tree, optimal after consistency (H_b's tree, per-level, BLUE)",
+        "tree",
+        "hb",
+        "consistent_level",
+        True,
+    ),
+    "privelet": AlgorithmSpec("Privelet (Haar wavelet)", "privelet"),
+}
+
+
+@dataclass(frozen=True, eq=False)
+class Plan:
+    """An algorithm set up for ``n`` bins and ``eps``: its tree and budgets if it has them.
+
+    Budgets that depend on the workload (per-level, per-node) are optimised for
+    ``workload``.
+    """
+
+    key: str
+    n: int
+    eps: float
+    workload: Workload
+    tree: Tree | None = None
+    budgets: FloatArray | None = None
+
+    @property
+    def spec(self) -> AlgorithmSpec:
+        return ALGORITHMS[self.key]
+
+
+def prepare(key: str, n: int, eps: float, workload: str | Workload = "uniform") -> Plan:
+    """Build the tree and budgets of algorithm ``key`` (see :data:`ALGORITHMS`)."""
+    if key not in ALGORITHMS:
+        raise ValueError(f"unknown algorithm '{key}'; choose from {', '.join(ALGORITHMS)}")
+    if n < 1:
+        raise ValueError(f"need at least one bin, got n={n}")
+    if not (np.isfinite(eps) and eps > 0):
+        raise ValueError(f"epsilon must be a positive finite number, got {eps}")
+    spec = ALGORITHMS[key]
+    load = parse_workload(workload, n)
+    if spec.kind != "tree":
+        return Plan(key, n, eps, load)
+    if spec.shape == "sc":
+        shape = struct_construct(n)
+    else:
+        shape = kary_tree(n, 2 if spec.shape == "binary" else consistent_budget.hb_fanout(n))
+    if spec.budgets == "hb":
+        eps_x = budget.uniform_budgets(shape, eps, measure_root=False)
+    elif spec.budgets == "consistent_level":
+        eps_x = consistent_budget.consistent_optimal_budgets(shape, eps, load)
+    else:
+        assert spec.budgets is not None
+        p = (
+            np.zeros(0)
+            if spec.budgets == "uniform"
+            else coverage.coverage_probabilities(shape, load)
+        )
+        eps_x = budget.allocate(spec.budgets, shape, eps, p)
+    return Plan(key, n, eps, load, shape, eps_x)
+
+
+def plan_range_errors(plan: Plan, a: ArrayLike, b: ArrayLike) -> FloatArray:
+    """Exact per-range MSE of a prepared algorithm (0-based inclusive ranges)."""
+    a_arr, b_arr = _validate.ranges(plan.n, a, b)
+    if plan.spec.kind == "flat":
+        return flat_range_errors(plan.eps, a_arr, b_arr)
+    if plan.spec.kind == "privelet":
+        coefficient = privelet.range_error_coefficients(plan.n, a_arr, b_arr)
+        return privelet.noise_variance(plan.n, plan.eps) * coefficient
+    assert plan.tree is not None and plan.budgets is not None
+    return range_errors(plan.tree, plan.budgets, a_arr, b_arr, consistent=plan.spec.consistent)
+
+
+def plan_expected_error(plan: Plan, workload: str | Workload | None = None) -> float:
+    """Exact mean range MSE of a prepared algorithm over a workload (default: its own)."""
+    load = plan.workload if workload is None else parse_workload(workload, plan.n)
+    if plan.spec.kind == "flat":
+        return flat_expected_error(plan.n, plan.eps, load)
+    if plan.spec.kind == "privelet":
+        return privelet.noise_variance(plan.n, plan.eps) * privelet_average_coefficient(
+            plan.n, load
+        )
+    assert plan.tree is not None and plan.budgets is not None
+    return expected_range_error(
+        plan.tree, plan.budgets, consistent=plan.spec.consistent, workload=load
+    )
+
+
+def privelet_average_coefficient(n: int, workload: str | Workload = "uniform") -> float:
+    """Privelet's mean error coefficient over a workload (eq. 16 for all ranges)."""
+    spec = parse_workload(workload, n)
+    if spec.kind == "uniform":
+        return privelet.average_error_coefficient(n)
+    a, b = workload_ranges(n, spec)
+    return float(privelet.range_error_coefficients(n, a, b).mean())
