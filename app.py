@@ -1,7 +1,7 @@
 """DP Explorer: router and frame. Pages live in ``pages/``; the list is ``dpui.registry``.
 
 The shared sidebar (dataset, epsilon) is drawn by each page through
-``dpui.sidebar.shared_controls()``, so that every page also runs on its own.
+``dpui.kit.sidebar.shared_controls()``, so that every page also runs on its own.
 """
 
 from pathlib import Path

@@ -28,7 +28,7 @@ from streamlit.testing.v1 import AppTest
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))  # AppTest's pages import this checkout's dpui, not an installed one
-from dpui import tree_view  # noqa: E402  (after the path, for the same reason)
+from dpui.tree import view as tree_view  # noqa: E402  (after the path, for the same reason)
 from tests.served_app import CHROMIUM_FLAGS, serve  # noqa: E402
 
 QUIET_S = 0.3

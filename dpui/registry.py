@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from dpui import references
+from dpui.reference import references
 
 
 @dataclass(frozen=True)

@@ -2,9 +2,8 @@
 
 import streamlit as st
 
-from dpui import downloads, pin, present, references, sidebar, state
-from dpui import errors_view as view
-from dpui.errors_view import (
+from dpui.errors import view as view
+from dpui.errors.view import (
     ALGORITHM_FLAGS,
     FIXED_N,
     FIXED_RANGES,
@@ -16,6 +15,8 @@ from dpui.errors_view import (
     SIMULATE,
     VIEW,
 )
+from dpui.kit import downloads, pin, present, sidebar, state
+from dpui.reference import references
 
 toolbar = present.header(
     "pages/error_analysis.py",

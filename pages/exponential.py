@@ -4,10 +4,10 @@ import numpy as np
 import streamlit as st
 
 from dpcore.mechanisms import ScoreTableError
-from dpui import downloads, pin, present, sidebar, state, untrusted
-from dpui import mechanisms_exponential as em
-from dpui import mechanisms_figures as figures
-from dpui.mechanisms_exponential import DRAWS, SEED, SENSITIVITY, SOURCE
+from dpui.kit import downloads, pin, present, sidebar, state, untrusted
+from dpui.mechanisms import exponential as em
+from dpui.mechanisms import figures as figures
+from dpui.mechanisms.exponential import DRAWS, SEED, SENSITIVITY, SOURCE
 
 toolbar = present.header(
     "pages/exponential.py",

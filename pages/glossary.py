@@ -2,7 +2,8 @@
 
 import streamlit as st
 
-from dpui import glossary, present, references
+from dpui.kit import present
+from dpui.reference import glossary, references
 
 present.header("pages/glossary.py", "Glossary", charts=False)
 for term in glossary.TERMS:

@@ -2,7 +2,9 @@
 
 import streamlit as st
 
-from dpui import examples, home_view, present, registry, sidebar
+from dpui import registry
+from dpui.kit import examples, present, sidebar
+from dpui.reference import home as home_view
 
 present.header("pages/home.py", "DP Explorer")
 st.markdown(home_view.intro())

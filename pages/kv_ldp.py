@@ -8,8 +8,11 @@ import streamlit as st
 from dpcore.ldp import hiskv, metrics
 from dpcore.ldp.data import KVData
 from dpcore.ldp.mechanisms import MAX_EPS, MECHANISMS, UNAVAILABLE
-from dpui import downloads, hiskv_view, ldp_figures, pin, present, references, sidebar, state
-from dpui import ldp_view as view
+from dpui.kit import downloads, pin, present, sidebar, state
+from dpui.ldp import figures as ldp_figures
+from dpui.ldp import hiskv as hiskv_view
+from dpui.ldp import view as view
+from dpui.reference import references
 
 toolbar = present.header(
     "pages/kv_ldp.py",

@@ -3,10 +3,10 @@
 import streamlit as st
 from streamlit.delta_generator import DeltaGenerator
 
-from dpui import downloads, pin, present, sidebar, state
-from dpui import mechanisms_figures as figures
-from dpui import mechanisms_laplace as lap
-from dpui.mechanisms_laplace import (
+from dpui.kit import downloads, pin, present, sidebar, state
+from dpui.mechanisms import figures as figures
+from dpui.mechanisms import laplace as lap
+from dpui.mechanisms.laplace import (
     DELTA,
     K2,
     POP_MAX,

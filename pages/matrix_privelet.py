@@ -2,10 +2,11 @@
 
 import streamlit as st
 
-from dpui import downloads, present, references, sidebar, state
-from dpui import errors_figures as figures
-from dpui import errors_matrix as view
-from dpui.errors_matrix import LEFT, RELEASES, RIGHT, SEED, N
+from dpui.errors import figures as figures
+from dpui.errors import matrix as view
+from dpui.errors.matrix import LEFT, RELEASES, RIGHT, SEED, N
+from dpui.kit import downloads, present, sidebar, state
+from dpui.reference import references
 
 present.header(
     "pages/matrix_privelet.py",

@@ -2,11 +2,12 @@
 
 import streamlit as st
 
-from dpui import custom_tree_view, downloads, present, references, sidebar, state
-from dpui import errors_figures as error_figures
-from dpui import paper_experiments as view
-from dpui import paper_figures as figures
-from dpui.paper_experiments import (
+from dpui.errors import figures as error_figures
+from dpui.kit import downloads, present, sidebar, state
+from dpui.papers import custom_tree as custom_tree_view
+from dpui.papers import figures as figures
+from dpui.papers import view as view
+from dpui.papers.view import (
     EXPERIMENT,
     FAN_K,
     FAN_N,
@@ -18,6 +19,7 @@ from dpui.paper_experiments import (
     T2_RELEASES,
     T2_SIM_M,
 )
+from dpui.reference import references
 
 present.header(
     "pages/paper_experiments.py",

@@ -2,7 +2,8 @@
 
 import streamlit as st
 
-from dpui import present, references
+from dpui.kit import present
+from dpui.reference import references
 
 present.header("pages/references.py", "References", charts=False)
 for n, ref in enumerate(references.REFERENCES, start=1):

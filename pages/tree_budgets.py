@@ -5,21 +5,12 @@ from functools import partial
 import numpy as np
 import streamlit as st
 
-from dpui import (
-    downloads,
-    glossary,
-    pin,
-    present,
-    range_explorer,
-    references,
-    sc_explain,
-    sidebar,
-    state,
-    tree_figures,
-    tree_view,
-    typed_ranges,
-)
-from dpui.tree_view import (
+from dpui.kit import downloads, pin, present, sidebar, state
+from dpui.reference import glossary, references
+from dpui.tree import figures as tree_figures
+from dpui.tree import range_explorer, sc_explain, typed_ranges
+from dpui.tree import view as tree_view
+from dpui.tree.view import (
     ALLOCATION,
     COLOUR,
     LENGTH,

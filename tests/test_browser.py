@@ -152,7 +152,7 @@ def test_presentation_mode_from_the_link(server, browser, screenshots):
         ".map(t => parseFloat(getComputedStyle(t).fontSize))"
     )
     assert sizes and min(sizes) >= 18
-    # slide-ready download: Plotly's own camera button, set up by dpui.present
+    # slide-ready download: Plotly's own camera button, set up by dpui.kit.present
     options = page.evaluate(
         "() => document.querySelector('.js-plotly-plot')._context.toImageButtonOptions"
     )

@@ -94,7 +94,7 @@ REDRAWN = CHARTS + (  # the charts drawn anew since they were marked
 @pytest.mark.browser
 def test_a_redrawn_chart_is_computed_once(server, browser):  # noqa: F811
     """Streamlit hands Plotly each new chart twice; with a template or binary arrays in the
-    figure, Plotly computed and drew it all again (dpui.plot_once). Choosing a range redraws
+    figure, Plotly computed and drew it all again (dpui.kit.plot_once). Choosing a range redraws
     the histogram and the range's chart: neither may be computed after its first draw.
     (Plotly recomputes an icicle on every hand-over whatever the figure holds: measured.)"""
     page = browser.new_page()

@@ -8,7 +8,7 @@ import pytest
 
 from dpcore.ldp import experiment, hiskv
 from dpcore.ldp.data import generate
-from dpui import ldp_figures
+from dpui.ldp import figures as ldp_figures
 
 
 @pytest.fixture(scope="module")

@@ -1,4 +1,4 @@
-"""Work limits (dpui.limits): the cost estimator, the byte-bounded cache, and every link of
+"""Work limits (dpui.kit.limits): the cost estimator, the byte-bounded cache, and every link of
 issue 10 A answering with a limit message within seconds (pages driven by AppTest)."""
 
 from __future__ import annotations
@@ -12,7 +12,8 @@ from streamlit.testing.v1 import AppTest
 
 from dpcore.histogram import from_counts
 from dpcore.ldp import data as kvdata
-from dpui import errors_view, limits, sidebar
+from dpui.errors import view as errors_view
+from dpui.kit import limits, sidebar
 
 ROOT = Path(__file__).resolve().parents[1]
 LIMITS = limits.Limits(seconds=5.0, megabytes=600.0, cache_megabytes=600.0)
@@ -222,7 +223,7 @@ def test_button_searches_have_their_own_larger_bound(monkeypatch: pytest.MonkeyP
 def _offer_script() -> None:
     import streamlit as st
 
-    from dpui import limits
+    from dpui.kit import limits
 
     seconds = float(st.query_params.get("seconds", "1"))
     size = st.query_params.get("size", "a")
@@ -291,7 +292,7 @@ def test_error_simulation_over_the_limit_shows_closed_forms_then_runs_on_request
 def test_kv_simulation_over_the_limit_scales_repetitions_then_runs_all_on_request(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    from dpui import ldp_view
+    from dpui.ldp import view as ldp_view
 
     params = {"kv_users": "2000", "kv_reps": "3"}
     spec = ldp_view.DataSpec("gauss", "heavy", 2000, 100, 50, 0, b"")

@@ -9,9 +9,9 @@ import pytest
 
 from dpcore.histogram import from_counts
 from dpcore.mechanisms import exponential_probabilities
-from dpui import mechanisms_exponential as em
-from dpui import mechanisms_figures as figures
-from dpui import mechanisms_laplace as lap
+from dpui.mechanisms import exponential as em
+from dpui.mechanisms import figures as figures
+from dpui.mechanisms import laplace as lap
 
 
 def test_true_vs_noisy_uses_bars_then_lines():

@@ -10,8 +10,8 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from dpcore.hist import privelet
-from dpui import errors_figures as figures
-from dpui import errors_view
+from dpui.errors import figures as figures
+from dpui.errors import view as errors_view
 
 ROOT = Path(__file__).resolve().parents[1]
 ERRORS_PAGE = str(ROOT / "pages" / "error_analysis.py")

@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from dpui import ldp_view as view
-from dpui import limits
+from dpui.kit import limits
+from dpui.ldp import view as view
 
 ROOT = Path(__file__).resolve().parents[1]
 PAGE = str(ROOT / "pages" / "kv_ldp.py")

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from dpui.mechanisms_exponential import ADULT_EDUCATION, SPORTS_VOTE, batch_size
+from dpui.mechanisms.exponential import ADULT_EDUCATION, SPORTS_VOTE, batch_size
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -8,7 +8,9 @@ from streamlit.testing.v1 import AppTest
 
 from dpcore.hist import budget
 from dpcore.hist.tree import kary_tree
-from dpui import limits, sidebar, tree_view, typed_ranges
+from dpui.kit import limits, sidebar
+from dpui.tree import typed_ranges
+from dpui.tree import view as tree_view
 from tests.oracles import canonical_nodes
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -168,7 +170,7 @@ def test_page_handles_one_bin_to_a_million_bins(n, monkeypatch):
     import numpy as np
 
     from dpcore.histogram import from_counts
-    from dpui import limits
+    from dpui.kit import limits
 
     # a million bins are beyond the default work limit (tests/test_limits.py): lift it
     monkeypatch.setenv(limits.SECONDS_VARIABLE, "600")

@@ -10,8 +10,8 @@ from streamlit.testing.v1 import AppTest
 
 from dpcore.hist import budget, coverage, experiments, privelet, tree
 from dpcore.hist import matrix_mechanism as mm
-from dpui import paper_experiments as view
-from dpui import paper_figures as figures
+from dpui.papers import figures as figures
+from dpui.papers import view as view
 from tests.oracles import canonical_nodes, strategy_matrix, workload_ranges
 
 PAGE = str(Path(__file__).resolve().parents[1] / "pages" / "paper_experiments.py")

@@ -3,7 +3,7 @@
 from hypothesis import given
 from hypothesis import strategies as st
 
-from dpui.params import BoolParam, ChoiceParam, FloatParam, IntParam, decode, encode
+from dpui.kit.params import BoolParam, ChoiceParam, FloatParam, IntParam, decode, encode
 
 PARAMS = (
     IntParam("k", 2, 2, 20),

@@ -1,4 +1,4 @@
-"""Pin and compare (dpui.pin) and its use on the Tree & budgets page."""
+"""Pin and compare (dpui.kit.pin) and its use on the Tree & budgets page."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from streamlit.testing.v1 import AppTest
 
 from dpcore.hist import budget, raw_error
 from dpcore.hist.tree import kary_tree
-from dpui import pin
+from dpui.kit import pin
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -18,7 +18,7 @@ from streamlit.testing.v1 import AppTest
 
 from dpcore.hist import plans
 from dpcore.mechanisms import laplace_mechanism
-from dpui import errors_figures
+from dpui.errors import figures as errors_figures
 
 ROOT = Path(__file__).resolve().parents[1]
 A, B = "A (pinned)", "B (current)"

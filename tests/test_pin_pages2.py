@@ -20,7 +20,7 @@ from dpcore.histogram import parse_histogram
 from dpcore.ldp import data as kvdata
 from dpcore.ldp import experiment
 from dpcore.ldp.mechanisms import KVSettings
-from dpui import limits
+from dpui.kit import limits
 
 ROOT = Path(__file__).resolve().parents[1]
 SPORTS = np.array([30.0, 24.0, 9.0, 6.0])

@@ -7,7 +7,7 @@ import numpy as np
 import plotly.graph_objects as go
 import plotly.io as pio
 
-from dpui import chart_style, plot_once
+from dpui.kit import chart_style, plot_once
 
 
 def _figure(y: np.ndarray) -> go.Figure:

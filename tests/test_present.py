@@ -7,7 +7,11 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from dpcore.hist import tree
-from dpui import errors_figures, ldp_figures, mechanisms_figures, plot_axes, present, tree_figures
+from dpui.errors import figures as errors_figures
+from dpui.kit import plot_axes, present
+from dpui.ldp import figures as ldp_figures
+from dpui.mechanisms import figures as mechanisms_figures
+from dpui.tree import figures as tree_figures
 
 
 def _error_table(n_algorithms: int) -> pd.DataFrame:
@@ -153,7 +157,7 @@ def test_laplace_noise_is_drawn_on_its_own_axis() -> None:
 
 @pytest.mark.parametrize("value", [1.0, 2.0])
 def test_laplace_sensitivity_text_follows_delta_f(value: float) -> None:
-    from dpui import mechanisms_laplace
+    from dpui.mechanisms import laplace as mechanisms_laplace
 
     text = mechanisms_laplace.sensitivity_text(value, gapminder=False)
     assert ("Here Δf = 2" in text) == (value == 2.0)

@@ -10,8 +10,9 @@ from streamlit.testing.v1 import AppTest
 
 from dpcore.hist import budget, consistency, coverage, matrix_mechanism, privelet, release
 from dpcore.hist.tree import kary_tree, struct_construct
-from dpui import range_explorer as rx
-from dpui import range_figures, tree_figures
+from dpui.tree import figures as tree_figures
+from dpui.tree import range_explorer as rx
+from dpui.tree import range_figures
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from dpui import sc_explain
+from dpui.tree import sc_explain
 
 ROOT = Path(__file__).resolve().parents[1]
 

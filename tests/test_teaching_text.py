@@ -6,7 +6,8 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from dpui import glossary, references, registry
+from dpui import registry
+from dpui.reference import glossary, references
 
 ROOT = Path(__file__).resolve().parents[1]
 USER_FACING = sorted(
@@ -31,7 +32,12 @@ def texts() -> dict[str, str]:
 
 def test_the_scan_sees_the_files_it_must_check() -> None:
     names = set(texts())
-    assert {"README.md", "assets/kv_ldp.md", "pages/tree_budgets.py", "dpcore/hist/tree.py"} <= names
+    assert {
+        "README.md",
+        "assets/kv_ldp.md",
+        "pages/tree_budgets.py",
+        "dpcore/hist/tree.py",
+    } <= names
 
 
 def test_the_internal_word_pattern_catches_what_it_must() -> None:

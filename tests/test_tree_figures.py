@@ -3,7 +3,7 @@
 import numpy as np
 
 from dpcore.hist import tree
-from dpui import tree_figures
+from dpui.tree import figures as tree_figures
 
 
 def test_visible_nodes_fit_the_cap_and_are_closed_under_ancestors():

@@ -10,9 +10,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 from streamlit.testing.v1 import AppTest
 
-from dpui import downloads, untrusted
-from dpui.mechanisms_figures import true_vs_noisy
-from dpui.params import ChoiceParam, FloatParam, decode
+from dpui.kit import downloads, untrusted
+from dpui.kit.params import ChoiceParam, FloatParam, decode
+from dpui.mechanisms.figures import true_vs_noisy
 
 ROOT = Path(__file__).resolve().parents[1]
 LINK = "[Your session expired - click here](http://attacker)"

@@ -1,0 +1,1 @@
+"""Error analysis and the matrix mechanism / Privelet page."""

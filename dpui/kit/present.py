@@ -1,0 +1,388 @@
+"""Presentation mode and slide-ready export: the one place every page draws its frame and charts.
+
+A page opens with :func:`header` (title, its "What to notice" sentence, and a toolbar:
+presentation toggle kept in the URL as ``present=1``, chart download format, "Copy link"),
+draws every chart with :func:`show_chart` and its long prose with :func:`prose`.
+Presenting means larger chart fonts (axis labels >= 18 px), thicker lines, prose
+collapsed and figures full width (:func:`columns` stacks side-by-side blocks).
+Every chart downloads through Plotly's own client-side button at slide resolution with
+the settings that produced it stamped on the figure.
+
+:func:`style` and :func:`stamp` are pure figure functions (tested without Streamlit).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import plotly.graph_objects as go
+import streamlit as st
+from streamlit.delta_generator import DeltaGenerator
+
+from dpui import registry
+from dpui.kit import chart_style, plot_axes, plot_once, state
+from dpui.kit.params import BoolParam, ChoiceParam
+
+PRESENT = BoolParam("present", False)
+EXPORT = ChoiceParam("export", "png", ("png", "svg"))
+PARAMS = (PRESENT, EXPORT)
+
+# slide export: laid out at 1280x720 CSS px, PNG rendered at 1.5x = 1920x1080 px
+SLIDE_WIDTH, SLIDE_HEIGHT, PNG_SCALE = 1280, 720, 1.5
+PRESENT_AXIS_FONT, PRESENT_TICK_FONT, PRESENT_LINE, PRESENT_HEIGHT = 20, 18, 4.0, 620
+STAMP_FONT, STAMP_WIDTH = 11, 60
+
+_CSS = """
+<style>
+/* lead with the figure: less empty space above the title, a compact title */
+[data-testid="stMainBlockContainer"] { padding-top: 4rem; }
+h1 { font-size: 2.1rem !important; padding-top: 0 !important; }
+h2 { font-size: 1.6rem !important; }
+h3 { font-size: 1.3rem !important; }
+[data-testid="stMetricValue"] { font-size: 1.6rem; }
+/* phones: the Plotly toolbar would cover titles and legends; formulas wrap */
+@media (max-width: 640px) {
+  .modebar-container { display: none !important; }
+  .katex-display { overflow-x: auto; overflow-y: hidden; }
+}
+</style>
+"""
+
+# larger text everywhere while presenting; the sidebar stays (dataset and eps live there)
+_CSS_PRESENT = """
+<style>
+[data-testid="stMainBlockContainer"] { max-width: 100% !important; font-size: 1.2rem; }
+</style>
+"""
+
+# our own fixed script (no user input): copy the page's current address, falling back to a
+# selection copy where the clipboard API is refused (plain http on a classroom network)
+_COPY_LINK = """
+<button class="dp-copy-link" type="button" title="Copy this page's link, with its settings"
+ onclick="(function(b){const u=window.location.href;const done=()=>{b.textContent='Link copied';
+ setTimeout(()=>{b.textContent='Copy link'},2000)};if(navigator.clipboard&&window.isSecureContext)
+ {navigator.clipboard.writeText(u).then(done)}else{const t=document.createElement('textarea');
+ t.value=u;document.body.appendChild(t);t.select();document.execCommand('copy');t.remove();done()}
+ })(this)">Copy link</button>
+<style>.dp-copy-link{border:1px solid rgba(49,51,63,.3);border-radius:.5rem;background:white;
+ padding:.3rem .8rem;cursor:pointer;font:inherit}.dp-copy-link:hover{border-color:#ff4b4b}</style>
+"""
+
+
+def presenting() -> bool:
+    return bool(state.get(PRESENT))
+
+
+def header(page_path: str, title: str, caption: str = "", *, charts: bool = True) -> DeltaGenerator:
+    """The page's frame: title, what to notice, and the toolbar (presentation mode, chart
+    download format, copy link, ``caption`` in an "About this page" popover). Returns the
+    toolbar, so that a page can add its own buttons to it (such as "Pin this view")."""
+    st.html(_CSS)
+    state.load(PARAMS)
+    if st.session_state.get(EXPORT.name) is None:  # a segmented control can be unselected
+        st.session_state[EXPORT.name] = EXPORT.default
+    if presenting():
+        st.html(_CSS_PRESENT)
+    st.title(title)
+    notice = registry.what_to_notice(page_path)
+    if notice:
+        st.markdown(notice)
+    bar = st.container(horizontal=True, vertical_alignment="center", gap="medium")
+    bar.toggle(
+        "Presentation mode",
+        key=PRESENT.name,
+        help="Large chart fonts, thick lines, figures full width, explanations collapsed. "
+        "Kept in the link (present=1).",
+    )
+    if charts:
+        bar.segmented_control(
+            "Chart download",
+            EXPORT.options,
+            format_func=str.upper,
+            key=EXPORT.name,
+            label_visibility="collapsed",
+            help="Format of each chart's camera button (top right of the chart): PNG at "
+            f"{SLIDE_WIDTH * PNG_SCALE:.0f}x{SLIDE_HEIGHT * PNG_SCALE:.0f} px or SVG, "
+            "with the settings stamped on the figure.",
+        )
+    with bar:
+        st.html(_COPY_LINK, width="content", unsafe_allow_javascript=True)
+    if caption:  # one click away, so that the figure fits above the fold
+        bar.popover("About this page", type="tertiary", icon=":material/info:").caption(caption)
+    state.save(PARAMS)
+    return bar
+
+
+def settings_panel(*, expanded: bool = False) -> DeltaGenerator:
+    """The page's controls, collapsible so that the figure shows without scrolling at
+    1280x720; the figure's stamp names the current settings while it is closed."""
+    return st.expander("Settings", expanded=expanded, icon=":material/tune:")
+
+
+def prose(markdown: str, *, label: str = "Explanation") -> None:
+    """Long teaching text: shown, or collapsed into an expander while presenting."""
+    if presenting():
+        st.expander(label).markdown(markdown)
+    else:
+        st.markdown(markdown)
+
+
+def columns(spec: Sequence[float]) -> list[DeltaGenerator]:
+    """``st.columns(spec)``, or the same blocks stacked full width while presenting."""
+    if presenting():
+        return [st.container() for _ in spec]
+    return list(st.columns(spec))
+
+
+def section_choice(label: str, param: ChoiceParam, names: Mapping[str, str]) -> str:
+    """A one-row choice of the part of the page shown below its main figure, kept in the link
+    (``param`` must be loaded like the page's other parameters). Only the chosen part is
+    computed and drawn: every chart the browser redraws costs it tenths of a second."""
+    chosen = st.segmented_control(
+        label,
+        tuple(names),
+        key=param.name,
+        required=True,
+        format_func=names.__getitem__,
+        help="One part of the page at a time: only the chosen one is computed and drawn.",
+    )
+    state.save((param,))
+    return str(chosen)
+
+
+def _dash_missing(value: Any) -> Any:
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return "—"
+    return f"{value:.6g}" if isinstance(value, float) else str(value)
+
+
+def table(data: pd.DataFrame, *, where: DeltaGenerator | None = None, **kwargs: Any) -> None:
+    """A results table: missing values as an em dash (Streamlit writes 'None'; a column with
+    gaps becomes text for that), and each column wide enough for its header and values, so
+    that no header is cut with an ellipsis."""
+    shown = data.copy()
+    for column in shown.columns:
+        if shown[column].isna().any():
+            shown[column] = shown[column].map(_dash_missing)
+
+    def width(column: Any) -> int:
+        cells = shown[column].head(200).map(lambda v: f"{v:,.4g}" if isinstance(v, float) else v)
+        longest = max([len(str(column)), *(len(str(v)) for v in cells)])
+        return min(7 * longest + 28, 420)
+
+    config = {str(c): st.column_config.Column(width=width(c)) for c in shown.columns}
+    (where or st).dataframe(shown, hide_index=True, column_config=config, **kwargs)
+
+
+def show_chart(
+    fig: go.Figure,
+    settings: Mapping[str, Any],
+    *,
+    key: str,
+    where: DeltaGenerator | None = None,
+    **events: Any,
+) -> None:
+    """Draw ``fig`` (changed in place) styled for the screen or the projector, stamped with
+    ``settings``, with Plotly's download button set to the chosen slide format; ``events``
+    (``on_select``, ``selection_mode``) go to ``st.plotly_chart``."""
+    # in place: copying a figure re-validates every value, a tenth of a second on a big tree
+    fig = chart_style.apply(_add_stamp(_restyle(fig, presenting=presenting()), settings))
+    plot_axes.reserve_margins(fig)
+    fmt = state.get(EXPORT) or EXPORT.default
+    config = {
+        "displaylogo": False,
+        "toImageButtonOptions": {
+            "format": fmt,
+            "filename": f"dp-explorer-{key}",
+            "width": SLIDE_WIDTH,
+            "height": SLIDE_HEIGHT,
+            "scale": PNG_SCALE if fmt == "png" else 1,
+        },
+    }
+    (where or st).plotly_chart(plot_once.prepare(fig), key=key, config=config, theme=None, **events)
+
+
+def _wrap(text: str, width: int) -> list[str]:
+    """``text`` split at its ' · ' separators (and inside a long item at ', ') into lines of
+    at most ``width`` characters where it can, so that a stamp fits a half-width chart."""
+    words: list[str] = []
+    for part in text.split(" · "):
+        pieces = part.split(", ") if len(part) > width else [part]
+        words += [p + "," for p in pieces[:-1]] + pieces[-1:]
+    lines: list[str] = []
+    for word in words:
+        sep = " " if lines and lines[-1].endswith(",") else " · "
+        if lines and len(lines[-1]) + len(sep) + len(word) <= width:
+            lines[-1] += sep + word
+        else:
+            lines.append(word)
+    return lines
+
+
+def settings_text(settings: Mapping[str, Any]) -> str:
+    """One line naming every setting: ``dataset: zipf-4096 · n = 4,096 · ε = 1``."""
+    parts = []
+    for name, value in settings.items():
+        if value is None or value == "":
+            continue
+        if isinstance(value, bool):
+            shown = "yes" if value else "no"
+        elif isinstance(value, int | np.integer):
+            shown = f"{int(value):,}"
+        elif isinstance(value, float | np.floating):
+            shown = f"{float(value):.4g}"
+        else:
+            shown = str(value)
+        sep = " = " if len(name) <= 2 else ": "
+        parts.append(f"{name}{sep}{shown}")
+    return " · ".join(parts)
+
+
+def stamp(fig: go.Figure, settings: Mapping[str, Any]) -> go.Figure:
+    """A copy of ``fig`` stamped with ``settings`` (see :func:`_add_stamp`)."""
+    return _add_stamp(go.Figure(fig), settings)
+
+
+def _add_stamp(out: go.Figure, settings: Mapping[str, Any]) -> go.Figure:
+    """``out`` with ``settings`` written small under it (in place), so that a downloaded image
+    says how it was made: as a last line of the lowest x-axis title (axis titles get their
+    own room, so it never covers tick labels), or at the bottom of an axis-free figure."""
+    text = settings_text(settings)
+    if not text:
+        return out
+    parts = _wrap(text, STAMP_WIDTH)
+    line = "<br>".join(
+        f'<span style="font-size:{STAMP_FONT}px;color:#666">{part}</span>' for part in parts
+    )
+    axis = plot_axes.bottom_xaxis(out)
+    if axis is not None:
+        title = out.layout[axis].title.text
+        out.layout[axis].title.text = f"{title}<br>{line}" if title else line
+        return out
+    margin_b = (out.layout.margin.b if out.layout.margin.b is not None else 60) + round(
+        len(parts) * STAMP_FONT * 1.4  # every wrapped line gets its own room below the plot
+    )
+    out.update_layout(margin_b=margin_b)
+    out.add_annotation(
+        text=line,
+        xref="paper",
+        yref="paper",
+        x=0,
+        y=0,
+        yshift=-margin_b + 2,  # from the plot's bottom edge down to the figure's
+        xanchor="left",
+        yanchor="bottom",
+        align="left",
+        showarrow=False,
+        name="settings",
+    )
+    return out
+
+
+def _axis_values(fig: go.Figure, axis: str) -> np.ndarray:
+    """Every finite positive value the traces put on layout axis ``axis`` ('xaxis', 'yaxis2')."""
+    values = [v[np.isfinite(v) & (v > 0)] for _, v in plot_axes.axis_traces(fig, axis)]
+    return np.concatenate(values) if values else np.empty(0)
+
+
+def log_ticks(lo: float, hi: float) -> dict[str, Any]:
+    """Tick settings for a log axis over [lo, hi]: decades (10^k) when it spans one or more,
+    else 1-2-5 steps labelled as plain numbers (never Plotly's bare '4 5 6 ... 1 2 3')."""
+    if hi / lo >= 10:
+        return {"dtick": 1, "exponentformat": "power", "minor": {"showgrid": False}}
+    vals = [
+        m * 10.0**k
+        for k in range(math.floor(math.log10(lo)) - 1, math.ceil(math.log10(hi)) + 1)
+        for m in (1, 2, 5)
+    ]
+    inside = [v for v in vals if lo <= v <= hi]
+    if len(inside) < 2:  # a very narrow span: its ends
+        inside = [lo, hi]
+    return {"tickvals": inside, "ticktext": [f"{v:.3g}" for v in inside]}
+
+
+def _legend_on_top(fig: go.Figure) -> None:
+    """Move a legend drawn right of the plot to rows between the title and the plot.
+
+    Beside the plot a legend takes its widest entry's width from every chart (most of a
+    phone's screen); in rows its entries wrap to the width. The title is pinned to the top
+    and the legend placed under it, both in pixels from the top of the figure; a legend
+    placed this way pushes the plot's top margin down, so nothing overlaps.
+    """
+    legend = fig.layout.legend
+    beside = legend.orientation in (None, "v") and (legend.x is None or legend.x >= 1)
+    entries = sum(1 for t in fig.data if getattr(t, "showlegend", False) is not False and t.name)
+    if fig.layout.showlegend is False or not beside or entries < 2:
+        return
+    height = fig.layout.height or 450  # Plotly's default
+    title_px = (TITLE_PX if fig.layout.title.text else 0) + (
+        SUBTITLE_PX if fig.layout.title.subtitle.text else 0
+    )
+    height += LEGEND_PX_PER_ENTRY * entries  # the rows a phone wraps them into, roughly
+    fig.update_layout(
+        height=height,
+        title={"yref": "container", "y": 1 - TOP_PX / height, "yanchor": "top"},
+        legend={
+            "orientation": "h",
+            "xref": "container",
+            "yref": "container",
+            "x": 0,
+            "xanchor": "left",
+            "y": 1 - (TOP_PX + title_px) / height,
+            "yanchor": "top",
+            "title_side": "left",
+        },
+    )
+
+
+TOP_PX, TITLE_PX, SUBTITLE_PX, LEGEND_PX_PER_ENTRY = 8, 30, 18, 12
+
+
+def style(fig: go.Figure, *, presenting: bool) -> go.Figure:
+    """A copy of ``fig`` styled by :func:`_restyle`."""
+    return _restyle(go.Figure(fig), presenting=presenting)
+
+
+def _restyle(out: go.Figure, *, presenting: bool) -> go.Figure:
+    """``out`` with honest tick labels (in place), and projector sizes while ``presenting``.
+
+    Plotly's default writes SI prefixes ('100µ' for a probability, '2M' for a count): linear
+    axes here show plain numbers with thousands separators, log axes powers of ten, and log
+    axes without explicit ticks get :func:`log_ticks` over the data they show. Every axis
+    makes room for its tick labels (no cut country names).
+    """
+    names = {k for k in out.layout.to_plotly_json() if k.startswith(("xaxis", "yaxis"))}
+    for axis in sorted(names | {"xaxis", "yaxis"}):
+        ax = out.layout[axis]
+        if ax.exponentformat is None:
+            ax.exponentformat = "power" if ax.type == "log" else "none"
+        if ax.type != "log" and ax.separatethousands is None:
+            ax.separatethousands = True
+        if ax.automargin is None:
+            ax.automargin = True
+        if ax.type == "log" and ax.tickvals is None and ax.dtick is None:
+            values = _axis_values(out, axis)
+            if values.size:
+                ax.update(log_ticks(float(values.min()), float(values.max())))
+    _legend_on_top(out)
+    if presenting:
+        out.update_layout(
+            font_size=PRESENT_TICK_FONT,
+            legend_font_size=PRESENT_TICK_FONT,
+            height=max(out.layout.height or 450, PRESENT_HEIGHT),
+        )
+        out.update_xaxes(title_font_size=PRESENT_AXIS_FONT, tickfont_size=PRESENT_TICK_FONT)
+        out.update_yaxes(title_font_size=PRESENT_AXIS_FONT, tickfont_size=PRESENT_TICK_FONT)
+        if out.layout.title.text:
+            out.update_layout(title_font_size=PRESENT_AXIS_FONT + 4)
+        for trace in out.data:
+            if trace.type in ("scatter", "scattergl") and "lines" in (trace.mode or "lines"):
+                width = trace.line.width or 2
+                trace.line.width = max(PRESENT_LINE, 2 * width)
+            if trace.type in ("scatter", "scattergl") and "markers" in (trace.mode or ""):
+                trace.marker.size = max(10, 1.5 * (trace.marker.size or 6))
+    return out

@@ -1,0 +1,66 @@
+"""The one owner of session and URL state.
+
+Widgets are keyed by their parameter's name. On a page's first run in a
+session, :func:`load` seeds ``st.session_state`` from the query string
+(validated by :mod:`dpui.kit.params`, invalid values replaced by defaults with a
+visible notice); after the widgets, :func:`save` writes the current values back
+to the URL so that a copied link reproduces the view, and keeps a copy that
+survives switching pages.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import streamlit as st
+
+from dpui.kit import params as codec
+
+
+def _kept(name: str) -> str:
+    return f"_kept.{name}"
+
+
+def load(params: Sequence[codec.Param]) -> None:
+    """Seed widget values: the current one, else one kept from an earlier visit, else the URL's,
+    else the default.
+
+    Streamlit does not carry a widget's value to another page even under the
+    same key, and drops it after a run without the widget. Re-assigning the
+    value before the widget is created makes it the new widget's value (the
+    documented way to keep widget state across pages); :func:`save` keeps a
+    copy for when the key is gone.
+    """
+    fresh = []
+    for param in params:
+        if param.name in st.session_state:
+            st.session_state[param.name] = st.session_state[param.name]
+        elif _kept(param.name) in st.session_state:
+            st.session_state[param.name] = st.session_state[_kept(param.name)]
+        else:
+            fresh.append(param)
+    if not fresh:
+        return
+    raw = {key: st.query_params[key] for key in st.query_params}
+    values, notices = codec.decode(fresh, raw)
+    for name, value in values.items():
+        st.session_state[name] = value
+    for notice in notices:
+        st.warning(notice, icon=":material/link_off:")
+
+
+def save(params: Sequence[codec.Param], *, in_url: Sequence[codec.Param] | None = None) -> None:
+    """Keep the current widget values and mirror them (or those ``in_url``) into the URL."""
+    current = {p.name: st.session_state[p.name] for p in params if p.name in st.session_state}
+    for name, value in current.items():
+        st.session_state[_kept(name)] = value
+    encoded = codec.encode(params if in_url is None else in_url, current)
+    for key, value in encoded.items():
+        if st.query_params.get(key) != value:
+            st.query_params[key] = value
+
+
+def get(param: codec.Param) -> Any:
+    """The widget value of ``param``, else the kept one, else its default."""
+    return st.session_state.get(param.name, st.session_state.get(_kept(param.name), param.default))

@@ -1,0 +1,1 @@
+"""Key-value local DP: HISKV against the published mechanisms."""

@@ -1,0 +1,1 @@
+"""The Laplace and exponential mechanism pages."""

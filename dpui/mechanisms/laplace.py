@@ -1,0 +1,382 @@
+"""State and cached computations behind the "Laplace mechanism" page.
+
+Max-error simulations are run at unit scale (b = 1) and keyed by ``(k, trials,
+seed)``: the max error scales linearly with b, so moving the ε or b control
+rescales cached results instead of re-simulating.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import plotly.express as px
+import streamlit as st
+from numpy.typing import NDArray
+
+from dpcore.histogram import Histogram
+from dpcore.mechanisms import (
+    laplace_confidence_intervals,
+    laplace_expected_max_error,
+    laplace_max_error_bound,
+    laplace_max_error_exact,
+    laplace_max_error_tail,
+    laplace_mechanism,
+    laplace_scale,
+    simulate_laplace_max_error,
+)
+from dpui.kit import limits, pin
+from dpui.kit.params import ChoiceParam, FloatParam, IntParam
+from dpui.kit.sidebar import EPSILON
+from dpui.mechanisms import figures as figures
+from dpui.reference import references
+
+GAPMINDER_YEARS = tuple(str(year) for year in range(1952, 2008, 5))
+SOURCES = {
+    "gapminder": "country populations (gapminder, as in Wang and Kang)",
+    "sidebar": "the sidebar's histogram",
+}
+SCALE_MODES = {
+    "eps": "ε from the sidebar (b = Δf/ε)",
+    "scale": "noise scale b directly",
+}
+
+SOURCE = ChoiceParam("lap_source", "gapminder", tuple(SOURCES))
+YEAR = ChoiceParam("lap_year", "2007", GAPMINDER_YEARS)
+POP_MAX = FloatParam("lap_pop_max", 5.0, 0.1, 2000.0)
+SCALE_MODE = ChoiceParam("lap_scale_mode", "eps", tuple(SCALE_MODES))
+SCALE = FloatParam("lap_b", 1.0, 1e-3, 1e9)
+SENSITIVITY = FloatParam("lap_sens", 1.0, 1e-6, 1e9)
+DELTA = FloatParam("lap_delta", 0.05, 1e-9, 0.99)
+K2 = IntParam("lap_k2", 10_000, 1, 100_000)
+TRIALS = IntParam("lap_trials", 1000, 100, 10_000)
+SEED = IntParam("lap_seed", 0, 0, 2**31 - 1)
+PARAMS = (SOURCE, YEAR, POP_MAX, SCALE_MODE, SCALE, SENSITIVITY, DELTA, K2, TRIALS, SEED)
+# what the page shows below the release, one at a time
+SECTIONS = {
+    "noise": "The noise",
+    "bound": "Bound vs exact vs simulated",
+    "two_k": "Two query sizes k",
+}
+SECTION = ChoiceParam("lap_show", "noise", tuple(SECTIONS))
+PINNED = (SOURCE, YEAR, POP_MAX, SCALE_MODE, SCALE, SENSITIVITY, DELTA, SEED, EPSILON)
+"""What a pinned view keeps: the query, the noise settings and the shared ε (not the
+simulation's k₂ and trials, which the comparison does not draw)."""
+
+# A simulation draws at most this many Laplace values (about 0.4 s): for large k the
+# number of trials is reduced (never below MIN_TRIALS), and the page says so.
+MAX_SIMULATED_DRAWS = 10_000_000
+MIN_TRIALS = 20
+SWEEP_MAX_K = 10_000
+SWEEP_DELTAS = tuple(float(d) for d in np.geomspace(1e-4, 0.5, 25))
+# A simulated (1-δ)-quantile is shown only when at least this many of the trials are
+# expected beyond it; with fewer it is just the sample maximum and would mislead.
+MIN_EXPECTED_BEYOND = 5
+
+
+def sensitivity_text(sensitivity: float, *, gapminder: bool) -> str:
+    """The sensitivity paragraph for the query on screen (its Δf and where its entries come
+    from), not a fixed story about countries."""
+    unit = "country" if gapminder else "bin"
+    text = (
+        "**Sensitivity.** Δf is how far the *whole* answer vector can move, in L1, when one "
+        f"person is added or removed. If each person is in exactly one {unit}, one count moves "
+        "by 1 and Δf = 1. "
+    )
+    if sensitivity == 1:
+        return text + "A query where one person touches several entries needs a larger Δf."
+    return text + (
+        f"Here Δf = {sensitivity:g}: right when one person can move the entries by up to "
+        f"{sensitivity:g} in total (for example, one person counted in {sensitivity:g} "
+        f"{unit}s); the noise scale b = Δf/ε grows with it."
+    )
+
+
+def prose() -> str:
+    return references.prose("laplace.md")
+
+
+@st.cache_data(max_entries=64, show_spinner=False)
+def gapminder_populations(year: int, below_millions: float) -> pd.DataFrame:
+    """Countries with population below ``below_millions`` million in ``year`` (sorted by name)."""
+    table = px.data.gapminder()
+    rows = table[(table["year"] == year) & (table["pop"] < below_millions * 1e6)]
+    populations: pd.DataFrame = (
+        rows[["country", "pop"]]
+        .sort_values("country")
+        .rename(columns={"pop": "population"})
+        .reset_index(drop=True)
+    )
+    return populations
+
+
+@dataclass(frozen=True)
+class Release:
+    """One Laplace release of a count vector, with the numbers the page reports."""
+
+    noisy: NDArray[np.float64]
+    noise: NDArray[np.float64]
+    scale: float
+    bound: float
+    exact: float
+
+
+def release(
+    counts: NDArray[np.float64], *, eps: float, sensitivity: float, delta: float, seed: int
+) -> Release:
+    """Noisy counts (seeded, so a link reproduces the draw) and the max-error widths."""
+    noisy = laplace_mechanism(
+        counts, eps=eps, sensitivity=sensitivity, rng=np.random.default_rng(seed)
+    )
+    k = counts.size
+    return Release(
+        noisy=noisy,
+        noise=noisy - counts,
+        scale=laplace_scale(eps, sensitivity),
+        bound=laplace_max_error_bound(k, delta, eps, sensitivity),
+        exact=laplace_max_error_exact(k, delta, eps, sensitivity),
+    )
+
+
+@dataclass(frozen=True)
+class View:
+    """One view of the page: the query (its entries and what they are) and its seeded release."""
+
+    labels: tuple[str, ...]
+    counts: NDArray[np.float64]
+    described: str
+    data: str
+    eps: float
+    sensitivity: float
+    delta: float
+    seed: int
+    rel: Release
+
+    @property
+    def gapminder(self) -> bool:
+        return self.data == "gapminder"
+
+    def settings(self) -> dict[str, Any]:
+        """The settings stamped under this view's charts."""
+        return {
+            "data": self.data,
+            "k": self.counts.size,
+            "ε": self.eps,
+            "Δf": self.sensitivity,
+            "δ": self.delta,
+            "seed": self.seed,
+        }
+
+    def key_numbers(self) -> dict[str, float]:
+        """The numbers a pinned comparison shows for this view."""
+        noise = np.abs(self.rel.noise)
+        return {
+            "entries k": float(self.counts.size),
+            "ε": self.eps,
+            "noise scale b = Δf/ε": self.rel.scale,
+            "bound ln(k/δ)·b": self.rel.bound,
+            "exact width t*·b": self.rel.exact,
+            "largest |noise| in this draw": float(noise.max()),
+            "mean |noise| in this draw": float(noise.mean()),
+        }
+
+
+def view(
+    values: Mapping[str, Any], hist: Histogram, trials: int, *, pinned: bool = False
+) -> View | None:
+    """The view set by ``values`` (parameter name -> value, as :func:`dpui.kit.pin.current` gives,
+    ε included) on the sidebar's ``hist``; None, with the reason shown, when there is nothing
+    to release or it is over the work limit (``trials``: the page's simulation, counted in the
+    limit; ``pinned``: the messages are about the pinned view A)."""
+    who = "Pinned view A: " if pinned else ""
+    if values[SOURCE.name] == "gapminder":
+        year, below = int(values[YEAR.name]), float(values[POP_MAX.name])
+        table = gapminder_populations(year, below)
+        if table.empty:
+            st.warning(
+                f"{who}No country had fewer than {below:g} million people in {year}; "
+                "raise the threshold."
+            )
+            return None
+        labels = tuple(table["country"])
+        counts = table["population"].to_numpy(dtype=float)
+        described = (
+            f"populations of the {len(labels)} countries below {below:g} million in {year} "
+            "(gapminder)"
+        )
+        data = "gapminder"
+    else:
+        if not allowed(hist.n_bins, trials, pinned=pinned):
+            return None
+        labels = hist.labels or tuple(str(i + 1) for i in range(hist.n_bins))
+        counts = hist.counts
+        described = f"the {hist.n_bins:,} bins of '{hist.name}' (sidebar)"
+        data = hist.name
+    sensitivity, delta = float(values[SENSITIVITY.name]), float(values[DELTA.name])
+    if values[SCALE_MODE.name] == "scale":
+        eps = sensitivity / float(values[SCALE.name])
+    else:
+        eps = float(values[EPSILON.name])
+    seed = int(values[SEED.name])
+    try:
+        rel = release(counts, eps=eps, sensitivity=sensitivity, delta=delta, seed=seed)
+    except ValueError as err:
+        st.error(f"{who}No release at these settings: {err}", icon=":material/error:")
+        return None
+    return View(labels, counts, described, data, eps, sensitivity, delta, seed, rel)
+
+
+def show_comparison(pinned: Mapping[str, Any], b: View, hist: Histogram, trials: int) -> None:
+    """Pinned view A beside the current view B: true vs noisy bars on the same value axes,
+    and the key numbers with their ratio. A passes the same checks as B; refused, it is not
+    computed and the page says why."""
+    a = view(pinned, hist, trials, pinned=True)
+    if a is None:
+        return
+
+    def side(v: View) -> tuple[str, Any, dict[str, Any]]:
+        text = (
+            f"{v.described}; ε = {v.eps:.4g}, Δf = {v.sensitivity:g}, b = {v.rel.scale:.4g}, "
+            f"δ = {v.delta:g}, seed {v.seed}"
+        )
+        fig = figures.true_vs_noisy(v.labels, v.counts, v.rel.noisy)
+        fig.update_layout(margin_t=80)  # half width: the legend gets its own row under the title
+        return text, fig, v.settings()
+
+    pin.side_by_side(side(a), side(b), key="lap_compare")
+    pin.show_table(a.key_numbers(), b.key_numbers())
+
+
+def release_table(
+    labels: tuple[str, ...],
+    counts: NDArray[np.float64],
+    rel: Release,
+    *,
+    eps: float,
+    sensitivity: float,
+    delta: float,
+) -> pd.DataFrame:
+    """The release for download, with exact (1-δ) intervals: per entry and for all k at once."""
+    table = pd.DataFrame({"entry": labels, "true": counts, "noisy": rel.noisy, "noise": rel.noise})
+    for simultaneous, name in ((False, "each"), (True, "all k at once")):
+        lower, upper = laplace_confidence_intervals(
+            rel.noisy,
+            confidence=1.0 - delta,
+            eps=eps,
+            sensitivity=sensitivity,
+            simultaneous=simultaneous,
+        )
+        table[f"lower ({name})"] = lower
+        table[f"upper ({name})"] = upper
+    return table
+
+
+def allowed(k: int, trials: int, *, pinned: bool = False) -> bool:
+    """Whether releasing ``k`` entries and simulating their max error is within the limit
+    (``pinned``: the message is about the pinned view A)."""
+    what = f"the Laplace mechanism on {k:,} entries"
+    return limits.allow(
+        f"the pinned view A ({what})" if pinned else what,
+        limits.laplace_page(k, k * effective_trials(k, trials)),
+        smaller="use a histogram with fewer bins, or the gapminder data",
+        library="dpcore.mechanisms.laplace_mechanism",
+    )
+
+
+def effective_trials(k: int, trials: int) -> int:
+    """Trials actually simulated for ``k``: ``k * trials <= MAX_SIMULATED_DRAWS`` unless that
+    would leave fewer than ``MIN_TRIALS`` (only for histograms of over 500,000 bins)."""
+    return max(MIN_TRIALS, min(trials, MAX_SIMULATED_DRAWS // k))
+
+
+@st.cache_data(max_entries=64, show_spinner=False)
+def unit_maxima(k: int, trials: int, seed: int) -> NDArray[np.float64]:
+    """Simulated ``max_i |Y_i|`` at b = 1, sorted; an independent stream per (seed, k)."""
+    rng = np.random.default_rng([seed, k])
+    maxima = simulate_laplace_max_error(
+        k, eps=1.0, sensitivity=1.0, trials=effective_trials(k, trials), rng=rng
+    )
+    return np.sort(maxima)
+
+
+def sweep_ks(k: int, k2: int) -> tuple[int, ...]:
+    """A log-spaced grid of k up to ``SWEEP_MAX_K``, plus the page's own two k."""
+    grid = {int(v) for v in np.unique(np.round(np.geomspace(1, SWEEP_MAX_K, 17)))}
+    return tuple(sorted(grid | {k, k2}))
+
+
+def max_error_vs_k(
+    ks: tuple[int, ...], delta: float, scale: float, trials: int, seed: int
+) -> pd.DataFrame:
+    """Bound, exact and simulated (1-δ)-quantile of the max error, per k."""
+    rows = []
+    for k in ks:
+        maxima = unit_maxima(k, trials, seed)
+        rows.append(
+            {
+                "k": k,
+                "bound ln(k/δ)·b": laplace_max_error_bound(k, delta, 1.0, 1.0) * scale,
+                "exact t*·b": laplace_max_error_exact(k, delta, 1.0, 1.0) * scale,
+                "simulated (1-δ)-quantile": _quantile(maxima, delta) * scale,
+                "mean max error b·H_k": laplace_expected_max_error(k, 1.0, 1.0) * scale,
+                "trials": maxima.size,
+            }
+        )
+    return pd.DataFrame(rows)
+
+
+def max_error_vs_delta(k: int, scale: float, trials: int, seed: int) -> pd.DataFrame:
+    """Bound, exact and simulated (1-δ)-quantile of the max error for a grid of δ at fixed k."""
+    maxima = unit_maxima(k, trials, seed)
+    deltas = np.array(SWEEP_DELTAS)
+    return pd.DataFrame(
+        {
+            "δ": deltas,
+            "bound ln(k/δ)·b": [laplace_max_error_bound(k, d, 1.0, 1.0) * scale for d in deltas],
+            "exact t*·b": [laplace_max_error_exact(k, d, 1.0, 1.0) * scale for d in deltas],
+            "simulated (1-δ)-quantile": [_quantile(maxima, d) * scale for d in deltas],
+        }
+    )
+
+
+def _quantile(maxima: NDArray[np.float64], delta: float) -> float:
+    """The empirical (1-δ)-quantile, or NaN when too few trials lie beyond it to estimate it."""
+    if maxima.size * delta < MIN_EXPECTED_BEYOND:
+        return math.nan
+    return float(np.quantile(maxima, 1.0 - delta))
+
+
+def two_k_comparison(
+    ks: tuple[int, int], delta: float, scale: float, trials: int, seed: int
+) -> pd.DataFrame:
+    """Wang and Kang's check, done with probabilities: how often does the max noise pass the bound?
+
+    One draw per k counts the noise values beyond the bound (expected count
+    ``k · δ/k = δ``: each coordinate exceeds with probability at most ``δ/k``);
+    the simulation gives the frequency of *any* value passing it, next to its
+    exact probability ``1 - (1 - δ/k)^k`` (close to, and below, δ).
+    """
+    rows = []
+    for k in ks:
+        one_draw = np.abs(np.random.default_rng([seed, k, 1]).laplace(0.0, 1.0, size=k))
+        maxima = unit_maxima(k, trials, seed)
+        bound = laplace_max_error_bound(k, delta, 1.0, 1.0)
+        exact = laplace_max_error_exact(k, delta, 1.0, 1.0)
+        rows.append(
+            {
+                "k": k,
+                "bound ln(k/δ)·b": bound * scale,
+                "exact t*·b": exact * scale,
+                "largest |noise| in one draw": float(one_draw.max()) * scale,
+                "values beyond the bound in that draw": int((one_draw >= bound).sum()),
+                "expected number beyond the bound": k * math.exp(-bound),
+                "P[max ≥ bound], exact": laplace_max_error_tail(bound, k, 1.0, 1.0),
+                "P[max ≥ bound], simulated": float(np.mean(maxima >= bound)),
+                "trials": maxima.size,
+            }
+        )
+    return pd.DataFrame(rows)

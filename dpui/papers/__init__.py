@@ -1,0 +1,1 @@
+"""Paper experiments: the papers' sweeps recomputed, and the typed custom tree."""

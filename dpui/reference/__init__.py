@@ -1,0 +1,1 @@
+"""Overview, Glossary and References: the teaching text every page links to."""

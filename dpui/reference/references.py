@@ -1,0 +1,224 @@
+"""The one list of papers the product cites, and the citation markers that link to it.
+
+Prose cites a paper with a marker ``[@<key>]`` (in ``assets/*.md``) or
+``references.cite("hay-2010")`` (in page code). Both become a numbered link
+``[n]`` to the paper's entry on the References page, so every "as in [n]"
+resolves to one entry. Prose files are read through :func:`prose`, which
+replaces the markers; an unknown key raises ``KeyError`` (and a test scans
+every prose file for markers that do not resolve).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+ASSETS = Path(__file__).resolve().parents[2] / "assets"
+PAGE = "references"  # the URL path of pages/references.py
+MARKER = re.compile(r"\[@([a-z0-9_-]+)\]")
+
+
+@dataclass(frozen=True)
+class Reference:
+    key: str
+    short: str
+    authors: str
+    title: str
+    venue: str
+    year: str
+    used_for: str
+
+    def text(self) -> str:
+        """The entry as one markdown line: authors, "title", venue, year."""
+        year = f", {self.year}" if self.year else ""
+        return f'{self.authors}, "{self.title}", {self.venue}{year}.'
+
+
+REFERENCES: tuple[Reference, ...] = (
+    Reference(
+        "dwork-roth-2014",
+        "Dwork and Roth 2014",
+        "Cynthia Dwork and Aaron Roth",
+        "The algorithmic foundations of differential privacy",
+        "Foundations and Trends in Theoretical Computer Science 9(3-4)",
+        "2014",
+        "ε-differential privacy, sensitivity, the Laplace and exponential mechanisms and their "
+        "accuracy bounds (thms. 3.6, 3.8, 3.10, 3.11).",
+    ),
+    Reference(
+        "mcsherry-talwar-2007",
+        "McSherry and Talwar 2007 (exponential mechanism)",
+        "Frank McSherry and Kunal Talwar",
+        "Mechanism design via differential privacy",
+        "IEEE FOCS",
+        "2007",
+        "The exponential mechanism.",
+    ),
+    Reference(
+        "hay-2010",
+        "Hay et al. 2010 (Boost)",
+        "Michael Hay, Vibhor Rastogi, Gerome Miklau and Dan Suciu",
+        "Boosting the accuracy of differentially private histograms through consistency",
+        "PVLDB 3(1) (VLDB)",
+        "2010",
+        "Boost: a k-ary tree with uniform budgets and least-squares (BLUE) consistency.",
+    ),
+    Reference(
+        "xiao-2010",
+        "Xiao et al. 2010 (Privelet)",
+        "Xiaokui Xiao, Guozhang Wang and Johannes Gehrke",
+        "Differential privacy via wavelet transforms",
+        "IEEE ICDE",
+        "2010",
+        "Privelet: Laplace noise on Haar wavelet coefficients.",
+    ),
+    Reference(
+        "li-2010",
+        "Li et al. 2010 (matrix mechanism)",
+        "Chao Li, Michael Hay, Vibhor Rastogi, Gerome Miklau and Andrew McGregor",
+        "Optimizing linear counting queries under differential privacy",
+        "ACM PODS",
+        "2010",
+        "The matrix mechanism: a strategy matrix A, noise, and reconstruction B with BA = I.",
+    ),
+    Reference(
+        "qardaji-2013",
+        "Qardaji et al. 2013 (hierarchical methods)",
+        "Wahbeh Qardaji, Weining Yang and Ninghui Li",
+        "Understanding hierarchical methods for differentially private histograms",
+        "PVLDB 6(14) (VLDB)",
+        "2013",
+        "The fan-out minimising their estimate of a hierarchical method's average error, and "
+        "the H_b rule (root not measured, then least squares).",
+    ),
+    Reference(
+        "mckenna-2018",
+        "McKenna et al. 2018 (HDMM)",
+        "Ryan McKenna, Gerome Miklau, Michael Hay and Ashwin Machanavajjhala",
+        "Optimizing error of high-dimensional statistical queries under differential privacy",
+        "PVLDB 11(10) (VLDB)",
+        "2018",
+        "HDMM: optimised strategies for a workload, with the expected error tr(G M⁻¹).",
+    ),
+    Reference(
+        "lue-dptree",
+        "LUE-DPTree (thesis chapter 3)",
+        "Author not printed in the available copy",
+        "第3章 异方差加噪下的差分隐私直方图发布 [Chapter 3: Differentially private histogram "
+        "publication with heteroscedastic noise]",
+        "thesis chapter; institution and year not printed in the available copy",
+        "",
+        "LUE-DPTree: coverage probabilities, per-node budgets on any interval tree, BLUE "
+        "consistency and Struct-Construct.",
+    ),
+    Reference(
+        "wu-2018",
+        "Wu et al. 2018 (error analysis of Privelet)",
+        "吴英杰, 陈靖麟, 蔡剑平, 王一蕾 (Wu Yingjie, Chen Jinglin, Cai Jianping, Wang Yilei; "
+        "Fuzhou University)",
+        "矩阵机制下差分隐私数据发布方法的误差分析 [Error analysis of differentially private "
+        "data publishing methods under the matrix mechanism]",
+        "printed as 计算机与生活, no. 7",
+        "2018",
+        "Closed-form error of Privelet for any range and on average, and the O(lb³N) accuracy "
+        "index.",
+    ),
+    Reference(
+        "wang-kang",
+        "Wang and Kang (Laplace and exponential accuracy)",
+        "王骁识, 康海燕 (Wang Xiaoshi, Kang Haiyan; Beijing Information Science and Technology "
+        "University)",
+        "差分隐私中噪声添加与精度分析研究 [Research on noise addition and accuracy analysis in "
+        "differential privacy]",
+        "兰州理工大学学报 [Journal of Lanzhou University of Technology]",
+        "year not printed in the available copy",
+        "How loose the textbook accuracy bounds of the Laplace and exponential mechanisms are.",
+    ),
+    Reference(
+        "zhang-hiskv",
+        "Zhang et al. (HISKV)",
+        "張嘯劍, 徐雅鑫, 付楠, 孟小峰 (Zhang Xiaojian, Xu Yaxin, Fu Nan, Meng Xiaofeng; Henan "
+        "University of Economics and Law, Renmin University of China)",
+        "HISKV [histogram-based key-value data collection and analysis under local differential "
+        "privacy]",
+        "title, venue and year not printed in the available copy",
+        "",
+        "HISKV; its formulas were lost from the available copy, so the product's HISKV is a "
+        "labelled reconstruction.",
+    ),
+    Reference(
+        "gu-2020",
+        "Gu et al. 2020 (PCKV)",
+        "Xiaolan Gu, Ming Li, Yueqiang Cheng, Li Xiong and Yang Cao",
+        "PCKV: Locally differentially private correlated key-value data collection with "
+        "optimized utility",
+        "USENIX Security",
+        "2020",
+        "PCKV-GRR and PCKV-UE: padding-and-sampling, correlated key and value perturbation.",
+    ),
+    Reference(
+        "ye-2019",
+        "Ye et al. 2019 (PrivKV)",
+        "Qingqing Ye, Haibo Hu, Xiaofeng Meng and Huadi Zheng",
+        "PrivKV: Key-value data collection with local differential privacy",
+        "IEEE S&P",
+        "2019",
+        "PrivKV and PrivKVM (iterative mean rounds).",
+    ),
+    Reference(
+        "sun-2019",
+        "Sun et al. 2019 (KVUE, KVOH)",
+        "Lin Sun, Jun Zhao, Xiaojun Ye, Shuo Feng, Teng Wang and Tao Bai",
+        "Conditional analysis for key-value data with local differential privacy",
+        "arXiv:1907.05014",
+        "2019",
+        "KVUE and KVOH, the key-value baselines the HISKV paper compares with.",
+    ),
+    Reference(
+        "nguyen-2016",
+        "Nguyen et al. 2016 (Harmony)",
+        "Thông T. Nguyên, Xiaokui Xiao, Yin Yang, Siu Cheung Hui, Hyejin Shin and Junbum Shin",
+        "Collecting and analyzing data from smart device users with local differential privacy",
+        "arXiv:1606.05053",
+        "2016",
+        "Harmony: mean estimation of values in [-1, 1] by discretise-then-randomise.",
+    ),
+    Reference(
+        "erlingsson-2014",
+        "Erlingsson et al. 2014 (RAPPOR)",
+        "Úlfar Erlingsson, Vasyl Pihur and Aleksandra Korolova",
+        "RAPPOR: Randomized aggregatable privacy-preserving ordinal response",
+        "ACM CCS",
+        "2014",
+        "Randomised response on unary (one-hot) encodings; its basic one-time form is the "
+        "symmetric unary encoding used here.",
+    ),
+)
+
+_NUMBER = {ref.key: i for i, ref in enumerate(REFERENCES, start=1)}
+
+
+def anchor(key: str) -> str:
+    """The HTML id of a reference's entry on the References page."""
+    return f"ref-{key}"
+
+
+def number(key: str) -> int:
+    """The 1-based number ``n`` shown as ``[n]``; ``KeyError`` for an unknown key."""
+    return _NUMBER[key]
+
+
+def cite(*keys: str) -> str:
+    """Markdown link(s) ``[n]`` to the References page entries of ``keys``."""
+    return "".join(f"[[{number(k)}]]({PAGE}#{anchor(k)})" for k in keys)
+
+
+def resolve(text: str) -> str:
+    """Replace every ``[@<key>]`` marker in markdown ``text`` by its :func:`cite` link."""
+    return MARKER.sub(lambda m: cite(m.group(1)), text)
+
+
+def prose(name: str) -> str:
+    """The teaching prose ``assets/<name>`` with its citation markers resolved."""
+    return resolve((ASSETS / name).read_text(encoding="utf-8"))

@@ -1,0 +1,1 @@
+"""Tree & budgets: the tree, its budgets and noise, the range explorer."""
