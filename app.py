@@ -1,7 +1,8 @@
-"""DP Explorer: router and frame. Pages live in ``pages/``; the list is ``dpui.registry``.
+"""DP Explorer: router and frame. Every page is declared once (``dpui.registry``) and drawn by
+the runner (``dpui.kit.page.run``) from its script ``pages/<key>.py``.
 
-The shared sidebar (dataset, epsilon) is drawn by each page through
-``dpui.kit.sidebar.shared_controls()``, so that every page also runs on its own.
+The shared sidebar (dataset, epsilon) is drawn by the runner on every page, so that every
+page also runs on its own.
 """
 
 from pathlib import Path
@@ -15,12 +16,11 @@ ICON = Path(__file__).resolve().parent / "assets" / "favicon.svg"
 
 st.set_page_config(page_title="DP Explorer", page_icon=str(ICON), layout="wide")
 
-sections: dict[str, list[st.Page]] = {}
-for info in registry.PAGES:
-    page = st.Page(
-        info.path, title=info.title, icon=info.icon, default=info.path.endswith("home.py")
+groups: dict[str, list[st.Page]] = {}
+for page in registry.PAGES:
+    groups.setdefault(page.group, []).append(
+        st.Page(page.path, title=page.title, icon=page.icon, default=page is registry.PAGES[0])
     )
-    sections.setdefault(info.section, []).append(page)
 
-navigation = st.navigation({name: sections[name] for name in registry.SECTIONS if name in sections})
+navigation = st.navigation({name: groups[name] for name in registry.GROUPS if name in groups})
 navigation.run()

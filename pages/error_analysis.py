@@ -3,6 +3,7 @@
 import streamlit as st
 
 from dpui.errors import view as view
+from dpui.errors.analysis_page import PAGE
 from dpui.errors.view import (
     ALGORITHM_FLAGS,
     FIXED_N,
@@ -15,16 +16,9 @@ from dpui.errors.view import (
     SIMULATE,
     VIEW,
 )
-from dpui.kit import downloads, pin, present, sidebar, state
-from dpui.reference import references
+from dpui.kit import downloads, pin, present, references, sidebar, state
 
-toolbar = present.header(
-    "pages/error_analysis.py",
-    "Error analysis",
-    "Exact mean squared errors of range queries (lines) beside simulations of the real release "
-    "pipelines (points with 95% intervals). Teaching and exploration tool: numpy's generator is "
-    "not a hardened noise source.",
-)
+toolbar = present.header(PAGE)
 sidebar.shared_controls()
 hist = sidebar.current_histogram()
 digest = sidebar.histogram_digest(hist)

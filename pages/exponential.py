@@ -8,14 +8,9 @@ from dpui.kit import downloads, pin, present, sidebar, state, untrusted
 from dpui.mechanisms import exponential as em
 from dpui.mechanisms import figures as figures
 from dpui.mechanisms.exponential import DRAWS, SEED, SENSITIVITY, SOURCE
+from dpui.mechanisms.exponential_page import PAGE
 
-toolbar = present.header(
-    "pages/exponential.py",
-    "Exponential mechanism",
-    "Choose one candidate with probability ∝ exp(ε·score / 2Δu): the best is likely, every "
-    "other candidate stays possible. Teaching and exploration tool: numpy's generator is not "
-    "a hardened noise source.",
-)
+toolbar = present.header(PAGE)
 sidebar.shared_controls()
 state.load(em.PARAMS)
 

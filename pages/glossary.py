@@ -1,11 +1,6 @@
 """Glossary: one paragraph per term the pages use."""
 
-import streamlit as st
+from dpui.kit.page import run
+from dpui.reference.glossary_page import PAGE
 
-from dpui.kit import present
-from dpui.reference import glossary, references
-
-present.header("pages/glossary.py", "Glossary", charts=False)
-for term in glossary.TERMS:
-    st.subheader(term.name, anchor=term.key)
-    st.markdown(references.resolve(term.definition))
+run(PAGE)

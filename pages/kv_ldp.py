@@ -8,19 +8,13 @@ import streamlit as st
 from dpcore.ldp import hiskv, metrics
 from dpcore.ldp.data import KVData
 from dpcore.ldp.mechanisms import MAX_EPS, MECHANISMS, UNAVAILABLE
-from dpui.kit import downloads, pin, present, sidebar, state
+from dpui.kit import downloads, pin, present, references, sidebar, state
 from dpui.ldp import figures as ldp_figures
 from dpui.ldp import hiskv as hiskv_view
 from dpui.ldp import view as view
-from dpui.reference import references
+from dpui.ldp.page import PAGE
 
-toolbar = present.header(
-    "pages/kv_ldp.py",
-    "Key-value LDP",
-    "Local differential privacy for key-value data: each user holds a set of ⟨key, value⟩ "
-    "pairs and reports one randomized pair; the collector estimates every key's frequency "
-    "and mean. Teaching and exploration tool: numpy's generator is not a hardened noise source.",
-)
+toolbar = present.header(PAGE)
 st.warning(
     f"**HISKV {references.cite('zhang-hiskv')} is reconstructed from the paper's description; "
     "its formulas are derived here** (the source lost them) and verified by the exact privacy "

@@ -5,16 +5,10 @@ import streamlit as st
 from dpui.errors import figures as figures
 from dpui.errors import matrix as view
 from dpui.errors.matrix import LEFT, RELEASES, RIGHT, SEED, N
-from dpui.kit import downloads, present, sidebar, state
-from dpui.reference import references
+from dpui.errors.matrix_page import PAGE
+from dpui.kit import downloads, present, references, sidebar, state
 
-present.header(
-    "pages/matrix_privelet.py",
-    "Matrix mechanism / Privelet",
-    "Privelet's Haar strategy and reconstruction as matrices, the covariance of its output, and "
-    "the error of one range computed three ways. Teaching and exploration tool: numpy's "
-    "generator is not a hardened noise source.",
-)
+present.header(PAGE)
 sidebar.shared_controls()
 eps = sidebar.current_epsilon()
 state.load(view.PARAMS)

@@ -3,10 +3,11 @@
 import streamlit as st
 
 from dpui.errors import figures as error_figures
-from dpui.kit import downloads, present, sidebar, state
+from dpui.kit import downloads, present, references, sidebar, state
 from dpui.papers import custom_tree as custom_tree_view
 from dpui.papers import figures as figures
 from dpui.papers import view as view
+from dpui.papers.page import PAGE
 from dpui.papers.view import (
     EXPERIMENT,
     FAN_K,
@@ -19,16 +20,8 @@ from dpui.papers.view import (
     T2_RELEASES,
     T2_SIM_M,
 )
-from dpui.reference import references
 
-present.header(
-    "pages/paper_experiments.py",
-    "Paper experiments",
-    "Tables and figures of the papers behind this tool, reproduced with exact closed forms "
-    "(lines) beside simulations (points with 95% intervals). The errors of these linear, "
-    "unbiased mechanisms do not depend on the data, so simulations release all-zero histograms. "
-    "Teaching and exploration tool: numpy's generator is not a hardened noise source.",
-)
+present.header(PAGE)
 sidebar.shared_controls()
 eps = sidebar.current_epsilon()
 state.load(view.PARAMS)

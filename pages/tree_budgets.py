@@ -5,11 +5,12 @@ from functools import partial
 import numpy as np
 import streamlit as st
 
-from dpui.kit import downloads, pin, present, sidebar, state
-from dpui.reference import glossary, references
+from dpui.kit import downloads, pin, present, references, sidebar, state
+from dpui.reference import glossary
 from dpui.tree import figures as tree_figures
 from dpui.tree import range_explorer, sc_explain, typed_ranges
 from dpui.tree import view as tree_view
+from dpui.tree.page import PAGE
 from dpui.tree.view import (
     ALLOCATION,
     COLOUR,
@@ -23,12 +24,7 @@ from dpui.tree.view import (
     ZOOM,
 )
 
-toolbar = present.header(
-    "pages/tree_budgets.py",
-    "Tree & budgets",
-    "Hierarchical (interval-tree) release of a histogram under ε-DP, with heteroscedastic "
-    "budgets on any tree and BLUE consistency (LUE-DPTree). Teaching and exploration tool.",
-)
+toolbar = present.header(PAGE)
 
 sidebar.shared_controls()
 hist = sidebar.current_histogram()

@@ -7,7 +7,8 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from dpui import registry
-from dpui.reference import glossary, references
+from dpui.kit import present, references
+from dpui.reference import glossary
 
 ROOT = Path(__file__).resolve().parents[1]
 USER_FACING = sorted(
@@ -113,7 +114,7 @@ def test_every_page_is_registered_with_a_one_sentence_notice() -> None:
     assert {p.path for p in registry.PAGES} == on_disk
     for page in registry.PAGES:
         assert page.notice.rstrip().endswith(".") and page.notice.count(". ") == 0, page.path
-        assert registry.what_to_notice(page.path).startswith("**What to notice:** ")
+        assert present.what_to_notice(page.notice).startswith("**What to notice:** ")
 
 
 def test_references_page_lists_every_entry_with_its_number_and_anchor() -> None:

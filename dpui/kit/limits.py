@@ -295,12 +295,6 @@ def tree_page(n: int, choice: str) -> Cost:
     return Cost(n * (build + 8e-6 + 0.3e-6), n * 250 / MB)
 
 
-def laplace_page(k: int, draws: int) -> Cost:
-    """Laplace: the release, its table and charts (1 µs and 100 bytes per entry) and the
-    max-error simulation (15 ns and 8 bytes per Laplace draw)."""
-    return Cost(k * 1e-6 + draws * 15e-9, (k * 100 + draws * 8) / MB)
-
-
 def exponential_page(k: int, draws: int) -> Cost:
     """Exponential: probabilities, the exact utility distribution and the charts (1.2 µs and
     60 bytes per candidate) and the runs (50 ns per draw)."""

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, Protocol
 
 import numpy as np
 import pandas as pd
@@ -23,8 +23,7 @@ import plotly.graph_objects as go
 import streamlit as st
 from streamlit.delta_generator import DeltaGenerator
 
-from dpui import registry
-from dpui.kit import chart_style, plot_axes, plot_once, state
+from dpui.kit import chart_style, plot_axes, plot_once, references, state
 from dpui.kit.params import BoolParam, ChoiceParam
 
 PRESENT = BoolParam("present", False)
@@ -77,20 +76,44 @@ def presenting() -> bool:
     return bool(state.get(PRESENT))
 
 
-def header(page_path: str, title: str, caption: str = "", *, charts: bool = True) -> DeltaGenerator:
-    """The page's frame: title, what to notice, and the toolbar (presentation mode, chart
-    download format, copy link, ``caption`` in an "About this page" popover). Returns the
-    toolbar, so that a page can add its own buttons to it (such as "Pin this view")."""
+class Framed(Protocol):
+    """What :func:`header` needs of a page (a :class:`dpui.kit.page.Page`)."""
+
+    @property
+    def title(self) -> str: ...
+    @property
+    def notice(self) -> str: ...
+    @property
+    def caption(self) -> str: ...
+    @property
+    def data(self) -> str: ...
+    @property
+    def charts(self) -> bool: ...
+    @property
+    def heading(self) -> str: ...
+
+
+def what_to_notice(notice: str) -> str:
+    """A page's "What to notice" sentence as shown, citations resolved."""
+    return references.resolve(f"**What to notice:** {notice}")
+
+
+def header(page: Framed) -> DeltaGenerator:
+    """The page's frame: title, what to notice, which data it shows when not the sidebar's,
+    and the toolbar (presentation mode, chart download format, copy link, the page's caption
+    in an "About this page" popover). Returns the toolbar, so that the runner can add its own
+    buttons to it (such as "Pin this view")."""
     st.html(_CSS)
     state.load(PARAMS)
     if st.session_state.get(EXPORT.name) is None:  # a segmented control can be unselected
         st.session_state[EXPORT.name] = EXPORT.default
     if presenting():
         st.html(_CSS_PRESENT)
-    st.title(title)
-    notice = registry.what_to_notice(page_path)
-    if notice:
-        st.markdown(notice)
+    st.title(page.heading or page.title)
+    if page.notice:
+        st.markdown(what_to_notice(page.notice))
+    if page.data:
+        st.caption(f"**Data:** {page.data}")
     bar = st.container(horizontal=True, vertical_alignment="center", gap="medium")
     bar.toggle(
         "Presentation mode",
@@ -98,7 +121,7 @@ def header(page_path: str, title: str, caption: str = "", *, charts: bool = True
         help="Large chart fonts, thick lines, figures full width, explanations collapsed. "
         "Kept in the link (present=1).",
     )
-    if charts:
+    if page.charts:
         bar.segmented_control(
             "Chart download",
             EXPORT.options,
@@ -111,8 +134,9 @@ def header(page_path: str, title: str, caption: str = "", *, charts: bool = True
         )
     with bar:
         st.html(_COPY_LINK, width="content", unsafe_allow_javascript=True)
-    if caption:  # one click away, so that the figure fits above the fold
-        bar.popover("About this page", type="tertiary", icon=":material/info:").caption(caption)
+    if page.caption:  # one click away, so that the figure fits above the fold
+        about = bar.popover("About this page", type="tertiary", icon=":material/info:")
+        about.caption(page.caption)
     state.save(PARAMS)
     return bar
 

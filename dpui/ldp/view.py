@@ -23,10 +23,9 @@ from dpcore.ldp import data as kvdata
 from dpcore.ldp import experiment, hiskv, mechanisms, privacy
 from dpcore.ldp.data import KVData
 from dpcore.ldp.mechanisms import KVSettings
-from dpui.kit import limits, pin, untrusted
+from dpui.kit import limits, pin, references, untrusted
 from dpui.kit.params import BoolParam, ChoiceParam, FloatParam, IntParam, Param
 from dpui.ldp import figures as ldp_figures
-from dpui.reference import references
 
 SYNTHETIC = {
     "gauss": "GAUSS-like (folded-normal keys, normal means)",

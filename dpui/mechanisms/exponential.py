@@ -31,10 +31,9 @@ from dpcore.mechanisms import (
     parse_score_table,
     sample_exponential,
 )
-from dpui.kit import limits, pin, untrusted
+from dpui.kit import limits, pin, references, untrusted
 from dpui.kit.params import ChoiceParam, FloatParam, IntParam
 from dpui.mechanisms import figures as figures
-from dpui.reference import references
 
 # Wang and Kang's vote table lost its numbers in our copy; these counts are illustrative.
 SPORTS_VOTE = (("Football", 30), ("Volleyball", 24), ("Basketball", 9), ("Tennis", 6))

@@ -8,7 +8,6 @@ rescales cached results instead of re-simulating.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -18,7 +17,6 @@ import plotly.express as px
 import streamlit as st
 from numpy.typing import NDArray
 
-from dpcore.histogram import Histogram
 from dpcore.mechanisms import (
     laplace_confidence_intervals,
     laplace_expected_max_error,
@@ -29,11 +27,11 @@ from dpcore.mechanisms import (
     laplace_scale,
     simulate_laplace_max_error,
 )
-from dpui.kit import limits, pin
+from dpui.kit import limits, references
+from dpui.kit.page import Estimate, Inputs, Refused, View
 from dpui.kit.params import ChoiceParam, FloatParam, IntParam
 from dpui.kit.sidebar import EPSILON
 from dpui.mechanisms import figures as figures
-from dpui.reference import references
 
 GAPMINDER_YEARS = tuple(str(year) for year in range(1952, 2008, 5))
 SOURCES = {
@@ -143,8 +141,8 @@ def release(
 
 
 @dataclass(frozen=True)
-class View:
-    """One view of the page: the query (its entries and what they are) and its seeded release."""
+class Query:
+    """One view's query (its entries and what they are) and its seeded release."""
 
     labels: tuple[str, ...]
     counts: NDArray[np.float64]
@@ -185,23 +183,36 @@ class View:
         }
 
 
-def view(
-    values: Mapping[str, Any], hist: Histogram, trials: int, *, pinned: bool = False
-) -> View | None:
-    """The view set by ``values`` (parameter name -> value, as :func:`dpui.kit.pin.current` gives,
-    ε included) on the sidebar's ``hist``; None, with the reason shown, when there is nothing
-    to release or it is over the work limit (``trials``: the page's simulation, counted in the
-    limit; ``pinned``: the messages are about the pinned view A)."""
-    who = "Pinned view A: " if pinned else ""
-    if values[SOURCE.name] == "gapminder":
-        year, below = int(values[YEAR.name]), float(values[POP_MAX.name])
+def page_cost(k: int, draws: int) -> limits.Cost:
+    """The release, its table and charts (1 µs and 100 bytes per entry) and the max-error
+    simulation (15 ns and 8 bytes per Laplace draw)."""
+    return limits.Cost(k * 1e-6 + draws * 15e-9, (k * 100 + draws * 8) / limits.MB)
+
+
+def cost(inputs: Inputs) -> Estimate | None:
+    """The page's work on the sidebar's histogram (the gapminder table is small)."""
+    if inputs[SOURCE] == "gapminder":
+        return None
+    k, trials = inputs.hist.n_bins, int(inputs[TRIALS])
+    return Estimate(
+        f"the Laplace mechanism on {k:,} entries",
+        page_cost(k, k * effective_trials(k, trials)),
+        smaller="use a histogram with fewer bins, or the gapminder data",
+        library="dpcore.mechanisms.laplace_mechanism",
+    )
+
+
+def query(inputs: Inputs) -> Query:
+    """The query and release set by ``inputs``; :class:`Refused` when there is nothing to
+    release."""
+    if inputs[SOURCE] == "gapminder":
+        year, below = int(inputs[YEAR]), float(inputs[POP_MAX])
         table = gapminder_populations(year, below)
         if table.empty:
-            st.warning(
-                f"{who}No country had fewer than {below:g} million people in {year}; "
+            raise Refused(
+                f"No country had fewer than {below:g} million people in {year}; "
                 "raise the threshold."
             )
-            return None
         labels = tuple(table["country"])
         counts = table["population"].to_numpy(dtype=float)
         described = (
@@ -210,45 +221,33 @@ def view(
         )
         data = "gapminder"
     else:
-        if not allowed(hist.n_bins, trials, pinned=pinned):
-            return None
+        hist = inputs.hist
         labels = hist.labels or tuple(str(i + 1) for i in range(hist.n_bins))
         counts = hist.counts
         described = f"the {hist.n_bins:,} bins of '{hist.name}' (sidebar)"
         data = hist.name
-    sensitivity, delta = float(values[SENSITIVITY.name]), float(values[DELTA.name])
-    if values[SCALE_MODE.name] == "scale":
-        eps = sensitivity / float(values[SCALE.name])
+    sensitivity, delta = float(inputs[SENSITIVITY]), float(inputs[DELTA])
+    if inputs[SCALE_MODE] == "scale":
+        eps = sensitivity / float(inputs[SCALE])
     else:
-        eps = float(values[EPSILON.name])
-    seed = int(values[SEED.name])
+        eps = float(inputs[EPSILON])
+    seed = int(inputs[SEED])
     try:
         rel = release(counts, eps=eps, sensitivity=sensitivity, delta=delta, seed=seed)
     except ValueError as err:
-        st.error(f"{who}No release at these settings: {err}", icon=":material/error:")
-        return None
-    return View(labels, counts, described, data, eps, sensitivity, delta, seed, rel)
+        raise Refused(f"No release at these settings: {err}") from None
+    return Query(labels, counts, described, data, eps, sensitivity, delta, seed, rel)
 
 
-def show_comparison(pinned: Mapping[str, Any], b: View, hist: Histogram, trials: int) -> None:
-    """Pinned view A beside the current view B: true vs noisy bars on the same value axes,
-    and the key numbers with their ratio. A passes the same checks as B; refused, it is not
-    computed and the page says why."""
-    a = view(pinned, hist, trials, pinned=True)
-    if a is None:
-        return
-
-    def side(v: View) -> tuple[str, Any, dict[str, Any]]:
-        text = (
-            f"{v.described}; ε = {v.eps:.4g}, Δf = {v.sensitivity:g}, b = {v.rel.scale:.4g}, "
-            f"δ = {v.delta:g}, seed {v.seed}"
-        )
-        fig = figures.true_vs_noisy(v.labels, v.counts, v.rel.noisy)
-        fig.update_layout(margin_t=80)  # half width: the legend gets its own row under the title
-        return text, fig, v.settings()
-
-    pin.side_by_side(side(a), side(b), key="lap_compare")
-    pin.show_table(a.key_numbers(), b.key_numbers())
+def view(inputs: Inputs) -> View:
+    """The page's main view: true vs noisy bars, the key numbers and the stamp."""
+    q = query(inputs)
+    described = (
+        f"{q.described}; ε = {q.eps:.4g}, Δf = {q.sensitivity:g}, b = {q.rel.scale:.4g}, "
+        f"δ = {q.delta:g}, seed {q.seed}"
+    )
+    figure = figures.true_vs_noisy(q.labels, q.counts, q.rel.noisy)
+    return View(described, figure, q.settings(), q.key_numbers(), detail=q)
 
 
 def release_table(
@@ -273,18 +272,6 @@ def release_table(
         table[f"lower ({name})"] = lower
         table[f"upper ({name})"] = upper
     return table
-
-
-def allowed(k: int, trials: int, *, pinned: bool = False) -> bool:
-    """Whether releasing ``k`` entries and simulating their max error is within the limit
-    (``pinned``: the message is about the pinned view A)."""
-    what = f"the Laplace mechanism on {k:,} entries"
-    return limits.allow(
-        f"the pinned view A ({what})" if pinned else what,
-        limits.laplace_page(k, k * effective_trials(k, trials)),
-        smaller="use a histogram with fewer bins, or the gapminder data",
-        library="dpcore.mechanisms.laplace_mechanism",
-    )
 
 
 def effective_trials(k: int, trials: int) -> int:

@@ -2,7 +2,7 @@
 
 Pages link a term on first use with :func:`link`, e.g. ``glossary.link("coverage")``.
 Definitions are markdown (``$...$`` math) and may cite papers with ``[@<key>]`` markers
-(see :mod:`dpui.reference.references`).
+(see :mod:`dpui.kit.references`).
 """
 
 from __future__ import annotations

@@ -5,7 +5,7 @@ from __future__ import annotations
 import plotly.graph_objects as go
 
 from dpcore.histogram import Histogram
-from dpui.reference import references
+from dpui.kit import references
 from dpui.tree.figures import histogram_comparison
 
 

@@ -33,6 +33,7 @@ from dpcore.histogram import MAX_BINS
 from dpui.kit import downloads, present
 from dpui.kit.params import IntParam
 from dpui.tree import range_figures
+from dpui.tree.error_spread import ErrorSpread, error_spread
 
 FloatArray = NDArray[np.float64]
 IntArray = NDArray[np.int64]
@@ -166,25 +167,6 @@ def node_table(
             "BLUE share of error": shares[chosen],
         }
     )
-
-
-@dataclass(frozen=True)
-class ErrorSpread:
-    """The range's error over many releases: simulated draws and the exact density."""
-
-    draws: FloatArray
-    x: FloatArray
-    density: FloatArray
-    gaussian_share: float
-
-
-def error_spread(scales: FloatArray, releases: int, seed: int) -> ErrorSpread:
-    """Draws of ``sum_x c_x Lap(1/eps_x)`` for ``releases`` seeded releases (only the nodes
-    involved are simulated) and the exact density of that sum (:mod:`dpcore.hist.laplace_sum`)."""
-    dist = laplace_sum.laplace_sum(scales)
-    x, f = laplace_sum.density(dist, points=2048)
-    draws = laplace_sum.sample(dist, releases, np.random.default_rng(seed))
-    return ErrorSpread(draws, x, f, dist.gaussian_share)
 
 
 @st.cache_data(max_entries=64, show_spinner=False)

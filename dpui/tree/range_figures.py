@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
-if TYPE_CHECKING:  # the explorer imports these factories
-    from dpui.tree.range_explorer import ErrorSpread
+from dpui.tree.error_spread import ErrorSpread
 
 COLOURS = {"raw tree": "#0072B2", "after BLUE": "#D55E00"}  # Okabe-Ito: colour-blind safe
 METHOD_COLOURS = {"this range": "#009E73", "workload average": "#999999"}

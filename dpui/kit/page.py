@@ -1,0 +1,175 @@
+"""A page is a declaration: a :class:`Page` spec and a pure ``view``; :func:`run` does the rest.
+
+The runner draws the frame (title, "What to notice", toolbar, presentation mode, the shared
+sidebar), loads the page's parameters from the link and saves them back, draws the page's
+settings, applies the work limits to the page's cost estimate before calling its ``view``,
+and compares a pinned view A with the current view B from two ``view`` results: the main
+figures side by side on shared axes and the key numbers with their ratio. A page writes no
+comparison, no limit check and no state code of its own; the part of a page below its main
+view (sections, tables, prose) is its ``body``.
+
+A page script is then two lines (``pages/<key>.py``)::
+
+    from dpui.mechanisms.laplace_page import PAGE
+    from dpui.kit.page import run
+
+    run(PAGE)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import plotly.graph_objects as go
+import streamlit as st
+
+from dpcore.histogram import Histogram
+from dpui.kit import limits, pin, present, sidebar, state, untrusted
+from dpui.kit.params import Param
+
+SIDEBAR_DATA = "the sidebar's dataset"
+
+
+@dataclass(frozen=True)
+class Inputs:
+    """What a view is computed from: the page's parameter values (name -> value, the shared
+    ε included) and the sidebar's histogram."""
+
+    values: Mapping[str, Any]
+    hist: Histogram
+
+    def __getitem__(self, param: Param) -> Any:
+        return self.values[param.name]
+
+
+@dataclass(frozen=True)
+class Estimate:
+    """A view's cost before it runs, with what :func:`dpui.kit.limits.allow` says when it is
+    over the limit: what would be computed, which inputs to reduce, and the library call that
+    runs it without a limit."""
+
+    what: str
+    cost: limits.Cost
+    smaller: str
+    library: str
+
+
+@dataclass(frozen=True)
+class View:
+    """One view's result: its main figure (the one a pinned comparison draws twice), the
+    settings stamped under it and described in words, its key numbers, and whatever else
+    the page's body draws (``detail``)."""
+
+    described: str
+    figure: go.Figure
+    stamp: Mapping[str, Any]
+    numbers: Mapping[str, float]
+    detail: Any = None
+    share: str = "y"
+    """The axes a comparison puts on one range ("y", "xy" or "")."""
+
+
+class Refused(Exception):
+    """Raised by a ``view`` when its inputs give nothing to show; the message, in words a user
+    understands, says what to change (it is shown as inert text)."""
+
+
+@dataclass(frozen=True)
+class Page:
+    """One page, declared once: the router, the Overview, the runner and the tests read it."""
+
+    key: str
+    """URL path; the script is ``pages/<key>.py``."""
+    title: str
+    icon: str
+    group: str
+    blurb: str
+    """One line for the Overview's list of pages."""
+    notice: str = ""
+    """"What to notice" (markdown; may cite ``[@<key>]``)."""
+    caption: str = ""
+    """The "About this page" text in the toolbar."""
+    data: str = SIDEBAR_DATA
+    """The data the page shows: the sidebar's dataset, or which data it uses instead and why
+    (said in the page's header)."""
+    params: tuple[Param, ...] = ()
+    pinned: tuple[Param, ...] = ()
+    """The parameters that define a comparable view (the shared ε among them when the view
+    reads it); empty for a page without pin and compare."""
+    controls: Callable[[], None] | None = None
+    """Draws the settings widgets, keyed by their parameters' names."""
+    cost: Callable[[Inputs], Estimate | None] = field(default=lambda inputs: None)
+    view: Callable[[Inputs], View] | None = None
+    body: Callable[[View | None], None] | None = None
+    """Draws the page below the main view (given None for a page without a view)."""
+    charts: bool = True
+    heading: str = ""
+    """The page's own title, when it differs from its name in the navigation."""
+
+    @property
+    def path(self) -> str:
+        return f"pages/{self.key}.py"
+
+
+def run(page: Page) -> None:
+    """Draw ``page``: frame, settings, the current view B (and a pinned A beside it), body."""
+    toolbar = present.header(page)
+    sidebar.shared_controls()
+    state.load(page.params)
+    if page.controls is not None:
+        with present.settings_panel():
+            page.controls()
+    state.save(page.params)
+    if page.view is None:
+        if page.body is not None:
+            page.body(None)
+        return
+    current = _inputs(page, {})
+    pinned = pin.controls(page.key, page.pinned, where=toolbar) if page.pinned else None
+    main = st.container()  # a comparison goes above the page's own figure
+    b = computed(page, current)
+    if pinned is not None:
+        a = computed(page, _inputs(page, pinned), pinned=True)
+        if a is not None and b is not None:
+            with main:
+                compare(page, a, b)
+    if b is None:
+        st.stop()
+    if page.body is not None:
+        page.body(b)
+
+
+def _inputs(page: Page, override: Mapping[str, Any]) -> Inputs:
+    names = (*page.params, sidebar.EPSILON)
+    values = {p.name: state.get(p) for p in names} | dict(override)
+    return Inputs(values, sidebar.current_histogram())
+
+
+def computed(page: Page, inputs: Inputs, *, pinned: bool = False) -> View | None:
+    """``page.view(inputs)`` when its estimate is within the limits; otherwise None, with the
+    reason shown (about "Pinned view A" for ``pinned``)."""
+    assert page.view is not None
+    who = "Pinned view A: " if pinned else ""
+    estimate = page.cost(inputs)
+    if estimate is not None and not limits.allow(
+        who + estimate.what, estimate.cost, smaller=estimate.smaller, library=estimate.library
+    ):
+        return None
+    try:
+        return page.view(inputs)
+    except Refused as why:
+        st.warning(who + untrusted.markdown(str(why), 600), icon=":material/block:")
+        return None
+
+
+def compare(page: Page, a: View, b: View) -> None:
+    """Views A and B: main figures side by side on shared axes, then the key numbers."""
+    pin.side_by_side(
+        (a.described, go.Figure(a.figure), a.stamp),
+        (b.described, go.Figure(b.figure), b.stamp),
+        key=f"{page.key}_compare",
+        share=a.share,
+    )
+    pin.show_table(a.numbers, b.numbers)

@@ -1,0 +1,32 @@
+"""The Glossary page: one paragraph per term the pages use."""
+
+import streamlit as st
+
+from dpui.kit import references
+from dpui.kit.page import Page, View
+from dpui.reference import glossary
+
+
+def body(view: View | None) -> None:
+    """Every term, with an anchor that the pages' links open."""
+    for term in glossary.TERMS:
+        st.subheader(term.name, anchor=term.key)
+        st.markdown(references.resolve(term.definition))
+
+
+PAGE = Page(
+    key="glossary",
+    title="Glossary",
+    icon=":material/menu_book:",
+    group="Reference",
+    blurb=(
+        "One paragraph per term: ε, sensitivity, coverage probability, budget allocation, BLUE "
+        "/ consistency, MSE, workload, canonical decomposition, LDP and more."
+    ),
+    notice=(
+        "Each term the pages use is defined here in one paragraph; the pages link to it where "
+        "they first use a term."
+    ),
+    charts=False,
+    body=body,
+)
