@@ -39,6 +39,8 @@ class Inputs:
 
     values: Mapping[str, Any]
     hist: Histogram
+    extra: Mapping[str, Any] = field(default_factory=dict)
+    """Inputs of this session that no link carries (an edited table), from ``Page.extra``."""
 
     def __getitem__(self, param: Param) -> Any:
         return self.values[param.name]
@@ -68,7 +70,12 @@ class View:
     numbers: Mapping[str, float]
     detail: Any = None
     share: str = "y"
-    """The axes a comparison puts on one range ("y", "xy" or "")."""
+    """The axes a comparison puts on one range ("y", "xy" or ""), when A and B are of one
+    ``kind``."""
+    kind: str = ""
+    """What the figure plots; A and B of different kinds get axes of their own."""
+    note: str = ""
+    """A caption under the compared key numbers (what they assume)."""
 
 
 class Refused(Exception):
@@ -104,6 +111,9 @@ class Page:
     view: Callable[[Inputs], View] | None = None
     body: Callable[[View | None], None] | None = None
     """Draws the page below the main view (given None for a page without a view)."""
+    extra: Callable[[], Mapping[str, Any]] | None = None
+    """This session's inputs that no link carries (:attr:`Inputs.extra`), read after the
+    controls are drawn."""
     charts: bool = True
     heading: str = ""
     """The page's own title, when it differs from its name in the navigation."""
@@ -144,7 +154,8 @@ def run(page: Page) -> None:
 def _inputs(page: Page, override: Mapping[str, Any]) -> Inputs:
     names = (*page.params, sidebar.EPSILON)
     values = {p.name: state.get(p) for p in names} | dict(override)
-    return Inputs(values, sidebar.current_histogram())
+    extra = page.extra() if page.extra is not None else {}
+    return Inputs(values, sidebar.current_histogram(), extra)
 
 
 def computed(page: Page, inputs: Inputs, *, pinned: bool = False) -> View | None:
@@ -165,11 +176,18 @@ def computed(page: Page, inputs: Inputs, *, pinned: bool = False) -> View | None
 
 
 def compare(page: Page, a: View, b: View) -> None:
-    """Views A and B: main figures side by side on shared axes, then the key numbers."""
+    """Views A and B: main figures side by side (on shared axes when they plot the same kind
+    of view), then the key numbers with their ratio."""
+    same = a.kind == b.kind
     pin.side_by_side(
-        (a.described, go.Figure(a.figure), a.stamp),
-        (b.described, go.Figure(b.figure), b.stamp),
+        (a.described, a.figure, a.stamp),
+        (b.described, b.figure, b.stamp),
         key=f"{page.key}_compare",
-        share=a.share,
+        share=a.share if same else "",
     )
+    if not same:
+        st.caption("A and B plot different views, so their axes are not shared.")
     pin.show_table(a.numbers, b.numbers)
+    notes = dict.fromkeys(note for note in (a.note, b.note) if note)
+    if notes:
+        st.caption(" ".join(notes))
