@@ -15,6 +15,7 @@ from dpcore.ldp import data as kvdata
 from dpui.errors import view as errors_view
 from dpui.kit import limits, sidebar
 from dpui.mechanisms import laplace as lap
+from dpui.tree import view as tree_view
 
 ROOT = Path(__file__).resolve().parents[1]
 LIMITS = limits.Limits(seconds=5.0, megabytes=600.0, cache_megabytes=600.0)
@@ -56,7 +57,7 @@ def test_cost_models_separate_the_issue_links_from_the_defaults() -> None:
     within = (
         limits.kv_generation(20_000, 100, 50, "heavy"),
         limits.kv_simulation(20_000, 363_000, (9 * 4 + 9) * 3, 50, round_runs=10 * 4 * 3),
-        limits.tree_page(65_536, "sc"),
+        tree_view.page_cost(65_536, "sc"),
         lap.page_cost(142, 142 * 1000),
         limits.exponential_page(2**16, 100),
         limits.accuracy_index(("binary_raw", "boost", "lue_dptree"), 16),
@@ -65,7 +66,7 @@ def test_cost_models_separate_the_issue_links_from_the_defaults() -> None:
     beyond = (
         limits.kv_generation(1_000_000, 5000, 200, "uniform"),
         limits.kv_simulation(1_000_000, 18_000_000, (9 * 6 + 9) * 200, 50),
-        limits.tree_page(2**22, "sc"),
+        tree_view.page_cost(2**22, "sc"),
         lap.page_cost(2**22, 20 * 2**22),
         limits.accuracy_index(("boost", "lue_dptree"), 22),
         limits.error_simulation(("dwork", "boost", "lue_dptree"), 65_536, 7, 1000, 2000),
