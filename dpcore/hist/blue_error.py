@@ -270,8 +270,9 @@ def blue_linear_query_variance(t: Tree, budgets: ArrayLike, weights: ArrayLike) 
     Bottom-up, ``F_x = sum_{i in x} w_i v_i = β_x h_x + ξ_x`` with
     ``β_x = sum_c β_c r_c`` and ``Var ξ_x = sum_c Var ξ_c + β^T K_x β``.
     """
+    w = _validate.finite_array("weights", weights, size=t.n_bins)
     gm = GaussMarkovTree.build(t, budgets)
-    return _linear_query_variance(gm, np.asarray(weights, dtype=np.float64))
+    return _linear_query_variance(gm, w)
 
 
 def _group_sum(slot: IntArray, values: FloatArray, width: int) -> FloatArray:
@@ -280,8 +281,6 @@ def _group_sum(slot: IntArray, values: FloatArray, width: int) -> FloatArray:
 
 def _linear_query_variance(gm: GaussMarkovTree, weights: FloatArray) -> float:
     t = gm.tree
-    if weights.shape != (t.n_bins,):
-        raise ValueError(f"expected {t.n_bins} weights, got shape {weights.shape}")
     beta = np.zeros(t.size)
     gamma = np.zeros(t.size)
     beta[t.leaf_of_bin] = weights

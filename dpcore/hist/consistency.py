@@ -27,6 +27,7 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from dpcore import _validate
 from dpcore.hist.tree import Tree
 
 FloatArray = NDArray[np.float64]
@@ -51,9 +52,7 @@ class BlueSmoother:
     @staticmethod
     def build(tree: Tree, budgets: ArrayLike) -> BlueSmoother:
         """The pass coefficients for ``budgets`` (one per node, 0 = not measured)."""
-        eps = np.asarray(budgets, dtype=np.float64)
-        if eps.shape != (tree.size,):
-            raise ValueError(f"expected {tree.size} budgets (one per node), got {eps.shape}")
+        eps = _validate.budgets("budgets", budgets, size=tree.size)
         measured = eps > 0
         precision = np.where(measured, eps**2, 0.0)
         with np.errstate(divide="ignore"):
@@ -179,8 +178,8 @@ def blue_range_weights(tree: Tree, budgets: ArrayLike, a: int, b: int) -> FloatA
     with ``A`` the nodes x bins 0/1 strategy matrix and ``w`` the range's
     indicator over the bins.
     """
-    if not 0 <= a <= b < tree.n_bins:
-        raise ValueError(f"the range must satisfy 0 <= a <= b < {tree.n_bins}, got [{a}, {b}]")
+    first_bin, last_bin = _validate.ranges(tree.n_bins, a, b)
+    a, b = int(first_bin), int(last_bin)
     picked = np.zeros(tree.size)
     picked[tree.leaf_of_bin[a : b + 1]] = 1.0
     return BlueSmoother.build(tree, budgets).transpose(picked)

@@ -48,6 +48,7 @@ import numpy as np
 import scipy.optimize
 from numpy.typing import NDArray
 
+from dpcore import _validate
 from dpcore.hist import budget, consistency, coverage
 from dpcore.hist.blue_error import GaussMarkovTree, blue_expected_error
 from dpcore.hist.tree import MAX_FANOUT, Tree, kary_tree
@@ -165,9 +166,7 @@ def blue_error_gradient(
         above :data:`DENSE_GRADIENT_LIMIT`, or it lists ranges and ``m * size``
         is above :data:`LISTED_GRADIENT_WORK`.
     """
-    eps = np.asarray(budgets, dtype=np.float64)
-    if eps.shape != (tree.size,) or not np.all(np.isfinite(eps)) or np.any(eps < 0):
-        raise ValueError(f"budgets must be {tree.size} finite, non-negative values")
+    eps = _validate.budgets("budgets", budgets, size=tree.size)
     if np.any(eps[tree.is_leaf] <= 0):
         raise ValueError("every leaf must be measured (budget > 0) for a finite error")
     n = tree.n_bins
@@ -369,8 +368,7 @@ def consistent_optimal_budgets(
     .. math:: \\min_{\\epsilon} \\mathrm{tr}(G M(\\epsilon)^{-1}) / m \\ \\text{s.t.}
               \\sum_{x \\in \\mathrm{path}} \\epsilon_x = \\epsilon \\ \\forall\\ \\text{leaves}
     """
-    if not (np.isfinite(eps) and eps > 0):
-        raise ValueError(f"epsilon must be a positive finite number, got {eps}")
+    eps = _validate.positive("epsilon", eps)
     if granularity not in ("level", "node"):
         raise ValueError(f"granularity must be 'level' or 'node', got {granularity!r}")
     load = parse_workload(workload, tree.n_bins)

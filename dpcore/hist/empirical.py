@@ -20,6 +20,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 from scipy import stats
 
+from dpcore import _validate
 from dpcore.hist import consistency, privelet, queries, release
 from dpcore.hist.plans import Plan
 from dpcore.hist.workload import Workload, parse_workload, workload_ranges
@@ -40,8 +41,7 @@ def random_ranges(
     ranges: each entry of the list equally likely.
     """
     spec = parse_workload(workload, n)
-    if count < 1:
-        raise ValueError(f"need at least one query, got {count}")
+    count = _validate.whole("count", count)
     if spec.kind == "prefix":
         return np.zeros(count, dtype=np.int64), rng.integers(0, n, size=count, dtype=np.int64)
     if spec.kind == "length":
@@ -158,19 +158,12 @@ def simulate_range_errors(
 
     ``progress(fraction)`` is called after every chunk of releases.
     """
-    data = np.asarray(counts, dtype=np.float64)
-    if data.shape != (plan.n,):
-        raise ValueError(f"expected {plan.n} counts, got shape {data.shape}")
-    if releases < 1:
-        raise ValueError(f"need at least one release, got {releases}")
+    data = _validate.finite_array("counts", counts, size=plan.n)
+    releases = _validate.whole("releases", releases)
     if not 0 < confidence < 1:
         raise ValueError(f"confidence must be in (0, 1), got {confidence}")
-    a_arr = np.asarray(a, dtype=np.int64).ravel()
-    b_arr = np.asarray(b, dtype=np.int64).ravel()
-    if a_arr.shape != b_arr.shape or not a_arr.size:
-        raise ValueError("a and b must be non-empty and of the same length")
-    if a_arr.min() < 0 or b_arr.max() >= plan.n or np.any(a_arr > b_arr):
-        raise ValueError(f"ranges must satisfy 0 <= a <= b < n = {plan.n}")
+    starts, ends = _validate.ranges(plan.n, np.ravel(a), np.ravel(b), nonempty=True)
+    a_arr, b_arr = starts.copy(), ends.copy()  # writable, owned by the result
     truth_prefix = _prefix_sums(data)
     truth = truth_prefix[b_arr + 1] - truth_prefix[a_arr]
     squared = np.empty((releases, a_arr.size))
@@ -218,8 +211,7 @@ def simulate_workload_error(
             progress=progress,
         )
         return result.overall()
-    if releases < 1:
-        raise ValueError(f"need at least one release, got {releases}")
+    releases = _validate.whole("releases", releases)
     per_release = np.empty((releases, 1))
     for t in range(releases):
         a, b = random_ranges(plan.n, sample, rng, load)

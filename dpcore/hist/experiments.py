@@ -20,6 +20,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 from scipy import stats
 
+from dpcore import _validate
 from dpcore.hist import (
     blue_error,
     budget,
@@ -105,8 +106,7 @@ def privelet_table2(
     m = np.asarray(ms, dtype=np.int64).ravel()
     if m.size and (m.min() < 0 or m.max() > 30):
         raise ValueError("m must be in 0..30")
-    if releases < 1:
-        raise ValueError(f"need at least one release, got {releases}")
+    releases = _validate.whole("releases", releases)
     sizes = [2 ** int(k) for k in m]
     scale = np.array([privelet.noise_variance(size, eps) for size in sizes])
     eq16 = scale * np.array([privelet.average_error_coefficient(size) for size in sizes])

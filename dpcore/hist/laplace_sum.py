@@ -23,6 +23,8 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from dpcore import _validate
+
 FloatArray = NDArray[np.float64]
 
 MAX_TERMS = 256
@@ -60,8 +62,8 @@ def node_scales(weights: ArrayLike, budgets: ArrayLike) -> FloatArray:
     >>> node_scales([1.0, 0.0, -0.5], [0.5, 0.0, 1.0]).tolist()
     [2.0, 0.0, 0.5]
     """
-    c = np.abs(np.asarray(weights, dtype=np.float64))
-    eps = np.asarray(budgets, dtype=np.float64)
+    c = np.abs(_validate.finite_array("weights", weights))
+    eps = _validate.budgets("budgets", budgets, size=c.size)
     with np.errstate(divide="ignore", invalid="ignore"):
         return np.asarray(np.where(c > 0, c / eps, 0.0), dtype=np.float64)
 
@@ -74,8 +76,7 @@ def laplace_sum(scales: ArrayLike, *, max_terms: int = MAX_TERMS) -> LaplaceSum:
     s = np.abs(np.asarray(scales, dtype=np.float64).ravel())
     if not np.all(np.isfinite(s)):
         raise ValueError("Laplace scales must be finite (an unmeasured node has no finite error)")
-    if max_terms < 1:
-        raise ValueError(f"max_terms must be at least 1, got {max_terms}")
+    max_terms = _validate.whole("max_terms", max_terms)
     s = np.sort(s[s > 0])[::-1]
     if s.size == 0:
         raise ValueError("need at least one non-zero Laplace scale")

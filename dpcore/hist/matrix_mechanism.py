@@ -23,6 +23,8 @@ import numpy as np
 import scipy.sparse as sp
 from numpy.typing import ArrayLike, NDArray
 
+from dpcore import _validate
+
 Matrix: TypeAlias = Any
 """A dense ``NDArray[float64]`` or a ``scipy.sparse`` array/matrix (scipy ships no stubs)."""
 
@@ -68,17 +70,17 @@ def release_epsilon(strategy: Matrix, budgets: ArrayLike) -> float:
 
 
 def _budgets(strategy: Matrix, budgets: ArrayLike) -> NDArray[np.float64]:
-    eps = np.broadcast_to(np.asarray(budgets, dtype=np.float64), (strategy.shape[0],))
-    if np.any(~np.isfinite(eps)) or np.any(eps < 0):
-        raise ValueError("per-row budgets must be finite and >= 0")
-    return np.array(eps)
+    rows = strategy.shape[0]
+    values = np.asarray(budgets, dtype=np.float64)
+    if values.size == 1:  # one budget for every row
+        values = np.full(rows, values.item())
+    return _validate.budgets("budgets", values, size=rows)
 
 
 def uniform_budgets(strategy: Matrix, epsilon: float) -> NDArray[np.float64]:
     """``eps / Δ_A`` on every row: the classic matrix mechanism."""
-    if not epsilon > 0:
-        raise ValueError(f"epsilon must be positive, got {epsilon}")
-    return np.full(strategy.shape[0], epsilon / l1_sensitivity(strategy))
+    eps = _validate.positive("epsilon", epsilon)
+    return np.full(strategy.shape[0], eps / l1_sensitivity(strategy))
 
 
 def noise_variances(budgets: ArrayLike) -> NDArray[np.float64]:
@@ -150,10 +152,8 @@ def least_squares_query_mse(
 
 def range_queries(n: int, a: ArrayLike, b: ArrayLike) -> sp.csr_array:
     """The 0/1 workload matrix of ranges ``[a_q, b_q]`` (0-based, inclusive), one row each."""
-    a_arr, b_arr = np.broadcast_arrays(np.asarray(a, np.int64), np.asarray(b, np.int64))
-    a_arr, b_arr = a_arr.ravel(), b_arr.ravel()
-    if a_arr.size and (a_arr.min() < 0 or b_arr.max() >= n or np.any(a_arr > b_arr)):
-        raise ValueError(f"ranges must satisfy 0 <= a <= b < n = {n}")
+    first, last = _validate.ranges(n, a, b)
+    a_arr, b_arr = first.ravel(), last.ravel()
     lengths = b_arr - a_arr + 1
     rows = np.repeat(np.arange(a_arr.size), lengths)
     starts = np.repeat(a_arr - np.cumsum(lengths) + lengths, lengths)

@@ -38,6 +38,7 @@ import scipy.optimize
 from numpy.typing import NDArray
 from threadpoolctl import threadpool_limits
 
+from dpcore import _validate
 from dpcore.hist.workload import Workload, parse_workload
 
 FloatArray = NDArray[np.float64]
@@ -168,6 +169,7 @@ class PIdentityStrategy:
 
         ``workload`` defaults to the one the strategy was optimised for.
         """
+        eps = _validate.positive("epsilon", eps)
         load = self.workload if workload is None else parse_workload(workload, self.n)
         loss = self.loss if load == self.workload else workload_loss(self, load)
         return 2.0 * self.sensitivity**2 * loss / (eps**2 * load.size(self.n))
@@ -187,9 +189,8 @@ def range_errors(
               - u^T R u\\big), \\quad u = Θ S w
     """
     th, s = strategy.theta, strategy.scale
-    a_arr, b_arr = np.asarray(a, dtype=np.int64), np.asarray(b, dtype=np.int64)
-    if a_arr.size and (a_arr.min() < 0 or b_arr.max() >= strategy.n or np.any(a_arr > b_arr)):
-        raise ValueError(f"ranges must satisfy 0 <= a <= b < n = {strategy.n}")
+    a_arr, b_arr = _validate.ranges(strategy.n, a, b)
+    eps = _validate.positive("epsilon", eps)
     sq = np.concatenate(([0.0], np.cumsum(s**2)))
     cum = np.concatenate((np.zeros((th.shape[0], 1)), np.cumsum(th * s, axis=1)), axis=1)
     u = (cum[:, b_arr + 1] - cum[:, a_arr]).T  # ranges x p
@@ -208,11 +209,8 @@ def measure(
     ``Δ`` is the strategy's L1 sensitivity (:attr:`PIdentityStrategy.sensitivity`),
     so the release is ``eps``-DP.
     """
-    x = np.asarray(counts, dtype=np.float64)
-    if x.shape != (strategy.n,):
-        raise ValueError(f"counts must have {strategy.n} bins, got shape {x.shape}")
-    if not (np.isfinite(eps) and eps > 0):
-        raise ValueError(f"epsilon must be a positive finite number, got {eps}")
+    x = _validate.finite_array("counts", counts, size=strategy.n)
+    eps = _validate.positive("epsilon", eps)
     scaled = x / strategy.scale
     exact = np.concatenate((scaled, strategy.theta @ scaled))
     return np.asarray(exact + rng.laplace(0.0, strategy.sensitivity / eps, exact.size))
@@ -326,12 +324,9 @@ def optimise(
     """
     if not 2 <= n <= MAX_BINS:
         raise ValueError(f"the p-Identity optimiser takes 2 to {MAX_BINS:,} bins, got n = {n:,}")
-    rows = default_rows(n) if p is None else p
-    if not 1 <= rows <= n:
-        raise ValueError(f"p must be between 1 and n = {n}, got {rows}")
-    if (starts is not None and starts < 1) or max_iter < 1:
-        raise ValueError("starts and max_iter must be positive")
-    starts = default_starts(n) if starts is None else starts
+    rows = default_rows(n) if p is None else _validate.whole("p", p, upper=n)
+    starts = default_starts(n) if starts is None else _validate.whole("starts", starts)
+    max_iter = _validate.whole("max_iter", max_iter)
     load = parse_workload(workload, n)
     rng = np.random.default_rng(seed)
     done = [0]

@@ -124,8 +124,7 @@ def prepare(key: str, n: int, eps: float, workload: str | Workload = "uniform") 
         raise ValueError(f"unknown algorithm '{key}'; choose from {', '.join(ALGORITHMS)}")
     if n < 1:
         raise ValueError(f"need at least one bin, got n={n}")
-    if not (np.isfinite(eps) and eps > 0):
-        raise ValueError(f"epsilon must be a positive finite number, got {eps}")
+    eps = _validate.positive("epsilon", eps)
     spec = ALGORITHMS[key]
     load = parse_workload(workload, n)
     if spec.kind != "tree":

@@ -198,15 +198,6 @@ def _overlap(
     return np.asarray(np.maximum(0, np.minimum(b, hi) - np.maximum(a, lo) + 1), dtype=np.int64)
 
 
-def _validate_ranges(
-    n: int, a: ArrayLike, b: ArrayLike
-) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
-    a_arr, b_arr = np.broadcast_arrays(np.asarray(a, np.int64), np.asarray(b, np.int64))
-    if a_arr.size and (a_arr.min() < 0 or b_arr.max() >= n or np.any(a_arr > b_arr)):
-        raise ValueError(f"ranges must satisfy 0 <= a <= b < n = {n}")
-    return a_arr, b_arr
-
-
 def range_error_coefficients(n: int, a: ArrayLike, b: ArrayLike) -> NDArray[np.float64]:
     """Error coefficients ``w^T B B^T w`` of ranges ``[a, b]`` (0-based) by algorithm 3.
 
@@ -227,7 +218,7 @@ def range_error_coefficients(n: int, a: ArrayLike, b: ArrayLike) -> NDArray[np.f
     >>> float(range_error_coefficients(8, 2, 6))  # the paper's [3, 7] at n = 8
     0.96875
     """
-    a_arr, b_arr = _validate_ranges(n, a, b)
+    a_arr, b_arr = _validate.ranges(n, a, b)
     coefficient = (b_arr - a_arr + 1) * diagonal_covariance(n)
     for k in range(1, levels(n) + 1):
         size, half = 1 << k, 1 << (k - 1)

@@ -17,20 +17,11 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from dpcore import _validate
 from dpcore.hist.tree import Tree
 
 FloatArray = NDArray[np.float64]
 IntArray = NDArray[np.int64]
-
-
-def _check_ranges(tree: Tree, a: IntArray, b: IntArray) -> tuple[IntArray, IntArray]:
-    a_arr = np.asarray(a, dtype=np.int64)
-    b_arr = np.asarray(b, dtype=np.int64)
-    if a_arr.shape != b_arr.shape:
-        raise ValueError("a and b must have the same shape")
-    if ((a_arr < 0) | (b_arr >= tree.n_bins) | (a_arr > b_arr)).any():
-        raise ValueError(f"ranges must satisfy 0 <= a <= b < {tree.n_bins}")
-    return a_arr, b_arr
 
 
 def fill_unmeasured(tree: Tree, noisy: FloatArray) -> FloatArray:
@@ -57,7 +48,7 @@ def answer_raw(tree: Tree, noisy: FloatArray, a: IntArray, b: IntArray) -> Float
     Unmeasured nodes are replaced by their children's sum; a range needing an
     unmeasured leaf answers NaN.
     """
-    a, b = _check_ranges(tree, a, b)
+    a, b = _validate.ranges(tree.n_bins, a, b)
     filled = fill_unmeasured(tree, noisy)
     children_sum = np.zeros(tree.size)
     inner = ~tree.is_leaf
@@ -89,8 +80,8 @@ def canonical_decomposition(
     >>> [(int(t.lo[x]), int(t.hi[x])) for x in canonical_decomposition(t, 1, 3)]
     [(2, 3), (1, 1)]
     """
-    if not 0 <= a <= b < tree.n_bins:
-        raise ValueError(f"the range must satisfy 0 <= a <= b < {tree.n_bins}, got [{a}, {b}]")
+    first_bin, last_bin = _validate.ranges(tree.n_bins, a, b)
+    a, b = int(first_bin), int(last_bin)
     if budgets is None:
         measured = np.ones(tree.size, dtype=bool)
     else:
@@ -121,6 +112,6 @@ def leaf_values(tree: Tree, node_values: FloatArray) -> FloatArray:
 
 def answer_from_leaves(tree: Tree, node_values: FloatArray, a: IntArray, b: IntArray) -> FloatArray:
     """Range answers as sums of leaf values (exact for consistent trees), via prefix sums."""
-    a, b = _check_ranges(tree, a, b)
+    a, b = _validate.ranges(tree.n_bins, a, b)
     prefix = np.concatenate(([0.0], np.cumsum(leaf_values(tree, node_values))))
     return prefix[b + 1] - prefix[a]
