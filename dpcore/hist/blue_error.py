@@ -252,12 +252,6 @@ def _scaled_variance(coefficient: FloatArray, var: FloatArray) -> FloatArray:
     return np.asarray(coefficient * coefficient * safe, dtype=np.float64)
 
 
-def blue_prefix_variances(t: Tree, budgets: ArrayLike) -> FloatArray:
-    """``Var(P_b)`` of every prefix ``[0, b]`` of the BLUE-consistent tree, ``O(n height)``."""
-    gm = GaussMarkovTree.build(t, budgets)
-    return _prefix_variances(gm)
-
-
 def _prefix_variances(gm: GaussMarkovTree) -> FloatArray:
     leaves = gm.tree.leaf_of_bin
     _, beta, gamma = _walk_to(gm, leaves, np.full(leaves.shape, -1), prefix=True)

@@ -83,13 +83,6 @@ def uniform_budgets(strategy: Matrix, epsilon: float) -> NDArray[np.float64]:
     return np.full(strategy.shape[0], eps / l1_sensitivity(strategy))
 
 
-def noise_variances(budgets: ArrayLike) -> NDArray[np.float64]:
-    """``2 / eps_r^2`` per row (``inf`` for an unmeasured row)."""
-    eps = np.asarray(budgets, dtype=np.float64)
-    with np.errstate(divide="ignore"):
-        return np.where(eps > 0, 2.0 / np.maximum(eps, 0.0) ** 2, np.inf)
-
-
 def reconstruction_covariance(
     strategy: Matrix, budgets: ArrayLike, reconstruction: Matrix | None = None
 ) -> NDArray[np.float64]:
@@ -173,8 +166,3 @@ def query_mse(covariance: NDArray[np.float64], queries: Matrix) -> NDArray[np.fl
     else:
         projected = np.asarray(queries, dtype=np.float64) @ covariance
     return np.asarray((projected * _dense(queries)).sum(axis=1), dtype=np.float64)
-
-
-def workload_mse(covariance: NDArray[np.float64], queries: Matrix) -> float:
-    """Mean of :func:`query_mse` over the workload (``trace(W Σ W^T) / q``)."""
-    return float(query_mse(covariance, queries).mean())
