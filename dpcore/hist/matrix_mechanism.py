@@ -48,6 +48,18 @@ def _abs_column_sums(strategy: Matrix, row_weights: NDArray[np.float64]) -> NDAr
 def l1_sensitivity(strategy: Matrix) -> float:
     """``Δ_A``: the largest column L1 norm of ``A`` (one record changes one bin by 1).
 
+    Parameters
+    ----------
+    strategy : ndarray or scipy.sparse matrix, shape (m, n)
+        The strategy ``A``.
+
+    Returns
+    -------
+    float
+        ``max_j sum_r |A_rj|``.
+
+    Examples
+    --------
     >>> l1_sensitivity(np.array([[1.0, 1.0], [1.0, -1.0]]))
     2.0
     """
@@ -62,6 +74,25 @@ def release_epsilon(strategy: Matrix, budgets: ArrayLike) -> float:
     is the column with the largest weighted sum. Uniform budgets
     ``eps / Δ_A`` give exactly ``eps``.
 
+    Parameters
+    ----------
+    strategy : ndarray or scipy.sparse matrix, shape (m, n)
+        The strategy ``A``.
+    budgets : float or array_like of float, shape (m,)
+        Per-row budgets: 0 (not measured) or in ``[1e-300, inf)``; one value for all rows.
+
+    Returns
+    -------
+    float
+        The release's epsilon.
+
+    Raises
+    ------
+    ValueError
+        If ``budgets`` is not one value or ``m`` finite numbers, each 0 or ``>= 1e-300``.
+
+    Examples
+    --------
     >>> release_epsilon(np.array([[1.0, 1.0], [1.0, 0.0], [0.0, 1.0]]), [0.5, 0.25, 0.5])
     1.0
     """
@@ -78,7 +109,25 @@ def _budgets(strategy: Matrix, budgets: ArrayLike) -> NDArray[np.float64]:
 
 
 def uniform_budgets(strategy: Matrix, epsilon: float) -> NDArray[np.float64]:
-    """``eps / Δ_A`` on every row: the classic matrix mechanism."""
+    """``eps / Δ_A`` on every row: the classic matrix mechanism.
+
+    Parameters
+    ----------
+    strategy : ndarray or scipy.sparse matrix, shape (m, n)
+        The strategy ``A``.
+    epsilon : float
+        Total privacy budget, in ``[1e-300, inf)``.
+
+    Returns
+    -------
+    ndarray of float64, shape (m,)
+        ``eps / Δ_A`` per row.
+
+    Raises
+    ------
+    ValueError
+        If ``epsilon`` is not a finite number in ``[1e-300, inf)``.
+    """
     eps = _validate.positive("epsilon", epsilon)
     return np.full(strategy.shape[0], eps / l1_sensitivity(strategy))
 
@@ -93,11 +142,26 @@ def reconstruction_covariance(
     otherwise ``B D B^T`` for the given ``B`` (which must satisfy ``B A = I``
     and not use unmeasured rows).
 
+    Parameters
+    ----------
+    strategy : ndarray or scipy.sparse matrix, shape (m, n)
+        The strategy ``A``.
+    budgets : float or array_like of float, shape (m,)
+        Per-row budgets: 0 (not measured) or in ``[1e-300, inf)``; one value for all rows.
+    reconstruction : ndarray or scipy.sparse matrix, shape (n, m), optional
+        A reconstruction ``B``; the BLUE if omitted.
+
+    Returns
+    -------
+    ndarray of float64, shape (n, n)
+        The covariance of the reconstructed bins (count units squared).
+
     Raises
     ------
     ValueError
-        If ``n`` exceeds :data:`DENSE_LIMIT`, ``B A != I``, ``B`` uses an
-        unmeasured row, or the measured rows do not determine every bin.
+        If ``budgets`` is invalid (see :func:`release_epsilon`), ``n`` exceeds
+        :data:`DENSE_LIMIT`, ``B A != I``, ``B`` uses an unmeasured row, or the measured
+        rows do not determine every bin.
     """
     eps = _budgets(strategy, budgets)
     n = strategy.shape[1]
@@ -129,6 +193,26 @@ def least_squares_query_mse(
     its minimum-variance unbiased estimate then has variance
     ``w^T (A^T W A)^+ w`` (Gauss-Markov with a pseudo-inverse). Non-estimable
     queries get ``inf``.
+
+    Parameters
+    ----------
+    strategy : ndarray or scipy.sparse matrix, shape (m, n)
+        The strategy ``A``.
+    budgets : float or array_like of float, shape (m,)
+        Per-row budgets: 0 (not measured) or in ``[1e-300, inf)``; one value for all rows.
+    queries : ndarray or scipy.sparse matrix, shape (q, n)
+        One linear query per row.
+
+    Returns
+    -------
+    ndarray of float64, shape (q,)
+        MSE per query (count units squared; ``inf`` where not estimable).
+
+    Raises
+    ------
+    ValueError
+        If ``budgets`` is invalid (see :func:`release_epsilon`) or ``n`` exceeds
+        :data:`DENSE_LIMIT`.
     """
     eps = _budgets(strategy, budgets)
     a = _dense(strategy)
@@ -144,7 +228,25 @@ def least_squares_query_mse(
 
 
 def range_queries(n: int, a: ArrayLike, b: ArrayLike) -> sp.csr_array:
-    """The 0/1 workload matrix of ranges ``[a_q, b_q]`` (0-based, inclusive), one row each."""
+    """The 0/1 workload matrix of ranges ``[a_q, b_q]`` (0-based, inclusive), one row each.
+
+    Parameters
+    ----------
+    n : int
+        Number of bins.
+    a, b : array_like of int
+        Range starts and ends (0-based, inclusive), broadcast together.
+
+    Returns
+    -------
+    scipy.sparse.csr_array, shape (q, n)
+        One row per range (broadcast and flattened, in C order).
+
+    Raises
+    ------
+    ValueError
+        If a range is not ``0 <= a <= b < n`` or ``a`` and ``b`` do not broadcast.
+    """
     first, last = _validate.ranges(n, a, b)
     a_arr, b_arr = first.ravel(), last.ravel()
     lengths = b_arr - a_arr + 1
@@ -155,12 +257,43 @@ def range_queries(n: int, a: ArrayLike, b: ArrayLike) -> sp.csr_array:
 
 
 def interval_strategy(n: int, lo: ArrayLike, hi: ArrayLike) -> sp.csr_array:
-    """Strategy with one row per interval ``[lo_x, hi_x]`` (a tree's nodes), 0/1 entries."""
+    """Strategy with one row per interval ``[lo_x, hi_x]`` (a tree's nodes), 0/1 entries.
+
+    Parameters
+    ----------
+    n : int
+        Number of bins.
+    lo, hi : array_like of int
+        Each interval's first and last bin (0-based, inclusive), e.g. ``tree.lo, tree.hi``.
+
+    Returns
+    -------
+    scipy.sparse.csr_array, shape (m, n)
+        One row per interval.
+
+    Raises
+    ------
+    ValueError
+        If an interval is not ``0 <= lo <= hi < n`` or ``lo`` and ``hi`` do not broadcast.
+    """
     return range_queries(n, lo, hi)
 
 
 def query_mse(covariance: NDArray[np.float64], queries: Matrix) -> NDArray[np.float64]:
-    """``w_q^T Σ w_q`` for every row ``w_q`` of the workload ``queries``."""
+    """``w_q^T Σ w_q`` for every row ``w_q`` of the workload ``queries``.
+
+    Parameters
+    ----------
+    covariance : ndarray of float64, shape (n, n)
+        The covariance ``Σ`` of the reconstructed bins.
+    queries : ndarray or scipy.sparse matrix, shape (q, n)
+        One linear query per row.
+
+    Returns
+    -------
+    ndarray of float64, shape (q,)
+        MSE per query.
+    """
     if sp.issparse(queries):
         projected = np.asarray(sp.csr_array(queries) @ covariance)
     else:
