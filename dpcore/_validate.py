@@ -64,12 +64,44 @@ def finite_array(
     return array
 
 
-def ranges(n: int, a: ArrayLike, b: ArrayLike) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
+def whole(name: str, value: Any, *, lower: int = 1, upper: int | None = None) -> int:
+    """``value`` as an int in ``[lower, upper]`` (a whole number), else ValueError naming ``name``.
+
+    Integral floats such as ``3.0`` are accepted; ``2.5``, strings and NaN are not.
+    """
+    accepted = f"[{lower}, {upper}]" if upper is not None else f">= {lower}"
+    try:
+        number = int(value)
+    except (TypeError, ValueError, OverflowError):
+        number = None
+    if (
+        number is None
+        or number != value
+        or number < lower
+        or (upper is not None and number > upper)
+    ):
+        raise ValueError(f"{name} must be a whole number {accepted}, got {value!r}")
+    return number
+
+
+def ranges(
+    n: int, a: ArrayLike, b: ArrayLike, *, nonempty: bool = False
+) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
     """0-based inclusive ranges ``[a, b]`` over ``n`` bins as broadcast int64 arrays, else
-    ValueError."""
-    a_arr, b_arr = np.broadcast_arrays(np.asarray(a, np.int64), np.asarray(b, np.int64))
-    if a_arr.size and (a_arr.min() < 0 or b_arr.max() >= n or np.any(a_arr > b_arr)):
-        raise ValueError(f"ranges must satisfy 0 <= a <= b < n = {n}")
+    ValueError naming the first offending range (or the shapes that do not broadcast)."""
+    starts, ends = np.asarray(a, np.int64), np.asarray(b, np.int64)
+    try:
+        a_arr, b_arr = np.broadcast_arrays(starts, ends)
+    except ValueError:
+        shapes = f"{starts.shape} and {ends.shape}"
+        raise ValueError(f"range starts a and ends b must have one shape, got {shapes}") from None
+    if nonempty and not a_arr.size:
+        raise ValueError("need at least one range [a, b], got none")
+    bad = (a_arr < 0) | (b_arr >= n) | (a_arr > b_arr)
+    if bad.any():
+        i = np.unravel_index(int(np.argmax(bad)), bad.shape)
+        got = f"[{a_arr[i]}, {b_arr[i]}]"
+        raise ValueError(f"ranges must satisfy 0 <= a <= b < n = {n}, got {got}")
     return a_arr, b_arr
 
 

@@ -124,5 +124,5 @@ def test_bad_parameters_raise() -> None:
         empirical.simulate_range_errors(
             plan, np.ones(10), [0], [1], releases=2, rng=rng, confidence=1.0
         )
-    with pytest.raises(ValueError, match="query"):
+    with pytest.raises(ValueError, match="count"):
         empirical.random_ranges(10, 0, rng)

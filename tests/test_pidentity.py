@@ -142,7 +142,7 @@ def test_bad_arguments_are_refused():
     with pytest.raises(ValueError, match="p must"):
         pi.optimise(16, p=17)
     s = _strategy(4, 1, 0)
-    with pytest.raises(ValueError, match="4 bins"):
+    with pytest.raises(ValueError, match="counts must be 4 values"):
         pi.measure(s, np.zeros(5), 1.0, np.random.default_rng(0))
     with pytest.raises(ValueError, match="epsilon"):
         pi.measure(s, np.zeros(4), 0.0, np.random.default_rng(0))

@@ -66,7 +66,7 @@ def test_decomposition_with_unmeasured_nodes_sums_to_the_raw_answer():
 def test_decomposition_rejects_bad_ranges():
     t = tree.kary_tree(8, 2)
     for a, b in ((-1, 3), (4, 3), (0, 8)):
-        with pytest.raises(ValueError, match="0 <= a <= b < 8"):
+        with pytest.raises(ValueError, match="0 <= a <= b < n = 8"):
             queries.canonical_decomposition(t, a, b)
 
 
@@ -104,5 +104,5 @@ def test_blue_weights_reproduce_the_consistent_answer_and_the_exact_error():
 
 def test_blue_weights_reject_bad_ranges():
     t = tree.kary_tree(8, 2)
-    with pytest.raises(ValueError, match="0 <= a <= b < 8"):
+    with pytest.raises(ValueError, match="0 <= a <= b < n = 8"):
         consistency.blue_range_weights(t, np.ones(t.size), 5, 2)

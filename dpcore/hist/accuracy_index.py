@@ -62,7 +62,15 @@ LimitKind = Literal["zero", "cubic", "irregular", "unknown"]
 
 @dataclass(frozen=True)
 class LimitForm:
-    """What is known about ``f_A(2^m)`` as ``m`` grows, and why."""
+    """What is known about ``f_A(2^m)`` as ``m`` grows, and why.
+
+    Attributes
+    ----------
+    kind : {"zero", "cubic", "irregular", "unknown"}
+        The form (module docstring).
+    reason : str
+        Why, for users.
+    """
 
     kind: LimitKind
     reason: str
@@ -116,13 +124,45 @@ _UNKNOWN = LimitForm("unknown", "No asymptotic form derived for this algorithm: 
 
 
 def limit_form(key: str) -> LimitForm:
-    """The stated asymptotic form of algorithm ``key`` (``"unknown"`` if none is derived)."""
+    """The stated asymptotic form of algorithm ``key`` (``"unknown"`` if none is derived).
+
+    Parameters
+    ----------
+    key : str
+        An algorithm key of :data:`dpcore.hist.plans.ALGORITHMS`.
+
+    Returns
+    -------
+    LimitForm
+        Its entry in :data:`LIMIT_FORMS`, or the ``"unknown"`` form.
+    """
     return LIMIT_FORMS.get(key, _UNKNOWN)
 
 
 def lb3_coefficient(key: str, m: int) -> float:
     """``f_A(2^m)``: the exact mean uniform-range MSE at ``eps = 1``, halved.
 
+    Parameters
+    ----------
+    key : str
+        An algorithm key of :data:`dpcore.hist.plans.ALGORITHMS`.
+    m : int
+        ``log2 N`` (``>= 0``; at most :data:`MAX_TREE_LEVELS` for tree algorithms).
+
+    Returns
+    -------
+    float
+        ``f_A(2^m)``.
+
+    Raises
+    ------
+    KeyError
+        If ``key`` is not an algorithm.
+    ValueError
+        If ``m < 0``, or ``m > MAX_TREE_LEVELS`` for a tree algorithm.
+
+    Examples
+    --------
     >>> lb3_coefficient("dwork", 3)  # flat Laplace: E[L] = (N + 2) / 3
     3.3333333333333335
     """
@@ -137,6 +177,27 @@ def lb3_coefficient(key: str, m: int) -> float:
 def lb3_ratio(key: str, m: int) -> float:
     """The finite-N ratio ``m^3 / f_A(2^m)`` whose limit is the index.
 
+    Parameters
+    ----------
+    key : str
+        An algorithm key of :data:`dpcore.hist.plans.ALGORITHMS`.
+    m : int
+        ``log2 N``, as for :func:`lb3_coefficient`.
+
+    Returns
+    -------
+    float
+        ``m^3 / f_A(2^m)``.
+
+    Raises
+    ------
+    KeyError
+        If ``key`` is not an algorithm.
+    ValueError
+        As :func:`lb3_coefficient`.
+
+    Examples
+    --------
     >>> round(lb3_ratio("privelet", 200), 3)  # 6 - 13/m + ...
     5.936
     """
@@ -144,14 +205,54 @@ def lb3_ratio(key: str, m: int) -> float:
 
 
 def coefficient_curve(key: str, ms: ArrayLike) -> NDArray[np.float64]:
-    """:func:`lb3_coefficient` for every ``m`` in ``ms``."""
+    """:func:`lb3_coefficient` for every ``m`` in ``ms``.
+
+    Parameters
+    ----------
+    key : str
+        An algorithm key of :data:`dpcore.hist.plans.ALGORITHMS`.
+    ms : array_like of int
+        ``m`` values (flattened).
+
+    Returns
+    -------
+    ndarray of float64, shape (len(ms),)
+        ``f_A(2^m)`` per ``m``.
+
+    Raises
+    ------
+    KeyError
+        If ``key`` is not an algorithm.
+    ValueError
+        As :func:`lb3_coefficient`.
+    """
     return np.array(
         [lb3_coefficient(key, int(m)) for m in np.asarray(ms).ravel()], dtype=np.float64
     )
 
 
 def ratio_curve(key: str, ms: ArrayLike) -> NDArray[np.float64]:
-    """:func:`lb3_ratio` for every ``m`` in ``ms``."""
+    """:func:`lb3_ratio` for every ``m`` in ``ms``.
+
+    Parameters
+    ----------
+    key : str
+        An algorithm key of :data:`dpcore.hist.plans.ALGORITHMS`.
+    ms : array_like of int
+        ``m`` values (flattened).
+
+    Returns
+    -------
+    ndarray of float64, shape (len(ms),)
+        ``m^3 / f_A(2^m)`` per ``m``.
+
+    Raises
+    ------
+    KeyError
+        If ``key`` is not an algorithm.
+    ValueError
+        As :func:`lb3_coefficient`.
+    """
     m = np.asarray(ms, dtype=np.float64).ravel()
     return np.asarray(m**3 / coefficient_curve(key, m), dtype=np.float64)
 
@@ -161,6 +262,25 @@ def cubic_fit(ms: ArrayLike, coefficients: ArrayLike) -> NDArray[np.float64]:
 
     Needs at least 5 points (one more than the parameters, so the fit is a check).
 
+    Parameters
+    ----------
+    ms : array_like of float
+        The ``m`` values (flattened), at least 5.
+    coefficients : array_like of float
+        ``f(m)``, one per ``m``.
+
+    Returns
+    -------
+    ndarray of float64, shape (4,)
+        ``[c_3, c_2, c_1, c_0]``.
+
+    Raises
+    ------
+    ValueError
+        If the sizes differ or there are fewer than 5 points.
+
+    Examples
+    --------
     >>> ms = np.arange(5, 11)
     >>> (np.round(cubic_fit(ms, ms**3 / 6 + ms**2 / 3 + 1), 6) + 0.0).tolist()  # + 0.0: no -0.0
     [0.166667, 0.333333, 0.0, 1.0]
@@ -181,6 +301,23 @@ class IndexEstimate:
     "zero"``, then ``limit`` is 0), no form is known, too few ``m``, or the
     window fits disagree (``reliable`` False). ``low``/``high`` span the
     window fits; ``fit`` holds the cubic of the main window (last 6 ``m``).
+
+    Attributes
+    ----------
+    kind : {"zero", "cubic", "irregular", "unknown"}
+        The stated form (:data:`LIMIT_FORMS`).
+    value : float
+        The index, or NaN.
+    low, high : float
+        Smallest and largest window estimate (NaN if not fitted).
+    reliable : bool
+        Whether ``value`` may be shown.
+    note : str
+        Explanation for users.
+    limit : float
+        The limit of the ratio if known (0 for ``"zero"``), else NaN.
+    fit : tuple of 4 floats or None
+        ``(c_3, c_2, c_1, c_0)`` of the main window.
     """
 
     kind: LimitKind
@@ -197,6 +334,20 @@ def estimate_index(key: str, ms: ArrayLike, coefficients: ArrayLike) -> IndexEst
     """Extrapolate ``m^3 / f(2^m)`` to ``m -> ∞`` in the form :data:`LIMIT_FORMS` states.
 
     ``ms`` must be consecutive integers with ``coefficients = f(2^m)``.
+
+    Parameters
+    ----------
+    key : str
+        An algorithm key.
+    ms : array_like of int
+        Consecutive ``m`` values (flattened).
+    coefficients : array_like of float
+        ``f(2^m)`` per ``m`` (:func:`coefficient_curve`).
+
+    Returns
+    -------
+    IndexEstimate
+        The estimate, with ``value`` NaN whenever it is not shown.
     """
     form = limit_form(key)
     nan = float("nan")

@@ -52,6 +52,21 @@ class GaussMarkovTree:
     siblings. Per node as a parent: ``fam_s`` (sum of finite children ``V``)
     and ``fam_inf`` (number of undetermined children). ``var_h``: the final
     variance of each node's consistent estimate.
+
+    Attributes
+    ----------
+    tree : Tree
+        The tree.
+    vf : ndarray of float64, shape (tree.size,)
+        Upward variance of each node's estimate from its own subtree (0 where ``inf``).
+    inf : ndarray of bool, shape (tree.size,)
+        Whether that estimate is undetermined (infinite variance).
+    r : ndarray of float64, shape (tree.size,)
+        Each node's share of its parent's sum (root: 1).
+    fam_s : ndarray of float64, shape (tree.size,)
+        Per parent, the sum of its finite children's ``vf``.
+    fam_inf : ndarray of int64, shape (tree.size,)
+        Per parent, the number of undetermined children.
     """
 
     tree: Tree
@@ -252,12 +267,6 @@ def _scaled_variance(coefficient: FloatArray, var: FloatArray) -> FloatArray:
     return np.asarray(coefficient * coefficient * safe, dtype=np.float64)
 
 
-def blue_prefix_variances(t: Tree, budgets: ArrayLike) -> FloatArray:
-    """``Var(P_b)`` of every prefix ``[0, b]`` of the BLUE-consistent tree, ``O(n height)``."""
-    gm = GaussMarkovTree.build(t, budgets)
-    return _prefix_variances(gm)
-
-
 def _prefix_variances(gm: GaussMarkovTree) -> FloatArray:
     leaves = gm.tree.leaf_of_bin
     _, beta, gamma = _walk_to(gm, leaves, np.full(leaves.shape, -1), prefix=True)
@@ -269,9 +278,29 @@ def blue_linear_query_variance(t: Tree, budgets: ArrayLike, weights: ArrayLike) 
 
     Bottom-up, ``F_x = sum_{i in x} w_i v_i = β_x h_x + ξ_x`` with
     ``β_x = sum_c β_c r_c`` and ``Var ξ_x = sum_c Var ξ_c + β^T K_x β``.
+
+    Parameters
+    ----------
+    t : Tree
+        The tree.
+    budgets : array_like of float, shape (t.size,)
+        Per-node budgets: 0 (not measured) or in ``[1e-300, inf)``.
+    weights : array_like of float, shape (t.n_bins,)
+        The query's finite weight on every bin.
+
+    Returns
+    -------
+    float
+        The variance (count units squared); ``inf`` if the query is not estimable.
+
+    Raises
+    ------
+    ValueError
+        If ``weights`` is not ``t.n_bins`` finite numbers or ``budgets`` is invalid.
     """
+    w = _validate.finite_array("weights", weights, size=t.n_bins)
     gm = GaussMarkovTree.build(t, budgets)
-    return _linear_query_variance(gm, np.asarray(weights, dtype=np.float64))
+    return _linear_query_variance(gm, w)
 
 
 def _group_sum(slot: IntArray, values: FloatArray, width: int) -> FloatArray:
@@ -280,8 +309,6 @@ def _group_sum(slot: IntArray, values: FloatArray, width: int) -> FloatArray:
 
 def _linear_query_variance(gm: GaussMarkovTree, weights: FloatArray) -> float:
     t = gm.tree
-    if weights.shape != (t.n_bins,):
-        raise ValueError(f"expected {t.n_bins} weights, got shape {weights.shape}")
     beta = np.zeros(t.size)
     gamma = np.zeros(t.size)
     beta[t.leaf_of_bin] = weights
@@ -321,6 +348,27 @@ def blue_range_errors(t: Tree, budgets: ArrayLike, a: ArrayLike, b: ArrayLike) -
 
     .. math:: \\mathrm{Var} = (u^T r)^2 \\mathrm{Var}(\\hat h_m) + u^T K_m u
               + γ_l + γ_r .
+
+    Parameters
+    ----------
+    t : Tree
+        The tree.
+    budgets : array_like of float, shape (t.size,)
+        Per-node budgets: 0 (not measured) or in ``[1e-300, inf)``.
+    a, b : array_like of int
+        Range starts and ends (0-based, inclusive), broadcast together.
+
+    Returns
+    -------
+    ndarray of float64
+        MSE per range (count units squared; ``inf`` where not estimable), shaped like the
+        broadcast ``a`` and ``b``.
+
+    Raises
+    ------
+    ValueError
+        If a range is not ``0 <= a <= b < t.n_bins``, ``a`` and ``b`` do not broadcast, or
+        ``budgets`` is invalid.
     """
     a_arr, b_arr = _validate.ranges(t.n_bins, a, b)
     gm = GaussMarkovTree.build(t, budgets)
@@ -372,6 +420,25 @@ def blue_expected_error(t: Tree, budgets: ArrayLike, workload: str | Workload = 
     Uniform: the prefix-sum identity (module docstring); prefix: the mean of
     the prefix variances; fixed length and listed ranges: every range by
     :func:`blue_range_errors` (``O(m height)``).
+
+    Parameters
+    ----------
+    t : Tree
+        The tree.
+    budgets : array_like of float, shape (t.size,)
+        Per-node budgets: 0 (not measured) or in ``[1e-300, inf)``.
+    workload : str or Workload, default "uniform"
+        Any form :func:`dpcore.hist.workload.parse_workload` accepts.
+
+    Returns
+    -------
+    float
+        Mean MSE over the workload's ranges (``inf`` if one is not estimable).
+
+    Raises
+    ------
+    ValueError
+        If ``workload`` is invalid for ``t.n_bins`` bins or ``budgets`` is invalid.
     """
     n = t.n_bins
     spec = parse_workload(workload, n)

@@ -38,6 +38,25 @@ def uniform_budgets(tree: Tree, eps: float, *, measure_root: bool = True) -> Flo
     With ``measure_root=False`` the root's total is not released (budget 0) and
     the other levels share ``eps``: ``eps / (Δ - 1)`` each, the H_b rule of
     Qardaji, Yang, Li (VLDB 2013). A single-node tree always measures its root.
+
+    Parameters
+    ----------
+    tree : Tree
+        The tree to allocate over.
+    eps : float
+        Total privacy budget, in ``[1e-300, inf)``.
+    measure_root : bool, default True
+        Whether the root's total is released.
+
+    Returns
+    -------
+    ndarray of float64, shape (tree.size,)
+        Per-node budgets; every root-to-leaf path of the tallest height sums to ``eps``.
+
+    Raises
+    ------
+    ValueError
+        If ``eps`` is not a finite number in ``[1e-300, inf)``.
     """
     _check_eps(eps)
     if measure_root or tree.height == 1:
@@ -59,6 +78,26 @@ def per_level_budgets(tree: Tree, eps: float, coverage: FloatArray) -> FloatArra
 
     .. math:: \\min \\sum_l P_l / \\epsilon_l^2 \\ \\text{s.t.} \\sum_l \\epsilon_l = \\epsilon
               \\ \\Rightarrow\\ \\epsilon_l = \\epsilon\\, P_l^{1/3} / \\sum_j P_j^{1/3}
+
+    Parameters
+    ----------
+    tree : Tree
+        The tree to allocate over.
+    eps : float
+        Total privacy budget, in ``[1e-300, inf)``.
+    coverage : array_like of float, shape (tree.size,)
+        Coverage probabilities ``p_x >= 0`` (:func:`dpcore.hist.coverage.coverage_probabilities`).
+
+    Returns
+    -------
+    ndarray of float64, shape (tree.size,)
+        Per-node budgets, equal within a depth; :func:`uniform_budgets` if all ``p`` are 0.
+
+    Raises
+    ------
+    ValueError
+        If ``eps`` is not a finite number in ``[1e-300, inf)``, or ``coverage`` is not
+        ``tree.size`` finite numbers ``>= 0``.
     """
     _check_eps(eps)
     level_mass = np.bincount(tree.depth, weights=_coverage(tree, coverage), minlength=tree.height)
@@ -86,6 +125,26 @@ def optimal_budgets(tree: Tree, eps: float, coverage: FloatArray) -> FloatArray:
     share). Leaves take all that is left of their path, so every path sums to
     ``eps``. A node with ``p_x = 0`` gets 0 (never used, so not measured); a
     subtree whose every node has ``p = 0`` is split evenly along its height.
+
+    Parameters
+    ----------
+    tree : Tree
+        The tree to allocate over.
+    eps : float
+        Total privacy budget, in ``[1e-300, inf)``.
+    coverage : array_like of float, shape (tree.size,)
+        Coverage probabilities ``p_x >= 0`` (:func:`dpcore.hist.coverage.coverage_probabilities`).
+
+    Returns
+    -------
+    ndarray of float64, shape (tree.size,)
+        Per-node budgets; every root-to-leaf path sums to ``eps``.
+
+    Raises
+    ------
+    ValueError
+        If ``eps`` is not a finite number in ``[1e-300, inf)``, or ``coverage`` is not
+        ``tree.size`` finite numbers ``>= 0``.
     """
     _check_eps(eps)
     p = _coverage(tree, coverage)
@@ -127,6 +186,21 @@ def budgets_from_shares(tree: Tree, eps: float, share: FloatArray) -> FloatArray
 
     ``eps_x = rem_x share_x``, ``rem_child = rem_x (1 - share_x)``; leaves take
     their whole ``rem``, so every root-to-leaf path sums to exactly ``eps``.
+
+    Parameters
+    ----------
+    tree : Tree
+        The tree.
+    eps : float
+        The budget of every root-to-leaf path (not checked).
+    share : ndarray of float64, shape (tree.size,)
+        Each internal node's share of its remaining budget, in ``[0, 1]``; leaves' entries
+        are ignored.
+
+    Returns
+    -------
+    ndarray of float64, shape (tree.size,)
+        Per-node budgets.
     """
     remaining = np.empty(tree.size)
     remaining[0] = eps
@@ -141,7 +215,20 @@ def budgets_from_shares(tree: Tree, eps: float, share: FloatArray) -> FloatArray
 
 
 def path_sums(tree: Tree, budgets: FloatArray) -> FloatArray:
-    """Sum of budgets from the root down to every node, inclusive."""
+    """Sum of budgets from the root down to every node, inclusive.
+
+    Parameters
+    ----------
+    tree : Tree
+        The tree.
+    budgets : array_like of float, shape (tree.size,)
+        Per-node budgets (not checked).
+
+    Returns
+    -------
+    ndarray of float64, shape (tree.size,)
+        Per node, the sum of the budgets on its root path, itself included.
+    """
     total = np.asarray(budgets, dtype=np.float64).copy()
     levels = tree.levels()
     for d in range(1, tree.height):
@@ -153,6 +240,25 @@ def path_sums(tree: Tree, budgets: FloatArray) -> FloatArray:
 def release_epsilon(tree: Tree, budgets: FloatArray) -> float:
     """The epsilon the release actually satisfies: the largest root-to-leaf budget sum.
 
+    Parameters
+    ----------
+    tree : Tree
+        The tree.
+    budgets : array_like of float, shape (tree.size,)
+        Per-node budgets, finite and ``>= 0`` (0 = not measured).
+
+    Returns
+    -------
+    float
+        The largest root-to-leaf budget sum.
+
+    Raises
+    ------
+    ValueError
+        If ``budgets`` is not ``tree.size`` finite numbers ``>= 0``.
+
+    Examples
+    --------
     >>> from dpcore.hist.tree import kary_tree
     >>> t = kary_tree(4, 2)
     >>> release_epsilon(t, uniform_budgets(t, 1.0))
@@ -169,6 +275,24 @@ def raw_expected_error(coverage: FloatArray, budgets: FloatArray) -> float:
 
     (LUE-DPTree eq. 3.2/3.6: each used node adds its Laplace variance). Nodes with
     ``p_x = 0`` add nothing even if unmeasured; a used unmeasured node gives inf.
+
+    Parameters
+    ----------
+    coverage : array_like of float, shape (size,)
+        Coverage probabilities ``p_x >= 0``, one per node.
+    budgets : array_like of float, shape (size,)
+        Per-node budgets ``>= 0`` (0 = not measured).
+
+    Returns
+    -------
+    float
+        The expected squared error (count units); ``inf`` if a used node is unmeasured.
+
+    Raises
+    ------
+    ValueError
+        If ``coverage`` is not a 1-D array of finite numbers ``>= 0``, or ``budgets`` is not
+        as many finite numbers ``>= 0``.
     """
     p = _validate.finite_array("coverage", coverage, nonnegative=True)
     eps = _validate.finite_array("budgets", budgets, size=p.size, nonnegative=True)
@@ -181,6 +305,30 @@ def allocate(rule: BudgetRule, tree: Tree, eps: float, coverage: FloatArray) -> 
     """Budgets of one tree by rule: uniform (``eps/Δ``), per-level or per-node optimal for the
     raw tree.
 
+    Parameters
+    ----------
+    rule : {"uniform", "per_level", "optimal"}
+        The allocation (:data:`BUDGET_RULES`).
+    tree : Tree
+        The tree to allocate over.
+    eps : float
+        Total privacy budget, in ``[1e-300, inf)``.
+    coverage : array_like of float, shape (tree.size,)
+        Coverage probabilities; ignored by ``"uniform"``.
+
+    Returns
+    -------
+    ndarray of float64, shape (tree.size,)
+        Per-node budgets.
+
+    Raises
+    ------
+    ValueError
+        If ``rule`` is unknown, or as :func:`uniform_budgets`, :func:`per_level_budgets`
+        or :func:`optimal_budgets` raise for ``eps`` and ``coverage``.
+
+    Examples
+    --------
     >>> from dpcore.hist.tree import kary_tree
     >>> allocate("uniform", kary_tree(4, 2), 0.9, np.ones(7)).tolist()[:2]
     [0.3, 0.3]

@@ -25,6 +25,18 @@ def coefficients(tree: Tree, coverage: FloatArray) -> tuple[FloatArray, FloatArr
     cost ``C_y`` of ``y``'s subtree per unit ``1/psum^2``; it stays finite when
     ``p_y = 0`` (then ``a_y = 0``, ``C_y`` = its children's sum). NaN where every
     child subtree has ``p = 0`` (the node then takes its whole path budget).
+
+    Parameters
+    ----------
+    tree : Tree
+        The tree.
+    coverage : array_like of float, shape (tree.size,)
+        Coverage probabilities ``p_x >= 0`` (not checked).
+
+    Returns
+    -------
+    a, b : ndarray of float64, shape (tree.size,)
+        The coefficients per node (1 at leaves, NaN as described above).
     """
     p = np.asarray(coverage, dtype=np.float64)
     a, b = np.ones(tree.size), np.ones(tree.size)

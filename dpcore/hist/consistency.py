@@ -27,6 +27,7 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from dpcore import _validate
 from dpcore.hist.tree import Tree
 
 FloatArray = NDArray[np.float64]
@@ -40,6 +41,17 @@ class BlueSmoother:
     Upward, ``z_x = own_x * h~_x + kids_x * sum_c z_c`` (leaves: ``own = 1``,
     ``kids = 0``); downward, ``h^_c = z_c + share_c (h^_x - sum_c' z_c')``.
     Unmeasured nodes' measurements are ignored (``own_x`` multiplies 0).
+
+    Attributes
+    ----------
+    tree : Tree
+        The tree.
+    measured : ndarray of bool, shape (tree.size,)
+        Whether each node's budget is ``> 0``.
+    own, kids : ndarray of float64, shape (tree.size,)
+        Upward-pass weights of a node's own measurement and of its children's ``z`` sum.
+    share : ndarray of float64, shape (tree.size,)
+        Downward pass: each child's share of its parent's correction (root: 0).
     """
 
     tree: Tree
@@ -51,9 +63,7 @@ class BlueSmoother:
     @staticmethod
     def build(tree: Tree, budgets: ArrayLike) -> BlueSmoother:
         """The pass coefficients for ``budgets`` (one per node, 0 = not measured)."""
-        eps = np.asarray(budgets, dtype=np.float64)
-        if eps.shape != (tree.size,):
-            raise ValueError(f"expected {tree.size} budgets (one per node), got {eps.shape}")
+        eps = _validate.budgets("budgets", budgets, size=tree.size)
         measured = eps > 0
         precision = np.where(measured, eps**2, 0.0)
         with np.errstate(divide="ignore"):
@@ -162,6 +172,25 @@ def blue(tree: Tree, noisy: FloatArray, budgets: FloatArray) -> FloatArray:
 
     .. math:: \\hat h = \\arg\\min_{h\\ \\mathrm{consistent}} \\sum_x \\epsilon_x^2
               (\\tilde h_x - h_x)^2
+
+    Parameters
+    ----------
+    tree : Tree
+        The tree.
+    noisy : array_like of float, shape (tree.size,)
+        Noisy node values; NaN allowed (and ignored) where unmeasured.
+    budgets : array_like of float, shape (tree.size,)
+        Per-node budgets: 0 (not measured) or in ``[1e-300, inf)``.
+
+    Returns
+    -------
+    ndarray of float64, shape (tree.size,)
+        Consistent node values (each internal node equals its children's sum).
+
+    Raises
+    ------
+    ValueError
+        If ``budgets`` is not ``tree.size`` finite numbers, each 0 or ``>= 1e-300``.
     """
     return BlueSmoother.build(tree, budgets).apply(noisy)
 
@@ -178,9 +207,28 @@ def blue_range_weights(tree: Tree, budgets: ArrayLike, a: int, b: int) -> FloatA
 
     with ``A`` the nodes x bins 0/1 strategy matrix and ``w`` the range's
     indicator over the bins.
+
+    Parameters
+    ----------
+    tree : Tree
+        The tree.
+    budgets : array_like of float, shape (tree.size,)
+        Per-node budgets: 0 (not measured) or in ``[1e-300, inf)``.
+    a, b : int
+        The range's first and last bin (0-based, inclusive).
+
+    Returns
+    -------
+    ndarray of float64, shape (tree.size,)
+        The weights ``c``.
+
+    Raises
+    ------
+    ValueError
+        If not ``0 <= a <= b < tree.n_bins``, or ``budgets`` is invalid.
     """
-    if not 0 <= a <= b < tree.n_bins:
-        raise ValueError(f"the range must satisfy 0 <= a <= b < {tree.n_bins}, got [{a}, {b}]")
+    first_bin, last_bin = _validate.ranges(tree.n_bins, a, b)
+    a, b = int(first_bin), int(last_bin)
     picked = np.zeros(tree.size)
     picked[tree.leaf_of_bin[a : b + 1]] = 1.0
     return BlueSmoother.build(tree, budgets).transpose(picked)

@@ -48,6 +48,7 @@ import numpy as np
 import scipy.optimize
 from numpy.typing import NDArray
 
+from dpcore import _validate
 from dpcore.hist import budget, consistency, coverage
 from dpcore.hist.blue_error import GaussMarkovTree, blue_expected_error
 from dpcore.hist.tree import MAX_FANOUT, Tree, kary_tree
@@ -100,6 +101,20 @@ def hb_variance_estimate(n: int, b: int) -> float:
 
     .. math:: V(b) = (b - 1) h^3 - \\frac{2 (b + 1) h^2}{3}, \\quad h = \\lceil \\log_b n \\rceil
 
+    Parameters
+    ----------
+    n : int
+        Number of bins.
+    b : int
+        Fan-out (``>= 2``).
+
+    Returns
+    -------
+    float
+        ``V(b)`` (in the paper's units; only its order over ``b`` matters).
+
+    Examples
+    --------
     >>> hb_variance_estimate(4096, 16)
     303.0
     """
@@ -116,6 +131,20 @@ def hb_fanout(n: int, *, max_fanout: int = MAX_FANOUT) -> int:
     The published rule searches ``b`` up to ``n``; the product's trees stop at
     :data:`dpcore.hist.tree.MAX_FANOUT`.
 
+    Parameters
+    ----------
+    n : int
+        Number of bins.
+    max_fanout : int, default MAX_FANOUT (20)
+        Largest fan-out tried.
+
+    Returns
+    -------
+    int
+        The minimising ``b`` (the smallest on ties); 2 when ``n < 2``.
+
+    Examples
+    --------
     >>> hb_fanout(4096), hb_fanout(65536)
     (16, 16)
     """
@@ -126,7 +155,23 @@ def hb_fanout(n: int, *, max_fanout: int = MAX_FANOUT) -> int:
 
 
 def hb_tree(n: int) -> Tree:
-    """H_b's tree: :func:`hb_fanout`-ary over ``n`` bins."""
+    """H_b's tree: :func:`hb_fanout`-ary over ``n`` bins.
+
+    Parameters
+    ----------
+    n : int
+        Number of bins (``>= 1``).
+
+    Returns
+    -------
+    Tree
+        The ``b``-ary tree over ``n`` bins.
+
+    Raises
+    ------
+    ValueError
+        If ``n < 1``.
+    """
     return kary_tree(n, hb_fanout(n))
 
 
@@ -139,6 +184,13 @@ class ErrorGradient:
 
     ``d_precision[x] = d error / d lambda_x`` (``lambda_x = eps_x^2 / 2``) and
     ``d_budget[x] = d error / d eps_x``.
+
+    Attributes
+    ----------
+    error : float
+        Mean range MSE after BLUE over the workload.
+    d_precision, d_budget : ndarray of float64, shape (tree.size,)
+        Its partial derivatives per node.
     """
 
     error: float
@@ -158,16 +210,29 @@ def blue_error_gradient(
     ``O(m * size)`` for ``m`` listed ranges (``m * size <= LISTED_GRADIENT_WORK``).
     Every leaf must be measured (budget > 0).
 
+    Parameters
+    ----------
+    tree : Tree
+        The tree.
+    budgets : array_like of float, shape (tree.size,)
+        Per-node budgets: 0 (not measured) or in ``[1e-300, inf)``; leaves ``> 0``.
+    workload : str or Workload, default "uniform"
+        Any form :func:`dpcore.hist.workload.parse_workload` accepts.
+
+    Returns
+    -------
+    ErrorGradient
+        The error and its gradients.
+
     Raises
     ------
     ValueError
-        If a leaf is unmeasured, the workload is a fixed length and ``n`` is
-        above :data:`DENSE_GRADIENT_LIMIT`, or it lists ranges and ``m * size``
-        is above :data:`LISTED_GRADIENT_WORK`.
+        If ``budgets`` is invalid or leaves a leaf unmeasured, ``workload`` is invalid for
+        ``tree.n_bins`` bins, the workload is a fixed length and ``n`` is above
+        :data:`DENSE_GRADIENT_LIMIT`, or it lists ranges and ``m * size`` is above
+        :data:`LISTED_GRADIENT_WORK`.
     """
-    eps = np.asarray(budgets, dtype=np.float64)
-    if eps.shape != (tree.size,) or not np.all(np.isfinite(eps)) or np.any(eps < 0):
-        raise ValueError(f"budgets must be {tree.size} finite, non-negative values")
+    eps = _validate.budgets("budgets", budgets, size=tree.size)
     if np.any(eps[tree.is_leaf] <= 0):
         raise ValueError("every leaf must be measured (budget > 0) for a finite error")
     n = tree.n_bins
@@ -289,7 +354,20 @@ def _dense_influence_norms(tree: Tree, eps: FloatArray, spec: Workload) -> Float
 
 def listed_gradient_unavailable(size: int, workload: Workload) -> str | None:
     """Why the gradient for a list of ranges on a tree of ``size`` nodes is over its work
-    limit (``None`` if it is not, or the workload is not a list)."""
+    limit (``None`` if it is not, or the workload is not a list).
+
+    Parameters
+    ----------
+    size : int
+        Number of tree nodes.
+    workload : Workload
+        A parsed workload.
+
+    Returns
+    -------
+    str or None
+        The reason (lower-case, for a message), or ``None``.
+    """
     work = len(workload.ranges) * size
     if workload.kind != "ranges" or work <= LISTED_GRADIENT_WORK:
         return None
@@ -368,9 +446,35 @@ def consistent_optimal_budgets(
 
     .. math:: \\min_{\\epsilon} \\mathrm{tr}(G M(\\epsilon)^{-1}) / m \\ \\text{s.t.}
               \\sum_{x \\in \\mathrm{path}} \\epsilon_x = \\epsilon \\ \\forall\\ \\text{leaves}
+
+    Parameters
+    ----------
+    tree : Tree
+        The tree.
+    eps : float
+        Total privacy budget, in ``[1e-300, inf)``.
+    workload : str or Workload, default "uniform"
+        The workload whose mean error is minimised.
+    granularity : {"level", "node"}, default "level"
+        One share per depth, or one per internal node.
+    max_iter : int, default 300
+        Iteration limit of each L-BFGS-B run.
+    progress : callable, optional
+        Called with the fraction done, in ``[0, 1]``.
+
+    Returns
+    -------
+    ndarray of float64, shape (tree.size,)
+        Per-node budgets whose release epsilon is exactly ``eps``.
+
+    Raises
+    ------
+    ValueError
+        If ``eps`` is not a finite number in ``[1e-300, inf)``, ``granularity`` is neither
+        value, ``workload`` is invalid for ``tree.n_bins`` bins, or its gradient is over a
+        limit (see :func:`blue_error_gradient`).
     """
-    if not (np.isfinite(eps) and eps > 0):
-        raise ValueError(f"epsilon must be a positive finite number, got {eps}")
+    eps = _validate.positive("epsilon", eps)
     if granularity not in ("level", "node"):
         raise ValueError(f"granularity must be 'level' or 'node', got {granularity!r}")
     load = parse_workload(workload, tree.n_bins)
@@ -594,7 +698,31 @@ ALLOCATION_RULES: tuple[AllocationRule, ...] = (
 def allocation_budgets(
     tree: Tree, eps: float, workload: str | Workload, rule: AllocationRule
 ) -> FloatArray:
-    """The budgets of one named allocation rule (see :data:`ALLOCATION_RULES`)."""
+    """The budgets of one named allocation rule (see :data:`ALLOCATION_RULES`).
+
+    Parameters
+    ----------
+    tree : Tree
+        The tree.
+    eps : float
+        Total privacy budget, in ``[1e-300, inf)``.
+    workload : str or Workload
+        The workload the workload-dependent rules optimise for.
+    rule : str
+        One of :data:`ALLOCATION_RULES`.
+
+    Returns
+    -------
+    ndarray of float64, shape (tree.size,)
+        Per-node budgets.
+
+    Raises
+    ------
+    ValueError
+        If ``rule`` is unknown, ``eps`` is not a finite number in ``[1e-300, inf)``, or a
+        rule that uses ``workload`` finds it invalid or over a gradient limit (see
+        :func:`blue_error_gradient`).
+    """
     if rule == "uniform":
         return budget.uniform_budgets(tree, eps)
     if rule == "hb":
@@ -624,6 +752,33 @@ def fanout_after_consistency(
     Struct-Construct's ``k*`` minimises the RAW tree's error with uniform
     budgets; this is the answer for what a user sees after consistency.
     ``progress(fraction)`` is called after each fan-out.
+
+    Parameters
+    ----------
+    n : int
+        Number of bins (``>= 2``).
+    eps : float
+        Total privacy budget, in ``[1e-300, inf)``.
+    workload : str or Workload
+        The workload of the error.
+    rule : str
+        One of :data:`ALLOCATION_RULES`.
+    max_fanout : int, default MAX_FANOUT (20)
+        Largest fan-out tried (capped at ``n``).
+    progress : callable, optional
+        Called with the fraction done, in ``[0, 1]``.
+
+    Returns
+    -------
+    k : int
+        The best fan-out (the smallest on ties).
+    errors : dict of int to float
+        Mean range MSE after BLUE per fan-out tried.
+
+    Raises
+    ------
+    ValueError
+        If ``n < 2``, or as :func:`allocation_budgets` raises.
     """
     if n < 2:
         raise ValueError(f"a fan-out needs at least 2 bins, got n={n}")

@@ -24,6 +24,25 @@ def coverage_probabilities(tree: Tree, workload: str | Workload = "uniform") -> 
     where ``c`` counts the workload ranges containing a node and ``f`` is the
     parent (``c(f) = 0`` for the root). Reference: LUE-DPTree, eq. 3.5.
 
+    Parameters
+    ----------
+    tree : Tree
+        The tree over ``n = tree.n_bins`` bins.
+    workload : str or Workload, default "uniform"
+        Any form :func:`dpcore.hist.workload.parse_workload` accepts.
+
+    Returns
+    -------
+    ndarray of float64, shape (tree.size,)
+        ``p_x`` per node, in ``[0, 1]``.
+
+    Raises
+    ------
+    ValueError
+        If ``workload`` is invalid for ``n`` bins.
+
+    Examples
+    --------
     >>> from dpcore.hist.tree import kary_tree
     >>> p = coverage_probabilities(kary_tree(5, 2))
     >>> round(float(p[0]), 6), round(float(p[5]), 6)   # root, bin [3,3] (1-based)

@@ -25,12 +25,25 @@ _SEPARATORS = re.compile(r"[\s,;:\-–]+")
 
 
 class CustomTreeError(ValueError):
-    """The typed tree or budgets are not valid; the message says where and why."""
+    """The typed tree or budgets are not valid; the message says where and why.
+
+    The messages are written for users (1-based lines and bins).
+    """
 
 
 @dataclass(frozen=True, eq=False)
 class CustomTree:
-    """A validated tree and, for each input line, its node index in ``tree``."""
+    """A validated tree and, for each input line, its node index in ``tree``.
+
+    Attributes
+    ----------
+    tree : Tree
+        The built tree (0-based bins).
+    node_of_line : ndarray of int64, shape (lines,)
+        Index in ``tree`` of the node typed on each line.
+    lo, hi : ndarray of int64, shape (lines,)
+        Each line's first and last bin, 1-based, in input order.
+    """
 
     tree: Tree
     node_of_line: IntArray
@@ -39,7 +52,26 @@ class CustomTree:
 
 
 def parse_intervals(text: str, *, max_nodes: int = MAX_NODES) -> tuple[IntArray, IntArray]:
-    """1-based ``(first, last)`` per non-empty line: ``"2 3"``, ``"2-3"``, ``"2,3"`` or ``"4"``."""
+    """1-based ``(first, last)`` per non-empty line: ``"2 3"``, ``"2-3"``, ``"2,3"`` or ``"4"``.
+
+    Parameters
+    ----------
+    text : str
+        One interval per line; blank lines are skipped.
+    max_nodes : int, default MAX_NODES (1000)
+        Most lines accepted.
+
+    Returns
+    -------
+    lo, hi : ndarray of int64, shape (lines,)
+        First and last bin per line, 1-based.
+
+    Raises
+    ------
+    CustomTreeError
+        If there is no line or more than ``max_nodes``, a line is not one or two whole
+        numbers, or its first bin is 0 or after its last.
+    """
     lines = [line.strip() for line in text.splitlines()]
     lines = [line for line in lines if line]
     if not lines:
@@ -67,7 +99,25 @@ def _name(lo: IntArray, hi: IntArray, i: int) -> str:
 
 
 def build(lo: IntArray, hi: IntArray) -> CustomTree:
-    """Check the 1-based intervals form an interval tree, naming the offending node; build it."""
+    """Check the 1-based intervals form an interval tree, naming the offending node; build it.
+
+    Parameters
+    ----------
+    lo, hi : ndarray of int64, shape (lines,)
+        First and last bin per line, 1-based, ``1 <= lo <= hi``.
+
+    Returns
+    -------
+    CustomTree
+        The tree and the node of each line.
+
+    Raises
+    ------
+    CustomTreeError
+        If an interval repeats, the root ``[1, n]`` is missing, intervals overlap without
+        nesting, a leaf covers more than one bin, children leave a bin of their parent
+        uncovered, or a node has a single child.
+    """
     n = int(hi.max())
     seen: dict[tuple[int, int], int] = {}
     for i, key in enumerate(zip(lo.tolist(), hi.tolist(), strict=True)):
@@ -116,12 +166,47 @@ def build(lo: IntArray, hi: IntArray) -> CustomTree:
 
 
 def parse_tree(text: str) -> CustomTree:
-    """:func:`parse_intervals` then :func:`build`."""
+    """:func:`parse_intervals` then :func:`build`.
+
+    Parameters
+    ----------
+    text : str
+        One interval per line (:func:`parse_intervals`).
+
+    Returns
+    -------
+    CustomTree
+        The tree and the node of each line.
+
+    Raises
+    ------
+    CustomTreeError
+        As :func:`parse_intervals` and :func:`build` raise.
+    """
     return build(*parse_intervals(text))
 
 
 def check_budgets(custom: CustomTree, budgets_by_line: FloatArray) -> FloatArray:
-    """Budgets per tree node from budgets per line; a leaf needs > 0, any node >= 0."""
+    """Budgets per tree node from budgets per line; a leaf needs > 0, any node >= 0.
+
+    Parameters
+    ----------
+    custom : CustomTree
+        The tree.
+    budgets_by_line : array_like of float, shape (lines,)
+        One budget per input line.
+
+    Returns
+    -------
+    ndarray of float64, shape (custom.tree.size,)
+        The budgets in tree node order.
+
+    Raises
+    ------
+    CustomTreeError
+        If there is not one budget per line, or a budget is not finite, negative, or 0 on a
+        leaf.
+    """
     b = np.asarray(budgets_by_line, dtype=np.float64)
     if b.shape != custom.lo.shape:
         raise CustomTreeError(f"{b.size} budgets for {custom.lo.size} nodes.")
@@ -139,7 +224,15 @@ def check_budgets(custom: CustomTree, budgets_by_line: FloatArray) -> FloatArray
 
 @dataclass(frozen=True)
 class Scores:
-    """Release epsilon and uniform-workload errors of one allocation on one tree."""
+    """Release epsilon and uniform-workload errors of one allocation on one tree.
+
+    Attributes
+    ----------
+    release_epsilon : float
+        The largest root-to-leaf budget sum.
+    raw_error, blue_error : float
+        Mean range MSE over all ranges, raw and after BLUE (``inf`` if undefined).
+    """
 
     release_epsilon: float
     raw_error: float
@@ -150,6 +243,23 @@ def score(tree: Tree, budgets: FloatArray) -> Scores:
     """Max path sum, raw error ``sum p_x 2 / eps_x^2`` and exact error after BLUE (all ranges).
 
     The raw error is infinite when a node that queries use has budget 0.
+
+    Parameters
+    ----------
+    tree : Tree
+        The tree.
+    budgets : ndarray of float64, shape (tree.size,)
+        Per-node budgets: 0 (not measured) or in ``[1e-300, inf)``.
+
+    Returns
+    -------
+    Scores
+        The scores.
+
+    Raises
+    ------
+    ValueError
+        If ``budgets`` is not ``tree.size`` finite numbers, each 0 or ``>= 1e-300``.
     """
     p = coverage.coverage_probabilities(tree)
     used_unmeasured = bool(np.any((budgets == 0) & (p > 0)))

@@ -20,6 +20,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 from scipy import stats
 
+from dpcore import _validate
 from dpcore.hist import consistency, privelet, queries, release
 from dpcore.hist.plans import Plan
 from dpcore.hist.workload import Workload, parse_workload, workload_ranges
@@ -38,10 +39,30 @@ def random_ranges(
     Uniform: every one of the ``n(n+1)/2`` ranges is equally likely (the
     start ``a`` is chosen with probability proportional to ``n - a``); listed
     ranges: each entry of the list equally likely.
+
+    Parameters
+    ----------
+    n : int
+        Number of bins.
+    count : int
+        Number of ranges to draw (``>= 1``).
+    rng : numpy.random.Generator
+        Source of the draws.
+    workload : str or Workload, default "uniform"
+        Any form :func:`dpcore.hist.workload.parse_workload` accepts.
+
+    Returns
+    -------
+    a, b : ndarray of int64, shape (count,)
+        Starts and ends (0-based, inclusive).
+
+    Raises
+    ------
+    ValueError
+        If ``workload`` is invalid for ``n`` bins or ``count`` is not a whole number ``>= 1``.
     """
     spec = parse_workload(workload, n)
-    if count < 1:
-        raise ValueError(f"need at least one query, got {count}")
+    count = _validate.whole("count", count)
     if spec.kind == "prefix":
         return np.zeros(count, dtype=np.int64), rng.integers(0, n, size=count, dtype=np.int64)
     if spec.kind == "length":
@@ -96,7 +117,19 @@ def _answers(
 
 @dataclass(frozen=True, eq=False)
 class EmpiricalErrors:
-    """Squared errors of ``T`` releases on ``Q`` ranges, with summaries."""
+    """Squared errors of ``T`` releases on ``Q`` ranges, with summaries.
+
+    Attributes
+    ----------
+    a, b : ndarray of int64, shape (Q,)
+        The ranges scored (0-based, inclusive).
+    squared_errors : ndarray of float64, shape (T, Q)
+        Squared error of every range in every release.
+    confidence : float
+        Confidence level of the intervals, in ``(0, 1)``.
+    releases : int
+        ``T``.
+    """
 
     a: IntArray
     b: IntArray
@@ -157,20 +190,45 @@ def simulate_range_errors(
     """Run ``releases`` independent releases of ``plan`` on ``counts`` and score ranges.
 
     ``progress(fraction)`` is called after every chunk of releases.
+
+    Parameters
+    ----------
+    plan : Plan
+        A prepared algorithm (:func:`dpcore.hist.plans.prepare`).
+    counts : array_like of float, shape (plan.n,)
+        The true histogram, finite.
+    a, b : array_like of int
+        Range starts and ends (0-based, inclusive), flattened, then broadcast together.
+    releases : int
+        Number of independent releases ``T`` (``>= 1``).
+    rng : numpy.random.Generator
+        Source of the noise.
+    confidence : float, default 0.95
+        Confidence level of the intervals, in ``(0, 1)``.
+    progress : callable, optional
+        Called with the fraction of releases done.
+    chunk : int, default 10
+        Releases computed per step.
+
+    Returns
+    -------
+    EmpiricalErrors
+        The ``T x Q`` squared errors.
+
+    Raises
+    ------
+    ValueError
+        If ``counts`` is not ``plan.n`` finite numbers, ``releases`` is not a whole number
+        ``>= 1``, ``confidence`` is outside ``(0, 1)``, there is no range, a range is not
+        ``0 <= a <= b < plan.n``, ``a`` and ``b`` do not broadcast, or a release rejects the
+        counts as too large for its noise.
     """
-    data = np.asarray(counts, dtype=np.float64)
-    if data.shape != (plan.n,):
-        raise ValueError(f"expected {plan.n} counts, got shape {data.shape}")
-    if releases < 1:
-        raise ValueError(f"need at least one release, got {releases}")
+    data = _validate.finite_array("counts", counts, size=plan.n)
+    releases = _validate.whole("releases", releases)
     if not 0 < confidence < 1:
         raise ValueError(f"confidence must be in (0, 1), got {confidence}")
-    a_arr = np.asarray(a, dtype=np.int64).ravel()
-    b_arr = np.asarray(b, dtype=np.int64).ravel()
-    if a_arr.shape != b_arr.shape or not a_arr.size:
-        raise ValueError("a and b must be non-empty and of the same length")
-    if a_arr.min() < 0 or b_arr.max() >= plan.n or np.any(a_arr > b_arr):
-        raise ValueError(f"ranges must satisfy 0 <= a <= b < n = {plan.n}")
+    starts, ends = _validate.ranges(plan.n, np.ravel(a), np.ravel(b), nonempty=True)
+    a_arr, b_arr = starts.copy(), ends.copy()  # writable, owned by the result
     truth_prefix = _prefix_sums(data)
     truth = truth_prefix[b_arr + 1] - truth_prefix[a_arr]
     squared = np.empty((releases, a_arr.size))
@@ -203,6 +261,39 @@ def simulate_workload_error(
     each release's mean is then an unbiased estimate of the workload average
     and the ``T`` releases are i.i.d., so the interval covers both the noise
     and the choice of ranges.
+
+    Parameters
+    ----------
+    plan : Plan
+        A prepared algorithm (:func:`dpcore.hist.plans.prepare`).
+    counts : array_like of float, shape (plan.n,)
+        The true histogram, finite.
+    releases : int
+        Number of independent releases ``T`` (``>= 1``).
+    rng : numpy.random.Generator
+        Source of the noise and of sampled ranges.
+    workload : str or Workload, optional
+        Any form :func:`dpcore.hist.workload.parse_workload` accepts; ``plan.workload`` if
+        omitted.
+    sample : int, optional
+        Ranges drawn per release (``>= 1``); every range of the workload if omitted.
+    confidence : float, default 0.95
+        Confidence level of the interval, in ``(0, 1)``.
+    progress : callable, optional
+        Called with the fraction of releases done.
+
+    Returns
+    -------
+    mse : float
+        The mean squared error.
+    half_width : float
+        Half-width of its Student-t interval (NaN for one release).
+
+    Raises
+    ------
+    ValueError
+        If ``workload`` is invalid, ``releases`` or ``sample`` is not a whole number
+        ``>= 1``, or as :func:`simulate_range_errors` raises.
     """
     load = plan.workload if workload is None else parse_workload(workload, plan.n)
     if sample is None:
@@ -218,8 +309,7 @@ def simulate_workload_error(
             progress=progress,
         )
         return result.overall()
-    if releases < 1:
-        raise ValueError(f"need at least one release, got {releases}")
+    releases = _validate.whole("releases", releases)
     per_release = np.empty((releases, 1))
     for t in range(releases):
         a, b = random_ranges(plan.n, sample, rng, load)

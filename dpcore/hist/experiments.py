@@ -20,6 +20,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 from scipy import stats
 
+from dpcore import _validate
 from dpcore.hist import (
     blue_error,
     budget,
@@ -44,6 +45,18 @@ def all_ranges_mean_squared_error(bin_errors: ArrayLike) -> FloatArray:
     .. math:: \\sum_{0 \\le l < r \\le n} (P_r - P_l)^2
               = (n + 1) \\sum_i P_i^2 - \\Big(\\sum_i P_i\\Big)^2 .
 
+    Parameters
+    ----------
+    bin_errors : array_like of float, shape (n,) or (T, n)
+        Error of every bin, one row per release.
+
+    Returns
+    -------
+    ndarray of float64, shape (T,)
+        Mean squared range error per row (``T = 1`` for one vector).
+
+    Examples
+    --------
     >>> float(all_ranges_mean_squared_error([1.0, -1.0])[0])  # ranges: 1, -1, 0
     0.6666666666666666
     """
@@ -68,6 +81,15 @@ class PriveletTable2:
     """Average range MSE of Privelet on ``N = 2^m`` bins: eq. 16, eq. 17 and simulated.
 
     ``simulated`` and ``ci`` (95% half-width over releases) are NaN where not simulated.
+
+    Attributes
+    ----------
+    m : ndarray of int64, shape (k,)
+        ``log2 N`` per row.
+    eq16, eq17 : ndarray of float64, shape (k,)
+        Average range MSE by eq. 16 (exact) and eq. 17 (asymptotic).
+    simulated, ci : ndarray of float64, shape (k,)
+        Simulated average and its confidence half-width (NaN where not simulated).
     """
 
     m: IntArray
@@ -98,6 +120,34 @@ def privelet_table2(
     ``releases`` times for each ``m <= simulate_up_to`` and scores every range
     (errors do not depend on the data: the mechanism is linear and unbiased).
 
+    Parameters
+    ----------
+    ms : array_like of int
+        ``m`` values, each in ``[0, 30]``.
+    eps : float
+        Privacy budget, in ``[1e-300, inf)``.
+    releases : int
+        Releases per simulated ``m`` (``>= 1``).
+    rng : numpy.random.Generator
+        Source of the noise.
+    simulate_up_to : int
+        Largest ``m`` simulated.
+    confidence : float, default 0.95
+        Confidence level of ``ci``, in ``(0, 1)``.
+
+    Returns
+    -------
+    PriveletTable2
+        One row per ``m``, in the given order.
+
+    Raises
+    ------
+    ValueError
+        If an ``m`` is outside ``[0, 30]``, ``releases`` is not a whole number ``>= 1``, or
+        (``ms`` non-empty) ``eps`` is not a finite number in ``[1e-300, inf)``.
+
+    Examples
+    --------
     >>> t = privelet_table2([0], 1.0, releases=2, rng=np.random.default_rng(0), simulate_up_to=-1)
     >>> float(t.eq16[0]), round(float(t.eq17[0]), 4)  # at m = 0: 2.0 vs 0.0556
     (2.0, 0.0556)
@@ -105,8 +155,7 @@ def privelet_table2(
     m = np.asarray(ms, dtype=np.int64).ravel()
     if m.size and (m.min() < 0 or m.max() > 30):
         raise ValueError("m must be in 0..30")
-    if releases < 1:
-        raise ValueError(f"need at least one release, got {releases}")
+    releases = _validate.whole("releases", releases)
     sizes = [2 ** int(k) for k in m]
     scale = np.array([privelet.noise_variance(size, eps) for size in sizes])
     eq16 = scale * np.array([privelet.average_error_coefficient(size) for size in sizes])
@@ -124,7 +173,19 @@ def privelet_table2(
 
 @dataclass(frozen=True)
 class FanoutSweep:
-    """Exact expected range MSE of ``k``-ary trees: ``errors[(rule, blue)][i]`` at ``ks[i]``."""
+    """Exact expected range MSE of ``k``-ary trees: ``errors[(rule, blue)][i]`` at ``ks[i]``.
+
+    Attributes
+    ----------
+    n : int
+        Number of bins.
+    ks : ndarray of int64, shape (k,)
+        Fan-outs.
+    heights : ndarray of int64, shape (k,)
+        Height Δ of each ``k``-ary tree.
+    errors : dict of (str, bool) to ndarray of float64, shape (k,)
+        Mean range MSE per budget rule and BLUE flag.
+    """
 
     n: int
     ks: IntArray
@@ -140,6 +201,30 @@ def fanout_sweep(
     Per-level and per-node budgets are optimal for the *raw* tree's error
     (LUE-DPTree conclusion 3.5); the BLUE columns apply consistency on top of them.
 
+    Parameters
+    ----------
+    n : int
+        Number of bins (``>= 2``).
+    eps : float
+        Total privacy budget, in ``[1e-300, inf)``.
+    ks : array_like of int
+        Fan-outs, each ``>= 2``, at least one.
+    workload : str or Workload, default "uniform"
+        Any form :func:`dpcore.hist.workload.parse_workload` accepts.
+
+    Returns
+    -------
+    FanoutSweep
+        Errors for every rule of :data:`dpcore.hist.budget.BUDGET_RULES`, raw and BLUE.
+
+    Raises
+    ------
+    ValueError
+        If ``n < 2``, ``ks`` is empty or holds a ``k < 2``, ``eps`` is not a finite number
+        in ``[1e-300, inf)``, or ``workload`` is invalid for ``n`` bins.
+
+    Examples
+    --------
     >>> s = fanout_sweep(4, 1.0, [2])  # LUE-DPTree example 5: complete binary, eps/3
     >>> round(float(s.errors[("uniform", False)][0]), 6)
     23.4

@@ -13,12 +13,53 @@ FloatArray = NDArray[np.float64]
 
 
 def flat_range_errors(eps: float, a: ArrayLike, b: ArrayLike) -> FloatArray:
-    """Dwork: ``2 (b - a + 1) / eps^2`` per range (independent ``Lap(1/eps)`` per bin)."""
+    """Dwork: ``2 (b - a + 1) / eps^2`` per range (independent ``Lap(1/eps)`` per bin).
+
+    Parameters
+    ----------
+    eps : float
+        Privacy budget, in ``[1e-300, inf)``.
+    a, b : array_like of int
+        Range starts and ends (0-based, inclusive; not checked against a bin count),
+        broadcast together.
+
+    Returns
+    -------
+    ndarray of float64
+        MSE per range, shaped like the broadcast ``a`` and ``b``.
+
+    Raises
+    ------
+    ValueError
+        If ``eps`` is not a finite number in ``[1e-300, inf)``, or ``a`` and ``b`` do not
+        broadcast.
+    """
     eps = _validate.positive("epsilon", eps)
     a_arr, b_arr = np.broadcast_arrays(np.asarray(a, np.int64), np.asarray(b, np.int64))
     return np.asarray(2.0 * (b_arr - a_arr + 1) / eps**2, dtype=np.float64)
 
 
 def flat_expected_error(n: int, eps: float, workload: str | Workload = "uniform") -> float:
-    """Dwork's mean range MSE over a workload: ``2 E[L] / eps^2``."""
+    """Dwork's mean range MSE over a workload: ``2 E[L] / eps^2``.
+
+    Parameters
+    ----------
+    n : int
+        Number of bins.
+    eps : float
+        Privacy budget, in ``[1e-300, inf)``.
+    workload : str or Workload, default "uniform"
+        Any form :func:`dpcore.hist.workload.parse_workload` accepts.
+
+    Returns
+    -------
+    float
+        Mean MSE over the workload's ranges.
+
+    Raises
+    ------
+    ValueError
+        If ``workload`` is invalid for ``n`` bins or ``eps`` is not a finite number in
+        ``[1e-300, inf)``.
+    """
     return 2.0 * mean_range_length(n, workload) / _validate.positive("epsilon", eps) ** 2

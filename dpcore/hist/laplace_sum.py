@@ -23,6 +23,8 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from dpcore import _validate
+
 FloatArray = NDArray[np.float64]
 
 MAX_TERMS = 256
@@ -36,6 +38,17 @@ class LaplaceSum:
 
     ``exact`` holds the largest scales, descending; ``gaussian_variance`` is the
     total variance ``2 s^2`` of the scales folded into the Gaussian remainder.
+
+    Attributes
+    ----------
+    exact : ndarray of float64, shape (k,)
+        Scales of the exact Laplace terms, descending, all ``> 0``.
+    gaussian_variance : float
+        Variance of the Gaussian remainder (0 if none).
+    variance : float
+        Total variance.
+    gaussian_share : float
+        The remainder's share of it, in ``[0, 1]``.
     """
 
     exact: FloatArray
@@ -57,11 +70,31 @@ def node_scales(weights: ArrayLike, budgets: ArrayLike) -> FloatArray:
     """Laplace scales ``|c_x| / eps_x`` of the terms ``c_x Lap(1/eps_x)``: 0 where ``c_x = 0``,
     ``inf`` where a node with weight is unmeasured (``eps_x = 0``).
 
+    Parameters
+    ----------
+    weights : array_like of float, shape (size,)
+        Each node's finite weight ``c_x`` in the answer.
+    budgets : array_like of float, shape (size,)
+        Per-node budgets: 0 (not measured) or in ``[1e-300, inf)``.
+
+    Returns
+    -------
+    ndarray of float64, shape (size,)
+        The scales.
+
+    Raises
+    ------
+    ValueError
+        If ``weights`` is not a 1-D array of finite numbers, or ``budgets`` is not as many
+        finite numbers, each 0 or ``>= 1e-300``.
+
+    Examples
+    --------
     >>> node_scales([1.0, 0.0, -0.5], [0.5, 0.0, 1.0]).tolist()
     [2.0, 0.0, 0.5]
     """
-    c = np.abs(np.asarray(weights, dtype=np.float64))
-    eps = np.asarray(budgets, dtype=np.float64)
+    c = np.abs(_validate.finite_array("weights", weights))
+    eps = _validate.budgets("budgets", budgets, size=c.size)
     with np.errstate(divide="ignore", invalid="ignore"):
         return np.asarray(np.where(c > 0, c / eps, 0.0), dtype=np.float64)
 
@@ -70,12 +103,29 @@ def laplace_sum(scales: ArrayLike, *, max_terms: int = MAX_TERMS) -> LaplaceSum:
     """The distribution of ``sum_x Lap(|scales_x|)``: the largest ``max_terms`` kept exactly.
 
     Zero scales are dropped; scales must be finite and at least one non-zero.
+
+    Parameters
+    ----------
+    scales : array_like of float
+        Laplace scales (signs ignored; flattened).
+    max_terms : int, default MAX_TERMS (256)
+        How many of the largest scales stay exact (``>= 1``).
+
+    Returns
+    -------
+    LaplaceSum
+        The distribution.
+
+    Raises
+    ------
+    ValueError
+        If a scale is not finite, no scale is non-zero, or ``max_terms`` is not a whole
+        number ``>= 1``.
     """
     s = np.abs(np.asarray(scales, dtype=np.float64).ravel())
     if not np.all(np.isfinite(s)):
         raise ValueError("Laplace scales must be finite (an unmeasured node has no finite error)")
-    if max_terms < 1:
-        raise ValueError(f"max_terms must be at least 1, got {max_terms}")
+    max_terms = _validate.whole("max_terms", max_terms)
     s = np.sort(s[s > 0])[::-1]
     if s.size == 0:
         raise ValueError("need at least one non-zero Laplace scale")
@@ -95,6 +145,25 @@ def density(
     frequencies beyond ``\\pi / h`` are cut (the density's cusp at 0 when a
     single term dominates is rounded over a few grid steps). Tiny negative
     ripples are clipped to 0.
+
+    Parameters
+    ----------
+    dist : LaplaceSum
+        The distribution.
+    points : int, default GRID_POINTS (8192)
+        Grid size, even and ``>= 16``.
+    half_width_sd : float, default HALF_WIDTH_SD (12.0)
+        Half-width of the grid in standard deviations.
+
+    Returns
+    -------
+    x, f : ndarray of float64, shape (points,)
+        Grid points and density values (``>= 0``).
+
+    Raises
+    ------
+    ValueError
+        If ``points`` is odd or below 16.
     """
     if points < 16 or points % 2:
         raise ValueError(f"points must be an even number >= 16, got {points}")
@@ -110,7 +179,20 @@ def density(
 
 
 def gaussian_density(x: ArrayLike, variance: float) -> FloatArray:
-    """The normal density with mean 0 and ``variance`` (the central-limit approximation)."""
+    """The normal density with mean 0 and ``variance`` (the central-limit approximation).
+
+    Parameters
+    ----------
+    x : array_like of float
+        Where to evaluate.
+    variance : float
+        The variance (``> 0``).
+
+    Returns
+    -------
+    ndarray of float64
+        The density, shaped like ``x``.
+    """
     x_arr = np.asarray(x, dtype=np.float64)
     return np.asarray(
         np.exp(-0.5 * x_arr * x_arr / variance) / np.sqrt(2.0 * np.pi * variance), dtype=np.float64
@@ -118,7 +200,22 @@ def gaussian_density(x: ArrayLike, variance: float) -> FloatArray:
 
 
 def sample(dist: LaplaceSum, size: int, rng: np.random.Generator) -> FloatArray:
-    """``size`` independent draws of the sum (only its exact terms and one Gaussian)."""
+    """``size`` independent draws of the sum (only its exact terms and one Gaussian).
+
+    Parameters
+    ----------
+    dist : LaplaceSum
+        The distribution.
+    size : int
+        Number of draws.
+    rng : numpy.random.Generator
+        Source of the draws.
+
+    Returns
+    -------
+    ndarray of float64, shape (size,)
+        The draws.
+    """
     draws = rng.laplace(0.0, 1.0, size=(size, dist.exact.size)) @ dist.exact
     if dist.gaussian_variance > 0:
         draws += rng.normal(0.0, np.sqrt(dist.gaussian_variance), size=size)

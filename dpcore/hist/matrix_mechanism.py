@@ -23,6 +23,8 @@ import numpy as np
 import scipy.sparse as sp
 from numpy.typing import ArrayLike, NDArray
 
+from dpcore import _validate
+
 Matrix: TypeAlias = Any
 """A dense ``NDArray[float64]`` or a ``scipy.sparse`` array/matrix (scipy ships no stubs)."""
 
@@ -46,6 +48,18 @@ def _abs_column_sums(strategy: Matrix, row_weights: NDArray[np.float64]) -> NDAr
 def l1_sensitivity(strategy: Matrix) -> float:
     """``Δ_A``: the largest column L1 norm of ``A`` (one record changes one bin by 1).
 
+    Parameters
+    ----------
+    strategy : ndarray or scipy.sparse matrix, shape (m, n)
+        The strategy ``A``.
+
+    Returns
+    -------
+    float
+        ``max_j sum_r |A_rj|``.
+
+    Examples
+    --------
     >>> l1_sensitivity(np.array([[1.0, 1.0], [1.0, -1.0]]))
     2.0
     """
@@ -60,6 +74,25 @@ def release_epsilon(strategy: Matrix, budgets: ArrayLike) -> float:
     is the column with the largest weighted sum. Uniform budgets
     ``eps / Δ_A`` give exactly ``eps``.
 
+    Parameters
+    ----------
+    strategy : ndarray or scipy.sparse matrix, shape (m, n)
+        The strategy ``A``.
+    budgets : float or array_like of float, shape (m,)
+        Per-row budgets: 0 (not measured) or in ``[1e-300, inf)``; one value for all rows.
+
+    Returns
+    -------
+    float
+        The release's epsilon.
+
+    Raises
+    ------
+    ValueError
+        If ``budgets`` is not one value or ``m`` finite numbers, each 0 or ``>= 1e-300``.
+
+    Examples
+    --------
     >>> release_epsilon(np.array([[1.0, 1.0], [1.0, 0.0], [0.0, 1.0]]), [0.5, 0.25, 0.5])
     1.0
     """
@@ -68,24 +101,35 @@ def release_epsilon(strategy: Matrix, budgets: ArrayLike) -> float:
 
 
 def _budgets(strategy: Matrix, budgets: ArrayLike) -> NDArray[np.float64]:
-    eps = np.broadcast_to(np.asarray(budgets, dtype=np.float64), (strategy.shape[0],))
-    if np.any(~np.isfinite(eps)) or np.any(eps < 0):
-        raise ValueError("per-row budgets must be finite and >= 0")
-    return np.array(eps)
+    rows = strategy.shape[0]
+    values = np.asarray(budgets, dtype=np.float64)
+    if values.size == 1:  # one budget for every row
+        values = np.full(rows, values.item())
+    return _validate.budgets("budgets", values, size=rows)
 
 
 def uniform_budgets(strategy: Matrix, epsilon: float) -> NDArray[np.float64]:
-    """``eps / Δ_A`` on every row: the classic matrix mechanism."""
-    if not epsilon > 0:
-        raise ValueError(f"epsilon must be positive, got {epsilon}")
-    return np.full(strategy.shape[0], epsilon / l1_sensitivity(strategy))
+    """``eps / Δ_A`` on every row: the classic matrix mechanism.
 
+    Parameters
+    ----------
+    strategy : ndarray or scipy.sparse matrix, shape (m, n)
+        The strategy ``A``.
+    epsilon : float
+        Total privacy budget, in ``[1e-300, inf)``.
 
-def noise_variances(budgets: ArrayLike) -> NDArray[np.float64]:
-    """``2 / eps_r^2`` per row (``inf`` for an unmeasured row)."""
-    eps = np.asarray(budgets, dtype=np.float64)
-    with np.errstate(divide="ignore"):
-        return np.where(eps > 0, 2.0 / np.maximum(eps, 0.0) ** 2, np.inf)
+    Returns
+    -------
+    ndarray of float64, shape (m,)
+        ``eps / Δ_A`` per row.
+
+    Raises
+    ------
+    ValueError
+        If ``epsilon`` is not a finite number in ``[1e-300, inf)``.
+    """
+    eps = _validate.positive("epsilon", epsilon)
+    return np.full(strategy.shape[0], eps / l1_sensitivity(strategy))
 
 
 def reconstruction_covariance(
@@ -98,11 +142,26 @@ def reconstruction_covariance(
     otherwise ``B D B^T`` for the given ``B`` (which must satisfy ``B A = I``
     and not use unmeasured rows).
 
+    Parameters
+    ----------
+    strategy : ndarray or scipy.sparse matrix, shape (m, n)
+        The strategy ``A``.
+    budgets : float or array_like of float, shape (m,)
+        Per-row budgets: 0 (not measured) or in ``[1e-300, inf)``; one value for all rows.
+    reconstruction : ndarray or scipy.sparse matrix, shape (n, m), optional
+        A reconstruction ``B``; the BLUE if omitted.
+
+    Returns
+    -------
+    ndarray of float64, shape (n, n)
+        The covariance of the reconstructed bins (count units squared).
+
     Raises
     ------
     ValueError
-        If ``n`` exceeds :data:`DENSE_LIMIT`, ``B A != I``, ``B`` uses an
-        unmeasured row, or the measured rows do not determine every bin.
+        If ``budgets`` is invalid (see :func:`release_epsilon`), ``n`` exceeds
+        :data:`DENSE_LIMIT`, ``B A != I``, ``B`` uses an unmeasured row, or the measured
+        rows do not determine every bin.
     """
     eps = _budgets(strategy, budgets)
     n = strategy.shape[1]
@@ -134,6 +193,26 @@ def least_squares_query_mse(
     its minimum-variance unbiased estimate then has variance
     ``w^T (A^T W A)^+ w`` (Gauss-Markov with a pseudo-inverse). Non-estimable
     queries get ``inf``.
+
+    Parameters
+    ----------
+    strategy : ndarray or scipy.sparse matrix, shape (m, n)
+        The strategy ``A``.
+    budgets : float or array_like of float, shape (m,)
+        Per-row budgets: 0 (not measured) or in ``[1e-300, inf)``; one value for all rows.
+    queries : ndarray or scipy.sparse matrix, shape (q, n)
+        One linear query per row.
+
+    Returns
+    -------
+    ndarray of float64, shape (q,)
+        MSE per query (count units squared; ``inf`` where not estimable).
+
+    Raises
+    ------
+    ValueError
+        If ``budgets`` is invalid (see :func:`release_epsilon`) or ``n`` exceeds
+        :data:`DENSE_LIMIT`.
     """
     eps = _budgets(strategy, budgets)
     a = _dense(strategy)
@@ -149,11 +228,27 @@ def least_squares_query_mse(
 
 
 def range_queries(n: int, a: ArrayLike, b: ArrayLike) -> sp.csr_array:
-    """The 0/1 workload matrix of ranges ``[a_q, b_q]`` (0-based, inclusive), one row each."""
-    a_arr, b_arr = np.broadcast_arrays(np.asarray(a, np.int64), np.asarray(b, np.int64))
-    a_arr, b_arr = a_arr.ravel(), b_arr.ravel()
-    if a_arr.size and (a_arr.min() < 0 or b_arr.max() >= n or np.any(a_arr > b_arr)):
-        raise ValueError(f"ranges must satisfy 0 <= a <= b < n = {n}")
+    """The 0/1 workload matrix of ranges ``[a_q, b_q]`` (0-based, inclusive), one row each.
+
+    Parameters
+    ----------
+    n : int
+        Number of bins.
+    a, b : array_like of int
+        Range starts and ends (0-based, inclusive), broadcast together.
+
+    Returns
+    -------
+    scipy.sparse.csr_array, shape (q, n)
+        One row per range (broadcast and flattened, in C order).
+
+    Raises
+    ------
+    ValueError
+        If a range is not ``0 <= a <= b < n`` or ``a`` and ``b`` do not broadcast.
+    """
+    first, last = _validate.ranges(n, a, b)
+    a_arr, b_arr = first.ravel(), last.ravel()
     lengths = b_arr - a_arr + 1
     rows = np.repeat(np.arange(a_arr.size), lengths)
     starts = np.repeat(a_arr - np.cumsum(lengths) + lengths, lengths)
@@ -162,19 +257,45 @@ def range_queries(n: int, a: ArrayLike, b: ArrayLike) -> sp.csr_array:
 
 
 def interval_strategy(n: int, lo: ArrayLike, hi: ArrayLike) -> sp.csr_array:
-    """Strategy with one row per interval ``[lo_x, hi_x]`` (a tree's nodes), 0/1 entries."""
+    """Strategy with one row per interval ``[lo_x, hi_x]`` (a tree's nodes), 0/1 entries.
+
+    Parameters
+    ----------
+    n : int
+        Number of bins.
+    lo, hi : array_like of int
+        Each interval's first and last bin (0-based, inclusive), e.g. ``tree.lo, tree.hi``.
+
+    Returns
+    -------
+    scipy.sparse.csr_array, shape (m, n)
+        One row per interval.
+
+    Raises
+    ------
+    ValueError
+        If an interval is not ``0 <= lo <= hi < n`` or ``lo`` and ``hi`` do not broadcast.
+    """
     return range_queries(n, lo, hi)
 
 
 def query_mse(covariance: NDArray[np.float64], queries: Matrix) -> NDArray[np.float64]:
-    """``w_q^T Σ w_q`` for every row ``w_q`` of the workload ``queries``."""
+    """``w_q^T Σ w_q`` for every row ``w_q`` of the workload ``queries``.
+
+    Parameters
+    ----------
+    covariance : ndarray of float64, shape (n, n)
+        The covariance ``Σ`` of the reconstructed bins.
+    queries : ndarray or scipy.sparse matrix, shape (q, n)
+        One linear query per row.
+
+    Returns
+    -------
+    ndarray of float64, shape (q,)
+        MSE per query.
+    """
     if sp.issparse(queries):
         projected = np.asarray(sp.csr_array(queries) @ covariance)
     else:
         projected = np.asarray(queries, dtype=np.float64) @ covariance
     return np.asarray((projected * _dense(queries)).sum(axis=1), dtype=np.float64)
-
-
-def workload_mse(covariance: NDArray[np.float64], queries: Matrix) -> float:
-    """Mean of :func:`query_mse` over the workload (``trace(W Σ W^T) / q``)."""
-    return float(query_mse(covariance, queries).mean())

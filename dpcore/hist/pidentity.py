@@ -38,6 +38,7 @@ import scipy.optimize
 from numpy.typing import NDArray
 from threadpoolctl import threadpool_limits
 
+from dpcore import _validate
 from dpcore.hist.workload import Workload, parse_workload
 
 FloatArray = NDArray[np.float64]
@@ -51,7 +52,25 @@ MAX_BINS = 8192
 
 
 def gram_diagonal(workload: str | Workload, n: int) -> FloatArray:
-    """``G_ii``: how many workload ranges contain bin ``i``."""
+    """``G_ii``: how many workload ranges contain bin ``i``.
+
+    Parameters
+    ----------
+    workload : str or Workload
+        Any form :func:`dpcore.hist.workload.parse_workload` accepts.
+    n : int
+        Number of bins.
+
+    Returns
+    -------
+    ndarray of float64, shape (n,)
+        ``G_ii``.
+
+    Raises
+    ------
+    ValueError
+        If ``workload`` is invalid for ``n`` bins.
+    """
     spec = parse_workload(workload, n)
     bins = np.arange(n, dtype=np.int64)
     return spec.containing_count(n, bins, bins)
@@ -66,6 +85,25 @@ def gram_matvec(workload: str | Workload, n: int, rows: FloatArray) -> FloatArra
     so ``(G v)_i = g(i) \\sum_{j \\le i} f(j) v_j + f(i) \\sum_{j > i} g(j) v_j``
     with two running sums; ranges of one length ``L``: ``W^T (W v)`` with window
     sums; listed ranges: ``W^T (W v)`` with prefix sums and a difference array.
+
+    Parameters
+    ----------
+    workload : str or Workload
+        Any form :func:`dpcore.hist.workload.parse_workload` accepts.
+    n : int
+        Number of bins.
+    rows : array_like of float, shape (k, n) or (n,)
+        The vectors, one per row.
+
+    Returns
+    -------
+    ndarray of float64, shape (k, n)
+        ``rows @ G`` (a single vector gives one row).
+
+    Raises
+    ------
+    ValueError
+        If ``workload`` is invalid for ``n`` bins.
     """
     spec = parse_workload(workload, n)
     v = np.atleast_2d(np.asarray(rows, dtype=np.float64))
@@ -100,7 +138,15 @@ def gram_matvec(workload: str | Workload, n: int, rows: FloatArray) -> FloatArra
 
 @dataclass(frozen=True)
 class LossGradient:
-    """``L = tr(G (A^T A)^{-1})`` and ``dL/dΘ`` (``p x n``)."""
+    """``L = tr(G (A^T A)^{-1})`` and ``dL/dΘ`` (``p x n``).
+
+    Attributes
+    ----------
+    loss : float
+        ``tr(G (A^T A)^{-1})``.
+    gradient : ndarray of float64, shape (p, n)
+        ``dL/dΘ``.
+    """
 
     loss: float
     gradient: FloatArray
@@ -113,6 +159,23 @@ def loss_and_gradient(theta: FloatArray, workload: str | Workload) -> LossGradie
     ``L = \\sum_i s_i^2 G_ii - \\sum (Z \\circ Θ)``,
     ``dL/dΘ = -2 (Z - (Z Θ^T) V) + 1_p (dL/ds)^T`` and
     ``dL/ds = 2 (s \\circ \\mathrm{diag}\\, G - \\mathbf{1}^T (Θ \\circ Y G))``.
+
+    Parameters
+    ----------
+    theta : array_like of float, shape (p, n)
+        The free rows ``Θ >= 0``.
+    workload : str or Workload
+        Any form :func:`dpcore.hist.workload.parse_workload` accepts.
+
+    Returns
+    -------
+    LossGradient
+        The loss and its gradient.
+
+    Raises
+    ------
+    ValueError
+        If ``workload`` is invalid for ``n`` bins.
     """
     th = np.asarray(theta, dtype=np.float64)
     p, n = th.shape
@@ -138,6 +201,21 @@ class PIdentityStrategy:
 
     ``loss`` is ``tr(G (A^T A)^{-1})`` for ``workload``; :meth:`expected_error`
     turns it into the mean squared error of a range at a given epsilon.
+
+    Attributes
+    ----------
+    theta : ndarray of float64, shape (p, n)
+        The free rows ``Θ >= 0``.
+    workload : Workload
+        The workload it was optimised for.
+    loss : float
+        ``tr(G (A^T A)^{-1})`` for ``workload``.
+    n : int
+        Number of bins.
+    scale : ndarray of float64, shape (n,)
+        ``s``, each column's L1 norm before scaling.
+    sensitivity : float
+        The L1 sensitivity of ``A`` (1 up to rounding).
     """
 
     theta: FloatArray
@@ -168,13 +246,32 @@ class PIdentityStrategy:
 
         ``workload`` defaults to the one the strategy was optimised for.
         """
+        eps = _validate.positive("epsilon", eps)
         load = self.workload if workload is None else parse_workload(workload, self.n)
         loss = self.loss if load == self.workload else workload_loss(self, load)
         return 2.0 * self.sensitivity**2 * loss / (eps**2 * load.size(self.n))
 
 
 def workload_loss(strategy: PIdentityStrategy, workload: str | Workload) -> float:
-    """``tr(G (A^T A)^{-1})`` for any workload (the strategy may be optimised for another)."""
+    """``tr(G (A^T A)^{-1})`` for any workload (the strategy may be optimised for another).
+
+    Parameters
+    ----------
+    strategy : PIdentityStrategy
+        The strategy.
+    workload : str or Workload
+        Any form :func:`dpcore.hist.workload.parse_workload` accepts.
+
+    Returns
+    -------
+    float
+        The loss for ``workload``.
+
+    Raises
+    ------
+    ValueError
+        If ``workload`` is invalid for ``strategy.n`` bins.
+    """
     return loss_and_gradient(strategy.theta, workload).loss
 
 
@@ -185,11 +282,30 @@ def range_errors(
 
     .. math:: \\mathrm{MSE}(w) = \\frac{2 Δ^2}{\\epsilon^2} \\big(\\|S w\\|^2
               - u^T R u\\big), \\quad u = Θ S w
+
+    Parameters
+    ----------
+    strategy : PIdentityStrategy
+        The strategy.
+    eps : float
+        Privacy budget, in ``[1e-300, inf)``.
+    a, b : array_like of int
+        Range starts and ends (0-based, inclusive), broadcast together.
+
+    Returns
+    -------
+    ndarray of float64
+        MSE per range (count units squared), shaped like the broadcast ``a`` and ``b``.
+
+    Raises
+    ------
+    ValueError
+        If a range is not ``0 <= a <= b < strategy.n``, ``a`` and ``b`` do not broadcast, or
+        ``eps`` is not a finite number in ``[1e-300, inf)``.
     """
     th, s = strategy.theta, strategy.scale
-    a_arr, b_arr = np.asarray(a, dtype=np.int64), np.asarray(b, dtype=np.int64)
-    if a_arr.size and (a_arr.min() < 0 or b_arr.max() >= strategy.n or np.any(a_arr > b_arr)):
-        raise ValueError(f"ranges must satisfy 0 <= a <= b < n = {strategy.n}")
+    a_arr, b_arr = _validate.ranges(strategy.n, a, b)
+    eps = _validate.positive("epsilon", eps)
     sq = np.concatenate(([0.0], np.cumsum(s**2)))
     cum = np.concatenate((np.zeros((th.shape[0], 1)), np.cumsum(th * s, axis=1)), axis=1)
     u = (cum[:, b_arr + 1] - cum[:, a_arr]).T  # ranges x p
@@ -207,12 +323,31 @@ def measure(
 
     ``Δ`` is the strategy's L1 sensitivity (:attr:`PIdentityStrategy.sensitivity`),
     so the release is ``eps``-DP.
+
+    Parameters
+    ----------
+    strategy : PIdentityStrategy
+        The strategy.
+    counts : array_like of float, shape (n,)
+        The histogram, finite.
+    eps : float
+        Privacy budget, in ``[1e-300, inf)``.
+    rng : numpy.random.Generator
+        Source of the Laplace noise.
+
+    Returns
+    -------
+    ndarray of float64, shape (n + p,)
+        The noisy answers, identity rows first.
+
+    Raises
+    ------
+    ValueError
+        If ``counts`` is not ``strategy.n`` finite numbers, or ``eps`` is not a finite
+        number in ``[1e-300, inf)``.
     """
-    x = np.asarray(counts, dtype=np.float64)
-    if x.shape != (strategy.n,):
-        raise ValueError(f"counts must have {strategy.n} bins, got shape {x.shape}")
-    if not (np.isfinite(eps) and eps > 0):
-        raise ValueError(f"epsilon must be a positive finite number, got {eps}")
+    x = _validate.finite_array("counts", counts, size=strategy.n)
+    eps = _validate.positive("epsilon", eps)
     scaled = x / strategy.scale
     exact = np.concatenate((scaled, strategy.theta @ scaled))
     return np.asarray(exact + rng.laplace(0.0, strategy.sensitivity / eps, exact.size))
@@ -222,6 +357,18 @@ def reconstruct(strategy: PIdentityStrategy, answers: FloatArray) -> FloatArray:
     """Least-squares estimate ``(A^T A)^{-1} A^T y`` in ``O(n p)`` (Woodbury form).
 
     .. math:: \\hat x = S (I - Θ^T R Θ) (y_I + Θ^T y_Θ)
+
+    Parameters
+    ----------
+    strategy : PIdentityStrategy
+        The strategy.
+    answers : array_like of float, shape (n + p,)
+        Noisy answers as :func:`measure` returns them.
+
+    Returns
+    -------
+    ndarray of float64, shape (n,)
+        The estimated bins.
     """
     th, s = strategy.theta, strategy.scale
     y = np.asarray(answers, dtype=np.float64)
@@ -233,12 +380,34 @@ def reconstruct(strategy: PIdentityStrategy, answers: FloatArray) -> FloatArray:
 
 
 def default_rows(n: int) -> int:
-    """``p = n / 16`` rows (HDMM's choice for range workloads), between 1 and 128."""
+    """``p = n / 16`` rows (HDMM's choice for range workloads), between 1 and 128.
+
+    Parameters
+    ----------
+    n : int
+        Number of bins.
+
+    Returns
+    -------
+    int
+        ``p``, in ``[1, 128]``.
+    """
     return int(min(max(1, n // 16), 128))
 
 
 def default_starts(n: int) -> int:
-    """Random starts: 3 up to 512 bins, 2 up to 2,048, then 1 (each costs ``O(n p^2)`` per step)."""
+    """Random starts: 3 up to 512 bins, 2 up to 2,048, then 1 (each costs ``O(n p^2)`` per step).
+
+    Parameters
+    ----------
+    n : int
+        Number of bins.
+
+    Returns
+    -------
+    int
+        1, 2 or 3.
+    """
     return 3 if n <= 512 else 2 if n <= 2048 else 1
 
 
@@ -318,20 +487,39 @@ def optimise(
     ``numpy.random.default_rng(seed)``; ``progress(fraction)`` is called after
     each iteration. ``n`` is limited to :data:`MAX_BINS`.
 
+    Parameters
+    ----------
+    n : int
+        Number of bins, in ``[2, MAX_BINS]``.
+    workload : str or Workload, default "uniform"
+        Any form :func:`dpcore.hist.workload.parse_workload` accepts.
+    p : int, optional
+        Number of free rows, in ``[1, n]``; :func:`default_rows` if omitted.
+    starts : int, optional
+        Number of random starts (``>= 1``); :func:`default_starts` if omitted.
+    max_iter : int, default 300
+        Iterations per start (``>= 1``).
+    seed : int, default 0
+        Seed of the random starts.
+    progress : callable, optional
+        Called with the fraction done, in ``[0, 1]``.
+
+    Returns
+    -------
+    PIdentityStrategy
+        The start with the lowest loss.
+
     Raises
     ------
     ValueError
-        If ``n`` is outside ``[2, MAX_BINS]``, ``p`` outside ``[1, n]``, or
-        ``starts`` / ``max_iter`` is not positive.
+        If ``n`` is outside ``[2, MAX_BINS]``, ``p`` outside ``[1, n]``, ``starts`` or
+        ``max_iter`` is not a whole number ``>= 1``, or ``workload`` is invalid.
     """
     if not 2 <= n <= MAX_BINS:
         raise ValueError(f"the p-Identity optimiser takes 2 to {MAX_BINS:,} bins, got n = {n:,}")
-    rows = default_rows(n) if p is None else p
-    if not 1 <= rows <= n:
-        raise ValueError(f"p must be between 1 and n = {n}, got {rows}")
-    if (starts is not None and starts < 1) or max_iter < 1:
-        raise ValueError("starts and max_iter must be positive")
-    starts = default_starts(n) if starts is None else starts
+    rows = default_rows(n) if p is None else _validate.whole("p", p, upper=n)
+    starts = default_starts(n) if starts is None else _validate.whole("starts", starts)
+    max_iter = _validate.whole("max_iter", max_iter)
     load = parse_workload(workload, n)
     rng = np.random.default_rng(seed)
     done = [0]

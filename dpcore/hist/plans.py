@@ -29,7 +29,30 @@ FloatArray = NDArray[np.float64]
 def range_errors(
     t: Tree, budgets: ArrayLike, a: ArrayLike, b: ArrayLike, *, consistent: bool
 ) -> FloatArray:
-    """Per-range MSE of a tree release, raw or BLUE-consistent."""
+    """Per-range MSE of a tree release, raw or BLUE-consistent.
+
+    Parameters
+    ----------
+    t : Tree
+        The tree.
+    budgets : array_like of float, shape (t.size,)
+        Per-node budgets: 0 (not measured) or in ``[1e-300, inf)``.
+    a, b : array_like of int
+        Range starts and ends (0-based, inclusive), broadcast together.
+    consistent : bool
+        BLUE-consistent (True) or raw (False) answers.
+
+    Returns
+    -------
+    ndarray of float64
+        MSE per range, shaped like the broadcast ``a`` and ``b``.
+
+    Raises
+    ------
+    ValueError
+        If a range is not ``0 <= a <= b < t.n_bins``, ``a`` and ``b`` do not broadcast, or
+        ``budgets`` is invalid.
+    """
     if consistent:
         return blue_range_errors(t, budgets, a, b)
     return raw_range_errors(t, budgets, a, b)
@@ -45,6 +68,27 @@ def expected_range_error(
     """Exact mean squared error of a random workload range answered from a tree release.
 
     Raw: ``sum_x p_x Var(h~_x)``; consistent: the BLUE error (module docstring).
+
+    Parameters
+    ----------
+    t : Tree
+        The tree.
+    budgets : array_like of float, shape (t.size,)
+        Per-node budgets: 0 (not measured) or in ``[1e-300, inf)``.
+    consistent : bool
+        BLUE-consistent (True) or raw (False) answers.
+    workload : str or Workload, default "uniform"
+        Any form :func:`dpcore.hist.workload.parse_workload` accepts.
+
+    Returns
+    -------
+    float
+        Mean MSE over the workload's ranges.
+
+    Raises
+    ------
+    ValueError
+        If ``workload`` is invalid for ``t.n_bins`` bins or ``budgets`` is invalid.
     """
     if consistent:
         return blue_expected_error(t, budgets, workload)
@@ -57,7 +101,22 @@ BudgetRule = budget.BudgetRule | Literal["hb", "consistent_level"]
 
 @dataclass(frozen=True)
 class AlgorithmSpec:
-    """One histogram algorithm: flat Laplace, Privelet, or a tree + budgets + post-processing."""
+    """One histogram algorithm: flat Laplace, Privelet, or a tree + budgets + post-processing.
+
+    Attributes
+    ----------
+    label : str
+        Name shown to users.
+    kind : {"flat", "tree", "privelet"}
+        The family of the algorithm.
+    shape : {"binary", "sc", "hb"} or None
+        Tree shape (trees only).
+    budgets : str or None
+        Budget rule (trees only): a :data:`dpcore.hist.budget.BUDGET_RULES` entry, ``"hb"`` or
+        ``"consistent_level"``.
+    consistent : bool
+        Whether answers are BLUE-consistent (trees only).
+    """
 
     label: str
     kind: Literal["flat", "tree", "privelet"]
@@ -104,6 +163,23 @@ class Plan:
 
     Budgets that depend on the workload (per-level, per-node) are optimised for
     ``workload``.
+
+    Attributes
+    ----------
+    key : str
+        The algorithm's key in :data:`ALGORITHMS`.
+    n : int
+        Number of bins.
+    eps : float
+        Total privacy budget.
+    workload : Workload
+        The workload the budgets were optimised for, and the default one for errors.
+    tree : Tree or None
+        The tree (tree algorithms only).
+    budgets : ndarray of float64, shape (tree.size,), or None
+        Per-node budgets (tree algorithms only).
+    spec : AlgorithmSpec
+        ``ALGORITHMS[key]``.
     """
 
     key: str
@@ -119,13 +195,37 @@ class Plan:
 
 
 def prepare(key: str, n: int, eps: float, workload: str | Workload = "uniform") -> Plan:
-    """Build the tree and budgets of algorithm ``key`` (see :data:`ALGORITHMS`)."""
+    """Build the tree and budgets of algorithm ``key`` (see :data:`ALGORITHMS`).
+
+    Parameters
+    ----------
+    key : str
+        A key of :data:`ALGORITHMS`.
+    n : int
+        Number of bins (``>= 1``).
+    eps : float
+        Total privacy budget, in ``[1e-300, inf)``.
+    workload : str or Workload, default "uniform"
+        Any form :func:`dpcore.hist.workload.parse_workload` accepts.
+
+    Returns
+    -------
+    Plan
+        The prepared algorithm.
+
+    Raises
+    ------
+    ValueError
+        If ``key`` is unknown, ``n < 1``, ``eps`` is not a finite number in
+        ``[1e-300, inf)``, ``workload`` is invalid for ``n`` bins, or (``"consistent"``) the
+        workload's gradient is over a limit (see
+        :func:`dpcore.hist.consistent_budget.blue_error_gradient`).
+    """
     if key not in ALGORITHMS:
         raise ValueError(f"unknown algorithm '{key}'; choose from {', '.join(ALGORITHMS)}")
     if n < 1:
         raise ValueError(f"need at least one bin, got n={n}")
-    if not (np.isfinite(eps) and eps > 0):
-        raise ValueError(f"epsilon must be a positive finite number, got {eps}")
+    eps = _validate.positive("epsilon", eps)
     spec = ALGORITHMS[key]
     load = parse_workload(workload, n)
     if spec.kind != "tree":
@@ -150,7 +250,25 @@ def prepare(key: str, n: int, eps: float, workload: str | Workload = "uniform") 
 
 
 def plan_range_errors(plan: Plan, a: ArrayLike, b: ArrayLike) -> FloatArray:
-    """Exact per-range MSE of a prepared algorithm (0-based inclusive ranges)."""
+    """Exact per-range MSE of a prepared algorithm (0-based inclusive ranges).
+
+    Parameters
+    ----------
+    plan : Plan
+        A prepared algorithm (:func:`prepare`).
+    a, b : array_like of int
+        Range starts and ends (0-based, inclusive), broadcast together.
+
+    Returns
+    -------
+    ndarray of float64
+        MSE per range, shaped like the broadcast ``a`` and ``b``.
+
+    Raises
+    ------
+    ValueError
+        If a range is not ``0 <= a <= b < plan.n`` or ``a`` and ``b`` do not broadcast.
+    """
     a_arr, b_arr = _validate.ranges(plan.n, a, b)
     if plan.spec.kind == "flat":
         return flat_range_errors(plan.eps, a_arr, b_arr)
@@ -162,7 +280,26 @@ def plan_range_errors(plan: Plan, a: ArrayLike, b: ArrayLike) -> FloatArray:
 
 
 def plan_expected_error(plan: Plan, workload: str | Workload | None = None) -> float:
-    """Exact mean range MSE of a prepared algorithm over a workload (default: its own)."""
+    """Exact mean range MSE of a prepared algorithm over a workload (default: its own).
+
+    Parameters
+    ----------
+    plan : Plan
+        A prepared algorithm (:func:`prepare`).
+    workload : str or Workload, optional
+        Any form :func:`dpcore.hist.workload.parse_workload` accepts; ``plan.workload`` if
+        omitted.
+
+    Returns
+    -------
+    float
+        Mean MSE over the workload's ranges.
+
+    Raises
+    ------
+    ValueError
+        If ``workload`` is invalid for ``plan.n`` bins.
+    """
     load = plan.workload if workload is None else parse_workload(workload, plan.n)
     if plan.spec.kind == "flat":
         return flat_expected_error(plan.n, plan.eps, load)
@@ -177,7 +314,26 @@ def plan_expected_error(plan: Plan, workload: str | Workload | None = None) -> f
 
 
 def privelet_average_coefficient(n: int, workload: str | Workload = "uniform") -> float:
-    """Privelet's mean error coefficient over a workload (eq. 16 for all ranges)."""
+    """Privelet's mean error coefficient over a workload (eq. 16 for all ranges).
+
+    Parameters
+    ----------
+    n : int
+        Number of bins (``>= 1``).
+    workload : str or Workload, default "uniform"
+        Any form :func:`dpcore.hist.workload.parse_workload` accepts.
+
+    Returns
+    -------
+    float
+        Mean of ``w^T B B^T w`` over the workload (multiply by
+        :func:`dpcore.hist.privelet.noise_variance` for the MSE).
+
+    Raises
+    ------
+    ValueError
+        If ``n < 1`` or ``workload`` is invalid for ``n`` bins.
+    """
     spec = parse_workload(workload, n)
     if spec.kind == "uniform":
         return privelet.average_error_coefficient(n)

@@ -37,6 +37,23 @@ from dpcore import _validate
 def padded_size(n: int) -> int:
     """The transform size ``N``: the smallest power of two ``>= n``.
 
+    Parameters
+    ----------
+    n : int
+        Number of bins (``>= 1``).
+
+    Returns
+    -------
+    int
+        ``N = 2^h >= n``.
+
+    Raises
+    ------
+    ValueError
+        If ``n < 1``.
+
+    Examples
+    --------
     >>> padded_size(1), padded_size(5), padded_size(1024)
     (1, 8, 1024)
     """
@@ -46,7 +63,23 @@ def padded_size(n: int) -> int:
 
 
 def levels(n: int) -> int:
-    """``h = log2 N`` for the padded size ``N`` of ``n`` bins."""
+    """``h = log2 N`` for the padded size ``N`` of ``n`` bins.
+
+    Parameters
+    ----------
+    n : int
+        Number of bins (``>= 1``).
+
+    Returns
+    -------
+    int
+        ``h``, the height of the padded transform's binary tree.
+
+    Raises
+    ------
+    ValueError
+        If ``n < 1``.
+    """
     return padded_size(n).bit_length() - 1
 
 
@@ -56,6 +89,21 @@ def sensitivity(n: int) -> int:
     Every bin lies in the total and in one coefficient per ancestor, each with
     weight ``±1``; :func:`dpcore.hist.matrix_mechanism.l1_sensitivity` of
     :func:`strategy_matrix` recomputes it from the matrix.
+
+    Parameters
+    ----------
+    n : int
+        Number of bins (``>= 1``).
+
+    Returns
+    -------
+    int
+        ``h + 1``.
+
+    Raises
+    ------
+    ValueError
+        If ``n < 1``.
     """
     return levels(n) + 1
 
@@ -66,6 +114,23 @@ def haar_forward(values: ArrayLike) -> NDArray[np.float64]:
     The last axis must have a power-of-two length ``N``; leading axes are
     batches (e.g. several releases).
 
+    Parameters
+    ----------
+    values : array_like of float, shape (..., N)
+        Bin values; ``N`` a power of two.
+
+    Returns
+    -------
+    ndarray of float64, shape (..., N)
+        The coefficients in heap order.
+
+    Raises
+    ------
+    ValueError
+        If the last axis is empty or its length is not a power of two.
+
+    Examples
+    --------
     >>> haar_forward([1.0, 2.0, 3.0, 4.0]).tolist()
     [10.0, -4.0, -1.0, -1.0]
     """
@@ -91,6 +156,23 @@ def haar_inverse(coefficients: ArrayLike) -> NDArray[np.float64]:
 
     with ``+`` when bin ``i`` is in the left half of ``a``.
 
+    Parameters
+    ----------
+    coefficients : array_like of float, shape (..., N)
+        Coefficients in heap order; ``N`` a power of two.
+
+    Returns
+    -------
+    ndarray of float64, shape (..., N)
+        The reconstructed bin values.
+
+    Raises
+    ------
+    ValueError
+        If the last axis is empty or its length is not a power of two.
+
+    Examples
+    --------
     >>> haar_inverse(haar_forward([1.0, 2.0, 3.0, 4.0])).tolist()
     [1.0, 2.0, 3.0, 4.0]
     """
@@ -112,6 +194,23 @@ def haar_inverse(coefficients: ArrayLike) -> NDArray[np.float64]:
 def strategy_matrix(n: int) -> NDArray[np.float64]:
     """The explicit ``N x N`` strategy ``A`` (rows in heap order) for small ``n``.
 
+    Parameters
+    ----------
+    n : int
+        Number of bins (``>= 1``).
+
+    Returns
+    -------
+    ndarray of float64, shape (N, N)
+        ``A`` with entries 0 and ±1, ``N = padded_size(n)``.
+
+    Raises
+    ------
+    ValueError
+        If ``n < 1``.
+
+    Examples
+    --------
     >>> strategy_matrix(4).astype(int).tolist()
     [[1, 1, 1, 1], [1, 1, -1, -1], [1, -1, 0, 0], [0, 0, 1, -1]]
     """
@@ -120,7 +219,23 @@ def strategy_matrix(n: int) -> NDArray[np.float64]:
 
 
 def reconstruction_matrix(n: int) -> NDArray[np.float64]:
-    """The explicit ``N x N`` reconstruction ``B = A^{-1}`` for small ``n``."""
+    """The explicit ``N x N`` reconstruction ``B = A^{-1}`` for small ``n``.
+
+    Parameters
+    ----------
+    n : int
+        Number of bins (``>= 1``).
+
+    Returns
+    -------
+    ndarray of float64, shape (N, N)
+        ``B = A^{-1}``, ``N = padded_size(n)``.
+
+    Raises
+    ------
+    ValueError
+        If ``n < 1``.
+    """
     size = padded_size(n)
     return haar_inverse(np.eye(size)).T
 
@@ -128,7 +243,28 @@ def reconstruction_matrix(n: int) -> NDArray[np.float64]:
 def measure(
     coefficients: ArrayLike, epsilon: float, *, rng: np.random.Generator
 ) -> NDArray[np.float64]:
-    """Add ``Lap((h + 1) / epsilon)`` to every coefficient (the whole release is epsilon-DP)."""
+    """Add ``Lap((h + 1) / epsilon)`` to every coefficient (the whole release is epsilon-DP).
+
+    Parameters
+    ----------
+    coefficients : array_like of float, shape (..., N)
+        Haar coefficients (:func:`haar_forward`); ``N`` sets the sensitivity ``h + 1``.
+    epsilon : float
+        Privacy budget of the whole release, in ``[1e-300, inf)``.
+    rng : numpy.random.Generator
+        Source of the Laplace noise.
+
+    Returns
+    -------
+    ndarray of float64, shape (..., N)
+        The noisy coefficients.
+
+    Raises
+    ------
+    ValueError
+        If ``epsilon`` is not a finite number in ``[1e-300, inf)``, the last axis is empty,
+        or a coefficient exceeds ``2^32`` times the noise scale in magnitude.
+    """
     c = np.asarray(coefficients, dtype=np.float64)
     scale = sensitivity(c.shape[-1]) / _validate.positive("epsilon", epsilon)
     _validate.perturbable("A Haar coefficient", c, scale)
@@ -143,6 +279,28 @@ def release(
     With ``releases=T`` the result has shape ``(T, n)`` (independent releases).
     Raises ValueError for non-finite counts, ``epsilon`` outside ``[1e-300, inf)``,
     and coefficients too large for float64 to keep their noise.
+
+    Parameters
+    ----------
+    counts : array_like of float, shape (n,)
+        The histogram, finite, ``n >= 1``.
+    epsilon : float
+        Privacy budget of each release, in ``[1e-300, inf)``.
+    rng : numpy.random.Generator
+        Source of the Laplace noise.
+    releases : int, optional
+        Number of independent releases ``T``; one unbatched release if omitted.
+
+    Returns
+    -------
+    ndarray of float64, shape (n,) or (releases, n)
+        The estimated bins.
+
+    Raises
+    ------
+    ValueError
+        If ``counts`` is not a non-empty 1-D array of finite numbers, ``epsilon`` is not a
+        finite number in ``[1e-300, inf)``, or a coefficient is too large for its noise.
     """
     v = _validate.finite_array("counts", counts)
     n = v.shape[-1]
@@ -155,7 +313,25 @@ def release(
 
 
 def noise_variance(n: int, epsilon: float) -> float:
-    """Variance ``2 (h+1)^2 / epsilon^2`` of each noisy coefficient."""
+    """Variance ``2 (h+1)^2 / epsilon^2`` of each noisy coefficient.
+
+    Parameters
+    ----------
+    n : int
+        Number of bins (``>= 1``).
+    epsilon : float
+        Privacy budget, in ``[1e-300, inf)``.
+
+    Returns
+    -------
+    float
+        The variance (count units squared).
+
+    Raises
+    ------
+    ValueError
+        If ``n < 1`` or ``epsilon`` is not a finite number in ``[1e-300, inf)``.
+    """
     return 2.0 * sensitivity(n) ** 2 / _validate.positive("epsilon", epsilon) ** 2
 
 
@@ -165,12 +341,46 @@ def _bit_length(x: NDArray[np.int64]) -> NDArray[np.int64]:
 
 
 def diagonal_covariance(n: int) -> float:
-    """``Σ_ii = (1 + 2 * 4^{-h}) / 3`` (Wu et al. 2018, theorem 2), unit noise variance."""
+    """``Σ_ii = (1 + 2 * 4^{-h}) / 3`` (Wu et al. 2018, theorem 2), unit noise variance.
+
+    Parameters
+    ----------
+    n : int
+        Number of bins (``>= 1``).
+
+    Returns
+    -------
+    float
+        ``Σ_ii``.
+
+    Raises
+    ------
+    ValueError
+        If ``n < 1``.
+    """
     return (1.0 + 2.0 * 4.0 ** -levels(n)) / 3.0
 
 
 def lca_covariance(n: int, k: ArrayLike) -> NDArray[np.float64]:
-    """``Φ_k = (2/3)(4^{-h} - 4^{-k})``: ``Σ_ij`` for ``i != j`` whose LCA has height ``k``."""
+    """``Φ_k = (2/3)(4^{-h} - 4^{-k})``: ``Σ_ij`` for ``i != j`` whose LCA has height ``k``.
+
+    Parameters
+    ----------
+    n : int
+        Number of bins (``>= 1``).
+    k : array_like of float
+        LCA heights, ``1 <= k <= h``.
+
+    Returns
+    -------
+    ndarray of float64
+        ``Φ_k``, shaped like ``k``.
+
+    Raises
+    ------
+    ValueError
+        If ``n < 1``.
+    """
     k = np.asarray(k, dtype=np.float64)
     return (2.0 / 3.0) * (4.0 ** -levels(n) - 4.0**-k)
 
@@ -180,6 +390,23 @@ def covariance_entries(n: int, i: ArrayLike, j: ArrayLike) -> NDArray[np.float64
 
     .. math:: Σ_{ij} = \\begin{cases} (1 + 2 \\cdot 4^{-h})/3 & i = j \\\\
               Φ_k & k = \\mathrm{bitlen}(i \\oplus j) \\end{cases}
+
+    Parameters
+    ----------
+    n : int
+        Number of bins (``>= 1``).
+    i, j : array_like of int
+        Bin indices in ``[0, N)``, broadcast together.
+
+    Returns
+    -------
+    ndarray of float64
+        ``Σ_ij``, shaped like the broadcast ``i`` and ``j``.
+
+    Raises
+    ------
+    ValueError
+        If ``n < 1`` or ``i`` and ``j`` do not broadcast.
     """
     i_arr, j_arr = np.broadcast_arrays(np.asarray(i, np.int64), np.asarray(j, np.int64))
     k = _bit_length(np.bitwise_xor(i_arr, j_arr))
@@ -187,7 +414,23 @@ def covariance_entries(n: int, i: ArrayLike, j: ArrayLike) -> NDArray[np.float64
 
 
 def covariance_matrix(n: int) -> NDArray[np.float64]:
-    """The padded ``N x N`` covariance ``B B^T`` built from theorem 2."""
+    """The padded ``N x N`` covariance ``B B^T`` built from theorem 2.
+
+    Parameters
+    ----------
+    n : int
+        Number of bins (``>= 1``).
+
+    Returns
+    -------
+    ndarray of float64, shape (N, N)
+        ``B B^T``, ``N = padded_size(n)``.
+
+    Raises
+    ------
+    ValueError
+        If ``n < 1``.
+    """
     idx = np.arange(padded_size(n))
     return covariance_entries(n, idx[:, None], idx[None, :])
 
@@ -196,15 +439,6 @@ def _overlap(
     a: NDArray[np.int64], b: NDArray[np.int64], lo: NDArray[np.int64], hi: NDArray[np.int64]
 ) -> NDArray[np.int64]:
     return np.asarray(np.maximum(0, np.minimum(b, hi) - np.maximum(a, lo) + 1), dtype=np.int64)
-
-
-def _validate_ranges(
-    n: int, a: ArrayLike, b: ArrayLike
-) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
-    a_arr, b_arr = np.broadcast_arrays(np.asarray(a, np.int64), np.asarray(b, np.int64))
-    if a_arr.size and (a_arr.min() < 0 or b_arr.max() >= n or np.any(a_arr > b_arr)):
-        raise ValueError(f"ranges must satisfy 0 <= a <= b < n = {n}")
-    return a_arr, b_arr
 
 
 def range_error_coefficients(n: int, a: ArrayLike, b: ArrayLike) -> NDArray[np.float64]:
@@ -224,10 +458,29 @@ def range_error_coefficients(n: int, a: ArrayLike, b: ArrayLike) -> NDArray[np.f
     about ``1e-16 L`` (``1e-10`` at a million bins); :func:`linear_query_coefficient`
     has no cancellation.
 
+    Parameters
+    ----------
+    n : int
+        Number of bins.
+    a, b : array_like of int
+        Range starts and ends (0-based, inclusive), broadcast together.
+
+    Returns
+    -------
+    ndarray of float64
+        The coefficient per range, shaped like the broadcast ``a`` and ``b``.
+
+    Raises
+    ------
+    ValueError
+        If a range is not ``0 <= a <= b < n`` or ``a`` and ``b`` do not broadcast.
+
+    Examples
+    --------
     >>> float(range_error_coefficients(8, 2, 6))  # the paper's [3, 7] at n = 8
     0.96875
     """
-    a_arr, b_arr = _validate_ranges(n, a, b)
+    a_arr, b_arr = _validate.ranges(n, a, b)
     coefficient = (b_arr - a_arr + 1) * diagonal_covariance(n)
     for k in range(1, levels(n) + 1):
         size, half = 1 << k, 1 << (k - 1)
@@ -252,6 +505,25 @@ def range_error_coefficient(n: int, l: int, r: int) -> float:  # noqa: E741
     :func:`noise_variance` for the MSE. ``n`` need not be a power of two
     (zero padding, see the module docstring).
 
+    Parameters
+    ----------
+    n : int
+        Number of bins.
+    l, r : int
+        First and last bin, 1-based inclusive.
+
+    Returns
+    -------
+    float
+        The coefficient.
+
+    Raises
+    ------
+    ValueError
+        If not ``1 <= l <= r <= n``.
+
+    Examples
+    --------
     >>> range_error_coefficient(8, 3, 7)
     0.96875
     """
@@ -267,6 +539,21 @@ def linear_query_coefficient(weights: ArrayLike) -> NDArray[np.float64]:
     ``(sum of w over the left half - over the right half) / 2^k`` for a
     height-``k`` node: a Haar transform of ``w`` with scaled rows. Leading
     axes are batches; ``w`` is zero-padded to ``N``.
+
+    Parameters
+    ----------
+    weights : array_like of float, shape (..., n)
+        Query weights over ``n >= 1`` bins.
+
+    Returns
+    -------
+    ndarray of float64, shape (...)
+        The coefficient per query (a 0-d array for one query).
+
+    Raises
+    ------
+    ValueError
+        If the last axis is empty.
     """
     w = np.asarray(weights, dtype=np.float64)
     size = padded_size(w.shape[-1])
@@ -323,6 +610,23 @@ def average_error_coefficient(n: int) -> float:
     ``sum over ranges of Var = (n+1) sum_a Var(P_a) - Var(sum_a P_a)``
     with algorithm 3 for the prefixes (``O(n log n)``).
 
+    Parameters
+    ----------
+    n : int
+        Number of bins (``>= 1``).
+
+    Returns
+    -------
+    float
+        The mean coefficient over all ranges.
+
+    Raises
+    ------
+    ValueError
+        If ``n < 1``.
+
+    Examples
+    --------
     >>> average_error_coefficient(1), average_error_coefficient(4)
     (1.0, 0.6)
     """
@@ -340,5 +644,20 @@ def asymptotic_average_error_coefficient(n: int) -> float:
     """Wu et al., eq. 17: ``h / 6 + 1/36``, eq. 16 without its terms that vanish as ``h -> ∞``.
 
     The difference from eq. 16 is ``(36 N^2 + 26 N + 8) / (36 N^2 (N+1)) ≈ 1 / N``.
+
+    Parameters
+    ----------
+    n : int
+        Number of bins (``>= 1``).
+
+    Returns
+    -------
+    float
+        ``h / 6 + 1/36``.
+
+    Raises
+    ------
+    ValueError
+        If ``n < 1``.
     """
     return levels(n) / 6.0 + 1.0 / 36.0

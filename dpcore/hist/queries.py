@@ -17,24 +17,29 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from dpcore import _validate
 from dpcore.hist.tree import Tree
 
 FloatArray = NDArray[np.float64]
 IntArray = NDArray[np.int64]
 
 
-def _check_ranges(tree: Tree, a: IntArray, b: IntArray) -> tuple[IntArray, IntArray]:
-    a_arr = np.asarray(a, dtype=np.int64)
-    b_arr = np.asarray(b, dtype=np.int64)
-    if a_arr.shape != b_arr.shape:
-        raise ValueError("a and b must have the same shape")
-    if ((a_arr < 0) | (b_arr >= tree.n_bins) | (a_arr > b_arr)).any():
-        raise ValueError(f"ranges must satisfy 0 <= a <= b < {tree.n_bins}")
-    return a_arr, b_arr
-
-
 def fill_unmeasured(tree: Tree, noisy: FloatArray) -> FloatArray:
-    """Replace NaN (unmeasured) internal nodes by the sum of their children, bottom-up."""
+    """Replace NaN (unmeasured) internal nodes by the sum of their children, bottom-up.
+
+    Parameters
+    ----------
+    tree : Tree
+        The tree.
+    noisy : array_like of float, shape (tree.size,)
+        Node values, NaN where unmeasured.
+
+    Returns
+    -------
+    ndarray of float64, shape (tree.size,)
+        A copy with every unmeasured internal node set to its children's (filled) sum; NaN
+        stays where an unmeasured leaf is below.
+    """
     filled = np.asarray(noisy, dtype=np.float64).copy()
     if not np.isnan(filled).any():
         return filled
@@ -56,8 +61,27 @@ def answer_raw(tree: Tree, noisy: FloatArray, a: IntArray, b: IntArray) -> Float
 
     Unmeasured nodes are replaced by their children's sum; a range needing an
     unmeasured leaf answers NaN.
+
+    Parameters
+    ----------
+    tree : Tree
+        The tree.
+    noisy : array_like of float, shape (tree.size,)
+        Noisy node values, NaN where unmeasured (:func:`dpcore.hist.release.laplace_release`).
+    a, b : array_like of int
+        Range starts and ends (0-based, inclusive), broadcast together.
+
+    Returns
+    -------
+    ndarray of float64
+        One answer per range, shaped like the broadcast ``a`` and ``b``.
+
+    Raises
+    ------
+    ValueError
+        If a range is not ``0 <= a <= b < tree.n_bins`` or ``a`` and ``b`` do not broadcast.
     """
-    a, b = _check_ranges(tree, a, b)
+    a, b = _validate.ranges(tree.n_bins, a, b)
     filled = fill_unmeasured(tree, noisy)
     children_sum = np.zeros(tree.size)
     inner = ~tree.is_leaf
@@ -84,13 +108,34 @@ def canonical_decomposition(
     recursively; an unmeasured leaf stays (the answer is then undefined).
     One binary search per level plus the nodes inside the range at that level.
 
+    Parameters
+    ----------
+    tree : Tree
+        The tree.
+    a, b : int
+        The range's first and last bin (0-based, inclusive).
+    budgets : array_like of float, shape (tree.size,), optional
+        Per-node budgets; a node is measured iff its budget is ``> 0``.
+
+    Returns
+    -------
+    ndarray of int64
+        Node indices, breadth-first (root level first, left to right within a level).
+
+    Raises
+    ------
+    ValueError
+        If not ``0 <= a <= b < tree.n_bins``.
+
+    Examples
+    --------
     >>> from dpcore.hist.tree import kary_tree
     >>> t = kary_tree(4, 2)
     >>> [(int(t.lo[x]), int(t.hi[x])) for x in canonical_decomposition(t, 1, 3)]
     [(2, 3), (1, 1)]
     """
-    if not 0 <= a <= b < tree.n_bins:
-        raise ValueError(f"the range must satisfy 0 <= a <= b < {tree.n_bins}, got [{a}, {b}]")
+    first_bin, last_bin = _validate.ranges(tree.n_bins, a, b)
+    a, b = int(first_bin), int(last_bin)
     if budgets is None:
         measured = np.ones(tree.size, dtype=bool)
     else:
@@ -112,7 +157,25 @@ def canonical_decomposition(
 
 
 def leaf_values(tree: Tree, node_values: FloatArray) -> FloatArray:
-    """The leaves' values in bin order (the published histogram of a consistent tree)."""
+    """The leaves' values in bin order (the published histogram of a consistent tree).
+
+    Parameters
+    ----------
+    tree : Tree
+        The tree.
+    node_values : array_like of float, shape (tree.size,)
+        One value per node.
+
+    Returns
+    -------
+    ndarray of float64, shape (tree.n_bins,)
+        The leaves' values, bin ``i`` at index ``i``.
+
+    Raises
+    ------
+    ValueError
+        If ``node_values`` does not have shape ``(tree.size,)``.
+    """
     values = np.asarray(node_values, dtype=np.float64)
     if values.shape != (tree.size,):
         raise ValueError(f"node_values must be {tree.size} values, got shape {values.shape}")
@@ -120,7 +183,28 @@ def leaf_values(tree: Tree, node_values: FloatArray) -> FloatArray:
 
 
 def answer_from_leaves(tree: Tree, node_values: FloatArray, a: IntArray, b: IntArray) -> FloatArray:
-    """Range answers as sums of leaf values (exact for consistent trees), via prefix sums."""
-    a, b = _check_ranges(tree, a, b)
+    """Range answers as sums of leaf values (exact for consistent trees), via prefix sums.
+
+    Parameters
+    ----------
+    tree : Tree
+        The tree.
+    node_values : array_like of float, shape (tree.size,)
+        Node values, e.g. BLUE-consistent ones (:func:`dpcore.hist.consistency.blue`).
+    a, b : array_like of int
+        Range starts and ends (0-based, inclusive), broadcast together.
+
+    Returns
+    -------
+    ndarray of float64
+        One answer per range, shaped like the broadcast ``a`` and ``b``.
+
+    Raises
+    ------
+    ValueError
+        If a range is not ``0 <= a <= b < tree.n_bins``, ``a`` and ``b`` do not broadcast,
+        or ``node_values`` does not have shape ``(tree.size,)``.
+    """
+    a, b = _validate.ranges(tree.n_bins, a, b)
     prefix = np.concatenate(([0.0], np.cumsum(leaf_values(tree, node_values))))
     return prefix[b + 1] - prefix[a]

@@ -21,6 +21,23 @@ def effective_raw_variances(t: Tree, budgets: ArrayLike) -> FloatArray:
     """Variance of each node's raw answer: ``2/eps_x^2``, or its children's sum if unmeasured.
 
     Mirrors :func:`dpcore.hist.queries.fill_unmeasured` (``inf`` for an unmeasured leaf).
+
+    Parameters
+    ----------
+    t : Tree
+        The tree.
+    budgets : array_like of float, shape (t.size,)
+        Per-node budgets: 0 (not measured) or in ``[1e-300, inf)``.
+
+    Returns
+    -------
+    ndarray of float64, shape (t.size,)
+        Variance of each node's raw answer (count units squared).
+
+    Raises
+    ------
+    ValueError
+        If ``budgets`` is not ``t.size`` finite numbers, each 0 or ``>= 1e-300``.
     """
     eps = _validate.budgets("budgets", budgets, size=t.size)
     with np.errstate(divide="ignore"):
@@ -47,6 +64,26 @@ def raw_range_errors(t: Tree, budgets: ArrayLike, a: ArrayLike, b: ArrayLike) ->
     unmeasured leaf.
 
     .. math:: \\mathrm{MSE}[a, b] = \\sum_{x \\in \\mathrm{dec}[a, b]} \\mathrm{Var}(\\tilde h_x)
+
+    Parameters
+    ----------
+    t : Tree
+        The tree.
+    budgets : array_like of float, shape (t.size,)
+        Per-node budgets: 0 (not measured) or in ``[1e-300, inf)``.
+    a, b : array_like of int
+        Range starts and ends (0-based, inclusive), broadcast together.
+
+    Returns
+    -------
+    ndarray of float64
+        MSE per range (count units squared), shaped like the broadcast ``a`` and ``b``.
+
+    Raises
+    ------
+    ValueError
+        If a range is not ``0 <= a <= b < t.n_bins``, ``a`` and ``b`` do not broadcast, or
+        ``budgets`` is invalid.
     """
     a_arr, b_arr = _validate.ranges(t.n_bins, a, b)
     var = effective_raw_variances(t, budgets)
@@ -72,7 +109,27 @@ def raw_range_errors(t: Tree, budgets: ArrayLike, a: ArrayLike, b: ArrayLike) ->
 
 
 def raw_expected_error(t: Tree, budgets: ArrayLike, workload: str | Workload = "uniform") -> float:
-    """Raw-tree mean range MSE over a workload: ``sum_x p_x Var(h~_x)`` (LUE-DPTree eq. 3.6)."""
+    """Raw-tree mean range MSE over a workload: ``sum_x p_x Var(h~_x)`` (LUE-DPTree eq. 3.6).
+
+    Parameters
+    ----------
+    t : Tree
+        The tree.
+    budgets : array_like of float, shape (t.size,)
+        Per-node budgets: 0 (not measured) or in ``[1e-300, inf)``.
+    workload : str or Workload, default "uniform"
+        Any form :func:`dpcore.hist.workload.parse_workload` accepts.
+
+    Returns
+    -------
+    float
+        Mean MSE over the workload's ranges; ``inf`` if a used node's answer is undefined.
+
+    Raises
+    ------
+    ValueError
+        If ``workload`` is invalid for ``t.n_bins`` bins or ``budgets`` is invalid.
+    """
     p = coverage.coverage_probabilities(t, workload)
     var = effective_raw_variances(t, budgets)
     used = p > 0

@@ -17,7 +17,25 @@ FloatArray = NDArray[np.float64]
 
 
 def node_sums(tree: Tree, counts: FloatArray) -> FloatArray:
-    """True value ``h_x = sum of counts[lo_x..hi_x]`` of every node (prefix sums, O(n))."""
+    """True value ``h_x = sum of counts[lo_x..hi_x]`` of every node (prefix sums, O(n)).
+
+    Parameters
+    ----------
+    tree : Tree
+        The tree.
+    counts : array_like of float, shape (tree.n_bins,)
+        The histogram, finite.
+
+    Returns
+    -------
+    ndarray of float64, shape (tree.size,)
+        Every node's true sum.
+
+    Raises
+    ------
+    ValueError
+        If ``counts`` is not ``tree.n_bins`` finite numbers.
+    """
     counts = _validate.finite_array("counts", counts, size=tree.n_bins)
     prefix = np.concatenate(([0.0], np.cumsum(counts)))
     return prefix[tree.hi + 1] - prefix[tree.lo]
@@ -34,6 +52,28 @@ def laplace_release(
     Raises ValueError for counts that are not finite, budgets outside ``{0} ∪
     [1e-300, inf)``, and a measured node sum too large for float64 to keep its
     noise (``|h_x| > 2^32 / eps_x``, see :mod:`dpcore._validate`).
+
+    Parameters
+    ----------
+    tree : Tree
+        The tree.
+    counts : array_like of float, shape (tree.n_bins,)
+        The histogram, finite.
+    budgets : array_like of float, shape (tree.size,)
+        Per-node budgets: 0 (not measured) or in ``[1e-300, inf)``.
+    rng : numpy.random.Generator
+        Source of the Laplace noise.
+
+    Returns
+    -------
+    ndarray of float64, shape (tree.size,)
+        Noisy node values; NaN where unmeasured.
+
+    Raises
+    ------
+    ValueError
+        If ``counts`` or ``budgets`` are invalid as above, or a measured node sum exceeds
+        ``2^32 / eps_x`` in magnitude.
     """
     budgets = _validate.budgets("budgets", budgets, size=tree.size)
     sums = node_sums(tree, counts)
@@ -49,7 +89,23 @@ def laplace_release(
 
 
 def laplace_variance(budgets: FloatArray) -> FloatArray:
-    """Per-node noise variance ``2 / eps_x^2`` (inf where unmeasured)."""
+    """Per-node noise variance ``2 / eps_x^2`` (inf where unmeasured).
+
+    Parameters
+    ----------
+    budgets : array_like of float, shape (size,)
+        Per-node budgets, finite and ``>= 0``.
+
+    Returns
+    -------
+    ndarray of float64, shape (size,)
+        ``2 / eps_x^2`` (count units squared); ``inf`` where ``eps_x = 0``.
+
+    Raises
+    ------
+    ValueError
+        If ``budgets`` is not a 1-D array of finite numbers ``>= 0``.
+    """
     checked = _validate.finite_array("budgets", budgets, nonnegative=True)
     with np.errstate(divide="ignore"):
         return 2.0 / checked**2

@@ -26,7 +26,23 @@ MAX_FANOUT = 20
 
 @dataclass(frozen=True, eq=False)
 class Tree:
-    """An interval tree: every internal node's children partition its range, left to right."""
+    """An interval tree: every internal node's children partition its range, left to right.
+
+    Attributes
+    ----------
+    lo, hi : ndarray of int64, shape (size,)
+        First and last bin (0-based, inclusive) of every node, breadth-first.
+    parent : ndarray of int64, shape (size,)
+        Index of each node's parent; -1 for the root (node 0).
+    depth : ndarray of int64, shape (size,)
+        Distance from the root (root: 0).
+    child_ptr : ndarray of int64, shape (size + 1,)
+        Node ``i``'s children are ``child_ptr[i]:child_ptr[i + 1]``.
+    level_ptr : ndarray of int64, shape (height + 1,)
+        Depth ``d`` is ``level_ptr[d]:level_ptr[d + 1]``.
+    n_bins, size, height : int
+        Bins covered by the root, number of nodes, Δ (nodes on the longest root-to-leaf path).
+    """
 
     lo: IntArray
     hi: IntArray
@@ -106,6 +122,23 @@ def split_ranges(
     its fan-out splits into single bins. Returns ``(owner, child_lo, child_hi)``
     with ``owner`` the index of the range each part came from.
 
+    Parameters
+    ----------
+    lo, hi : ndarray of int64, shape (m,)
+        First and last bin of each range (0-based, inclusive, ``lo <= hi``).
+    fanout : ndarray of int64, shape (m,)
+        Wanted number of parts per range (``>= 1``).
+
+    Returns
+    -------
+    owner : ndarray of int64, shape (k,)
+        Index into ``lo`` of the range each part came from, ranges in order.
+    child_lo, child_hi : ndarray of int64, shape (k,)
+        Each part's first and last bin, left to right within a range;
+        ``k = sum(min(fanout, hi - lo + 1))``.
+
+    Examples
+    --------
     >>> split_ranges(np.array([0]), np.array([4]), np.array([2]))[1:]
     (array([0, 2]), array([1, 4]))
     """
@@ -171,6 +204,25 @@ def _grow(n: int, fanout_of: FanoutRule) -> Tree:
 def kary_tree(n: int, fanout: int) -> Tree:
     """The ``fanout``-ary tree over ``n`` bins by the splitting rule (any ``n``, any fan-out >= 2).
 
+    Parameters
+    ----------
+    n : int
+        Number of bins (``>= 1``).
+    fanout : int
+        Children per internal node (``>= 2``; capped at ``n``).
+
+    Returns
+    -------
+    Tree
+        Breadth-first interval tree; every leaf is a single bin.
+
+    Raises
+    ------
+    ValueError
+        If ``fanout < 2`` or ``n < 1``.
+
+    Examples
+    --------
     >>> t = kary_tree(5, 2)
     >>> [(int(a), int(b)) for a, b in zip(t.lo, t.hi)][:3]
     [(0, 4), (0, 1), (2, 4)]
@@ -237,6 +289,24 @@ def subtree_coverage_sum(n: int, lo: int, hi: int, parent_lo: int, parent_hi: in
     .. math:: Hval = \\frac{1}{N}\\Big(\\sum_{leaves} g - \\sum_{internal\\ z} (|ch(z)|-1)\\, g(z)
               - g(f)\\Big), \\quad N = n(n+1)/2
 
+    Parameters
+    ----------
+    n : int
+        Number of bins of the whole histogram (``>= 1``).
+    lo, hi : int
+        The subtree root's first and last bin (0-based, inclusive).
+    parent_lo, parent_hi : int
+        Its parent's first and last bin (the whole ``[0, n-1]`` for a child of the root).
+    w : int
+        Fan-out of the subtree (``>= 2``).
+
+    Returns
+    -------
+    float
+        ``Hval``: the subtree's summed coverage probabilities under the uniform workload.
+
+    Examples
+    --------
     >>> round(subtree_coverage_sum(5, 2, 4, 0, 4, 2), 4)  # spec example 1: Hval(3,5,2)
     0.9333
     """
@@ -259,6 +329,18 @@ def best_fanout(n: int, *, max_fanout: int = MAX_FANOUT) -> int:
     """``k*``: the fan-out minimising the uniform-budget k-ary tree's uniform-workload error.
 
     .. math:: k^* = \\arg\\min_{2 \\le k \\le U} \\Delta_k^2 \\sum_x p_x
+
+    Parameters
+    ----------
+    n : int
+        Number of bins.
+    max_fanout : int, default MAX_FANOUT (20)
+        Largest fan-out ``U`` tried (candidates ``2..min(U, n)``).
+
+    Returns
+    -------
+    int
+        The minimising fan-out, the smallest on ties; 2 when ``n < 2``.
     """
     if n < 2:
         return 2
@@ -280,6 +362,23 @@ def struct_construct(n: int, *, max_fanout: int = MAX_FANOUT) -> Tree:
     every other node takes the fan-out ``w in [k*, max_fanout]`` whose ``w``-ary
     subtree has the least total coverage (:func:`subtree_coverage_sum`), ties
     to the smallest ``w``. Depth is whatever results: read ``tree.height``.
+
+    Parameters
+    ----------
+    n : int
+        Number of bins (``>= 1``).
+    max_fanout : int, default MAX_FANOUT (20)
+        Largest fan-out any node may get (``>= 2``; capped at ``n``).
+
+    Returns
+    -------
+    Tree
+        The SC tree over ``n`` bins.
+
+    Raises
+    ------
+    ValueError
+        If ``max_fanout < 2`` or ``n < 1``.
     """
     if max_fanout < 2:
         raise ValueError(f"max_fanout must be at least 2, got {max_fanout}")
@@ -318,6 +417,24 @@ def from_intervals(lo: IntArray | list[int], hi: IntArray | list[int]) -> Tree:
     leaf, no duplicates, and nest so that each internal node's children
     partition it (at least two children). Raises ``ValueError`` saying which
     interval breaks which rule.
+
+    Parameters
+    ----------
+    lo, hi : array_like of int, shape (m,)
+        First and last bin (0-based, inclusive) of each node, in any order.
+
+    Returns
+    -------
+    Tree
+        The tree over ``n = max(hi) + 1`` bins, nodes in breadth-first order.
+
+    Raises
+    ------
+    ValueError
+        If ``lo`` and ``hi`` are not equal-length non-empty 1-D sequences, an interval has
+        ``lo < 0`` or ``hi < lo``, the root ``[0, n-1]`` is missing, an interval repeats or
+        overlaps another without nesting, a leaf covers more than one bin, an internal
+        node has a single child, or some children do not partition their parent.
     """
     lo_arr = np.asarray(lo, dtype=np.int64)
     hi_arr = np.asarray(hi, dtype=np.int64)

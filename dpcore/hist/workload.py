@@ -23,7 +23,17 @@ evaluations, and the search after BLUE ``O(m * size)`` per step)."""
 class Workload:
     """``uniform``: all n(n+1)/2 ranges; ``prefix``: ranges [0, b]; ``length``: one length;
     ``ranges``: an explicit list of ranges ``(a, b)``, 0-based inclusive (a range listed
-    twice counts twice)."""
+    twice counts twice).
+
+    Attributes
+    ----------
+    kind : {"uniform", "prefix", "length", "ranges"}
+        Which ranges the workload holds.
+    length : int or None
+        The range length of a ``"length"`` workload (``None`` otherwise).
+    ranges : tuple of (int, int)
+        The ``(a, b)`` pairs of a ``"ranges"`` workload (empty otherwise).
+    """
 
     kind: WorkloadKind
     length: int | None = None
@@ -104,6 +114,26 @@ def listed_ranges(ranges: object, n: int | None = None) -> Workload:
     At least one and at most :data:`MAX_LISTED_RANGES` ranges, whole numbers with
     ``0 <= a <= b`` (and ``b < n`` when ``n`` is given).
 
+    Parameters
+    ----------
+    ranges : iterable of (int, int)
+        The ranges ``(a, b)``, 0-based inclusive.
+    n : int, optional
+        Number of bins; when given, every ``b`` must be ``< n``.
+
+    Returns
+    -------
+    Workload
+        A ``"ranges"`` workload holding the pairs as given.
+
+    Raises
+    ------
+    ValueError
+        If an entry is not a pair of whole numbers, there are fewer than 1 or more than
+        ``MAX_LISTED_RANGES`` ranges, a range has ``a < 0`` or ``b < a``, or ``b >= n``.
+
+    Examples
+    --------
     >>> listed_ranges([(0, 9), (4, 5)], 10).describe()
     '2 listed ranges equally likely'
     """
@@ -148,6 +178,27 @@ def parse_workload(spec: str | Workload, n: int | None = None) -> Workload:
     (0-based inclusive; ``"a"`` alone is ``a-a``); with ``n``, check ``1 <= L <= n``
     and that every listed range is inside ``[0, n)``.
 
+    Parameters
+    ----------
+    spec : str or Workload
+        The workload text, or a :class:`Workload` (checked and returned as is).
+    n : int, optional
+        Number of bins to check the length and listed ranges against.
+
+    Returns
+    -------
+    Workload
+        The parsed workload.
+
+    Raises
+    ------
+    ValueError
+        If ``spec`` is none of the forms above, ``L`` is not a whole number or outside
+        ``[1, n]`` (``L >= 1`` without ``n``), or a listed range is malformed or invalid
+        (as in :func:`listed_ranges`).
+
+    Examples
+    --------
     >>> parse_workload("length:16")
     Workload(kind='length', length=16, ranges=())
     >>> parse_workload("ranges:0-99, 49-59", 100).ranges
@@ -184,6 +235,26 @@ def workload_ranges(
 ) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
     """Every range of a workload over ``n`` bins, as 0-based inclusive ``(a, b)`` arrays.
 
+    Parameters
+    ----------
+    n : int
+        Number of bins.
+    workload : str or Workload, default "uniform"
+        Any form :func:`parse_workload` accepts.
+
+    Returns
+    -------
+    a, b : ndarray of int64, shape (m,)
+        Starts and ends of the workload's ``m = workload.size(n)`` ranges (listed ranges in
+        list order, repeats kept).
+
+    Raises
+    ------
+    ValueError
+        If ``workload`` is invalid for ``n`` bins (see :func:`parse_workload`).
+
+    Examples
+    --------
     >>> [list(map(int, x)) for x in workload_ranges(3, "length:2")]
     [[0, 1], [1, 2]]
     """
@@ -204,6 +275,25 @@ def mean_range_length(n: int, workload: str | Workload = "uniform") -> float:
     """``E[L]`` of a workload: ``(n+2)/3`` (uniform), ``(n+1)/2`` (prefix), ``L`` (length),
     the mean length of the listed ranges.
 
+    Parameters
+    ----------
+    n : int
+        Number of bins.
+    workload : str or Workload, default "uniform"
+        Any form :func:`parse_workload` accepts.
+
+    Returns
+    -------
+    float
+        The mean number of bins in a workload range.
+
+    Raises
+    ------
+    ValueError
+        If ``workload`` is invalid for ``n`` bins (see :func:`parse_workload`).
+
+    Examples
+    --------
     >>> mean_range_length(4), mean_range_length(4, "prefix")
     (2.0, 2.5)
     """
