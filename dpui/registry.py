@@ -7,6 +7,7 @@ from dpui.errors.analysis_page import PAGE as ERROR_ANALYSIS
 from dpui.errors.matrix_page import PAGE as MATRIX_PRIVELET
 from dpui.kit.page import Page
 from dpui.ldp.page import PAGE as KV_LDP
+from dpui.meaning.page import PAGE as EPSILON
 from dpui.mechanisms.exponential_page import PAGE as EXPONENTIAL
 from dpui.mechanisms.laplace_page import PAGE as LAPLACE
 from dpui.papers.page import PAGE as PAPER_EXPERIMENTS
@@ -17,6 +18,7 @@ from dpui.tree.page import PAGE as TREE_BUDGETS
 
 PAGES: tuple[Page, ...] = (
     HOME,
+    EPSILON,
     TREE_BUDGETS,
     ERROR_ANALYSIS,
     MATRIX_PRIVELET,

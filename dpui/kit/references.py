@@ -47,6 +47,25 @@ REFERENCES: tuple[Reference, ...] = (
         "accuracy bounds (thms. 3.6, 3.8, 3.10, 3.11).",
     ),
     Reference(
+        "ghosh-2009",
+        "Ghosh, Roughgarden and Sundararajan 2009 (geometric mechanism)",
+        "Arpita Ghosh, Tim Roughgarden and Mukund Sundararajan",
+        "Universally utility-maximizing privacy mechanisms",
+        "ACM STOC",
+        "2009",
+        "The geometric (discrete Laplace) mechanism: integer noise with P(k) ∝ e^(−ε|k|).",
+    ),
+    Reference(
+        "balle-wang-2018",
+        "Balle and Wang 2018 (analytic Gaussian mechanism)",
+        "Borja Balle and Yu-Xiang Wang",
+        "Improving the Gaussian mechanism for differential privacy: analytical calibration and "
+        "optimal denoising",
+        "ICML",
+        "2018",
+        "The exact δ of Gaussian noise at a given ε (thm. 8) and the smallest σ for (ε, δ).",
+    ),
+    Reference(
         "mcsherry-talwar-2007",
         "McSherry and Talwar 2007 (exponential mechanism)",
         "Frank McSherry and Kunal Talwar",

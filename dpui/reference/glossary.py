@@ -31,6 +31,37 @@ TERMS: tuple[Term, ...] = (
         "a noisy histogram (*central* DP); compare LDP.",
     ),
     Term(
+        "neighbours",
+        "Neighbouring datasets",
+        "Two datasets that differ in one person's data. Here $D'$ is $D$ without one person "
+        "(Alice), so one bin's count is one lower. Differential privacy compares a mechanism's "
+        "output distributions on every such pair [@dwork-roth-2014].",
+    ),
+    Term(
+        "privacy-loss",
+        "Privacy loss",
+        "For an output $o$ of a mechanism on neighbours $D, D'$: "
+        "$L(o) = \\ln \\Pr[M(D)=o] / \\Pr[M(D')=o]$, how much seeing $o$ shifts the log-odds "
+        "that the data are $D$ rather than $D'$. ε-DP is exactly $|L(o)| \\le \\varepsilon$ for "
+        "every output and every pair of neighbours; the Laplace and geometric mechanisms reach "
+        "±ε, Gaussian noise exceeds ε on a tail [@dwork-roth-2014].",
+    ),
+    Term(
+        "approximate-dp",
+        "(ε, δ)-differential privacy",
+        "The relaxation $\\Pr[M(D) \\in S] \\le e^{\\varepsilon} \\Pr[M(D') \\in S] + \\delta$: "
+        "the privacy loss may exceed ε, with δ bounding how much probability that buys. The "
+        "Gaussian mechanism is (ε, δ)-DP for $\\sigma$ large enough; the smallest such $\\sigma$ "
+        "comes from the exact δ of Balle and Wang [@balle-wang-2018].",
+    ),
+    Term(
+        "geometric-mechanism",
+        "Geometric mechanism",
+        "The Laplace mechanism on the integers: add noise $k$ with "
+        "$\\Pr[k] \\propto e^{-\\varepsilon |k| / \\Delta}$, so releases stay whole numbers "
+        "and the mechanism is ε-DP [@ghosh-2009].",
+    ),
+    Term(
         "epsilon",
         "ε (privacy budget)",
         "The parameter of differential privacy: smaller ε means stronger privacy and more "

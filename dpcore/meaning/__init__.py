@@ -1,0 +1,1 @@
+"""What ε means, computed exactly: neighbouring datasets and the privacy loss."""

@@ -1,0 +1,1 @@
+"""What ε means: neighbouring datasets and the privacy loss, computed exactly."""

@@ -1,0 +1,111 @@
+"""Figure factories for "What ε means": pure functions from exact curves and draws to figures."""
+
+from __future__ import annotations
+
+import numpy as np
+import plotly.graph_objects as go
+from numpy.typing import NDArray
+from plotly.subplots import make_subplots
+
+FloatArray = NDArray[np.float64]
+
+# Okabe-Ito colours (colour-blind safe), and a dash per series so colour is never needed
+D_STYLE = {"color": "#0072B2", "dash": "solid", "symbol": "circle"}
+NEIGHBOUR_STYLE = {"color": "#D55E00", "dash": "dash", "symbol": "diamond"}
+BOUND_COLOUR = "#555555"
+EXCESS_COLOUR = "rgba(213, 94, 0, 0.15)"
+
+
+def neighbours(
+    outputs: FloatArray,
+    density: FloatArray,
+    neighbour_density: FloatArray,
+    loss: FloatArray,
+    *,
+    eps: float,
+    discrete: bool,
+    simulated: tuple[FloatArray, FloatArray, FloatArray, FloatArray] | None,
+    threshold: float,
+) -> go.Figure:
+    """Two panels over the outputs o: above, p(o | D) and p(o | D') (and, when ``simulated``
+    is given as ``(centres, share, lower, upper)`` of draws under D, their histogram with a 95%
+    band); below, the privacy loss ln p(o|D)/p(o|D') with the lines ±ε, the outputs where it
+    exceeds ε (from ``threshold`` on) shaded."""
+    fig = make_subplots(
+        rows=2, cols=1, shared_xaxes=True, vertical_spacing=0.1, row_heights=[0.6, 0.4]
+    )
+    mode = "markers" if discrete else "lines"
+    for y, name, style in (
+        (density, "D: the bin as it is", D_STYLE),
+        (neighbour_density, "D′: without Alice", NEIGHBOUR_STYLE),
+    ):
+        fig.add_trace(
+            go.Scatter(
+                x=outputs,
+                y=y,
+                mode=mode,
+                name=name,
+                line={"color": style["color"], "dash": style["dash"], "width": 2.5},
+                marker={
+                    "color": style["color"],
+                    "size": 5,
+                    "symbol": "circle" if style is D_STYLE else "diamond",
+                },
+            ),
+            row=1,
+            col=1,
+        )
+    if simulated is not None:
+        centres, share, lower, upper = simulated
+        fig.add_trace(
+            go.Scatter(
+                x=centres,
+                y=share,
+                mode="markers",
+                name="simulated releases of D (95% band)",
+                marker={"color": "#009E73", "symbol": "x", "size": 7},
+                error_y={"type": "data", "array": upper - share, "arrayminus": share - lower},
+            ),
+            row=1,
+            col=1,
+        )
+    fig.add_trace(
+        go.Scatter(
+            x=outputs,
+            y=loss,
+            mode=mode,
+            name="privacy loss L(o)",
+            line={"color": "#000000", "width": 2.5},
+            marker={"color": "#000000", "size": 4},
+        ),
+        row=2,
+        col=1,
+    )
+    for level, text in ((eps, "+ε"), (-eps, "−ε")):
+        fig.add_hline(
+            y=level,
+            line={"color": BOUND_COLOUR, "dash": "dot", "width": 1.5},
+            annotation_text=text,
+            annotation_position="right",
+            row=2,
+            col=1,
+        )
+    if np.isfinite(threshold) and threshold < outputs[-1]:
+        fig.add_vrect(
+            x0=max(threshold, float(outputs[0])),
+            x1=float(outputs[-1]),
+            fillcolor=EXCESS_COLOUR,
+            line_width=0,
+            annotation_text="L > ε",
+            annotation_position="top left",
+            row=2,
+            col=1,
+        )
+    fig.update_layout(
+        title={"text": "One bin released on D and on D′"},
+        hovermode="x unified",
+    )
+    fig.update_yaxes(title_text="probability" if discrete else "density", row=1, col=1)
+    fig.update_yaxes(title_text="ln p(o|D)/p(o|D′)", row=2, col=1)
+    fig.update_xaxes(title_text="released count o", row=2, col=1)
+    return fig

@@ -1,0 +1,69 @@
+"""What ε means: the page on the runner (AppTest) — defaults, bad input, pin and compare, limits."""
+
+from pathlib import Path
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from dpui.kit import examples
+from dpui.meaning import neighbours as nbv
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def page(**params: str) -> AppTest:
+    at = AppTest.from_file(str(ROOT / "pages" / "epsilon.py"), default_timeout=120)
+    for key, value in params.items():
+        at.query_params[key] = value
+    return at.run()
+
+
+def metric(at: AppTest, label: str) -> str:
+    return next(m.value for m in at.metric if m.label == label)
+
+
+def test_defaults_show_the_laplace_promise():
+    at = page()
+    assert not at.exception and not at.error
+    assert metric(at, "P[loss > ε]") == "0"
+    assert float(metric(at, "Odds bound e^ε")) == pytest.approx(2.718, abs=1e-3)
+
+
+def test_gaussian_noise_exceeds_eps_with_a_positive_chance():
+    at = page(nb_mech="gaussian", nb_delta="0.01")
+    assert not at.exception
+    assert float(metric(at, "P[loss > ε]")) > 0.01  # the loss exceeds ε more often than δ
+
+
+def test_an_empty_bin_is_refused_with_a_hint_and_the_settings_kept():
+    counts = examples.load(examples.DEFAULT).counts
+    empty = [i + 1 for i, c in enumerate(counts) if c < 1]
+    if not empty:
+        pytest.skip("the default dataset has no empty bin")
+    at = page(nb_bin=str(empty[0]))
+    assert not at.exception
+    assert any("not empty" in w.value for w in at.warning)
+    assert at.number_input(key=nbv.BIN.name).value == empty[0]
+
+
+def test_pinned_against_itself_and_against_another_mechanism():
+    at = page(pin="nb_mech=laplace&eps=1")
+    assert not at.exception
+    assert any("A (pinned)" in m.value for m in at.markdown)
+    at.radio(key=nbv.MECHANISM.name).set_value("geometric").run()
+    assert not at.exception
+    assert any("different views" in c.value for c in at.caption)
+
+
+def test_too_many_releases_are_refused_before_any_work(monkeypatch):
+    monkeypatch.setenv("DP_EXPLORER_WORK_SECONDS", "0.01")
+    at = page(nb_releases="1000000")
+    assert not at.exception
+    assert any("Not computed" in w.value for w in at.warning)
+
+
+def test_a_bad_link_value_falls_back_with_a_notice():
+    at = page(nb_mech="cauchy", nb_delta="2")
+    assert not at.exception
+    assert at.radio(key=nbv.MECHANISM.name).value == "laplace"
+    assert sum("Ignored" in w.value for w in at.warning) == 2
