@@ -95,6 +95,7 @@ def pair_probabilities(
     eps: float, d: int, L: int, *, value_share: float = DEFAULT_VALUE_SHARE, amplified: bool
 ) -> PairProbabilities:
     """:func:`perturbation_probabilities` with ``eps_v = value_share * eps*``, packed."""
+    eps = _validate.ldp_epsilon(eps)
     eps_star = amplified_epsilon(eps, L) if amplified else eps
     p1, q1, q2 = perturbation_probabilities(eps, d, L, value_share * eps_star, amplified)
     return PairProbabilities(p1, q1, q2, d + L)

@@ -24,6 +24,7 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import NDArray
 
+from dpcore import _validate
 from dpcore.ldp import hiskv, metrics, privacy
 from dpcore.ldp.data import KVData
 from dpcore.ldp.pairs import PairProbabilities, estimate_pairs, pair_counts, pair_index
@@ -38,8 +39,9 @@ def printed_probabilities(eps: float, d: int, length: int, tilt: float) -> PairP
 
     ``tilt = 1`` is GRR over the ``D`` pairs (valid at ``eps``); any ``tilt > 1`` is not.
     """
-    if eps <= 0 or tilt < 1 or d < 1 or length < 1:
-        raise ValueError("need eps > 0, tilt >= 1, d >= 1 and L >= 1")
+    eps = _validate.positive("eps", eps)
+    if tilt < 1 or d < 1 or length < 1:
+        raise ValueError("need tilt >= 1, d >= 1 and L >= 1")
     pairs = 2 * (d + length)
     p1 = math.exp(eps) / (math.exp(eps) + pairs - 1)
     q2 = (1.0 - p1) / (tilt + pairs - 2)

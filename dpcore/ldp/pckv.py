@@ -17,6 +17,7 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import NDArray
 
+from dpcore import _validate
 from dpcore.ldp.data import KVData
 from dpcore.ldp.pairs import (
     PairProbabilities,
@@ -63,8 +64,9 @@ def grr_probabilities(eps: float, d: int, length: int) -> KeyValueProbabilities:
     >>> round(pr.a, 6), round(pr.p, 6), round(pr.b, 6)
     (0.428571, 0.666667, 0.285714)
     """
-    if eps <= 0 or d < 1 or length < 1:
-        raise ValueError("need eps > 0, d >= 1 and l >= 1")
+    eps = _validate.positive("eps", eps)
+    if d < 1 or length < 1:
+        raise ValueError("need d >= 1 and l >= 1")
     gain = length * math.expm1(eps)
     d_prime = d + length
     a = (gain + 2) / (gain + 2 * d_prime)
@@ -78,8 +80,9 @@ def ue_probabilities(eps: float, d: int, length: int) -> KeyValueProbabilities:
     .. math:: a = 1/2,\\quad b = \\frac{2}{e^\\varepsilon + 3},\\quad
         p = \\frac{e^\\varepsilon}{e^\\varepsilon + 1}.
     """
-    if eps <= 0 or d < 1 or length < 1:
-        raise ValueError("need eps > 0, d >= 1 and l >= 1")
+    eps = _validate.positive("eps", eps)
+    if d < 1 or length < 1:
+        raise ValueError("need d >= 1 and l >= 1")
     e = math.exp(eps)
     return KeyValueProbabilities(0.5, 2 / (e + 3), e / (e + 1), d + length)
 

@@ -16,6 +16,7 @@ import math
 import numpy as np
 from numpy.typing import NDArray
 
+from dpcore import _validate
 from dpcore.ldp.data import KVData
 from dpcore.ldp.sampling import ABSENT, PLUS, discretise, domain_sample
 
@@ -25,8 +26,7 @@ NONE, REPORT_PLUS, REPORT_MINUS = 0, 1, 2
 
 def probabilities(eps: float) -> tuple[float, float]:
     """:math:`p_1 = p_2 = e^{\\varepsilon/2} / (1 + e^{\\varepsilon/2})`."""
-    if eps <= 0:
-        raise ValueError("eps must be positive")
+    eps = _validate.positive("eps", eps)
     p = math.exp(eps / 2) / (1 + math.exp(eps / 2))
     return p, p
 

@@ -15,6 +15,8 @@ import math
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from dpcore import _validate
+
 
 def exponential_log_weights(
     scores: ArrayLike, eps: float, sensitivity: float
@@ -31,7 +33,8 @@ def exponential_log_weights(
     array([ 0., -1.])
     """
     values = _scores(scores)
-    _check_positive(eps=eps, sensitivity=sensitivity)
+    eps = _validate.positive("eps", eps)
+    sensitivity = _validate.positive("sensitivity", sensitivity)
     # The difference is taken before scaling: u_r - OPT is exact for integer
     # scores below 2**53, and the product then carries one rounding only.
     log_weights: NDArray[np.float64] = (values - values.max()) * (eps / (2.0 * sensitivity))
@@ -97,9 +100,9 @@ def sample_categorical(
     >>> sample_categorical([0.0, 1.0, 0.0], size=4, rng=np.random.default_rng(0))
     array([1, 1, 1, 1])
     """
-    mass = np.asarray(probabilities, dtype=np.float64)
-    if mass.ndim != 1 or mass.size == 0 or not np.isfinite(mass).all() or (mass < 0).any():
-        raise ValueError("probabilities must be a non-empty 1-D array of finite values >= 0")
+    mass = _validate.finite_array("probabilities", probabilities, nonnegative=True)
+    if mass.size == 0:
+        raise ValueError("probabilities must hold at least one candidate's probability")
     if size < 0:
         raise ValueError(f"size must be >= 0, got {size}")
     cumulative = np.cumsum(mass)
@@ -156,7 +159,8 @@ def exponential_accuracy_bounds(
     array([2.        , 0.73575888,        inf])
     """
     values = _scores(scores)
-    _check_positive(eps=eps, sensitivity=sensitivity)
+    eps = _validate.positive("eps", eps)
+    sensitivity = _validate.positive("sensitivity", sensitivity)
     cs = np.asarray(thresholds, dtype=np.float64)
     log_bound = math.log(values.size / _count_best(values)) + (cs - values.max()) * (
         eps / (2.0 * sensitivity)
@@ -193,7 +197,8 @@ def exponential_threshold(scores: ArrayLike, eps: float, sensitivity: float, t: 
     True
     """
     values = _scores(scores)
-    _check_positive(eps=eps, sensitivity=sensitivity)
+    eps = _validate.positive("eps", eps)
+    sensitivity = _validate.positive("sensitivity", sensitivity)
     spread = math.log(values.size / _count_best(values)) + t
     return float(values.max()) - 2.0 * sensitivity / eps * spread
 
@@ -239,19 +244,11 @@ def _count_best(values: NDArray[np.float64]) -> int:
 
 
 def _scores(scores: ArrayLike) -> NDArray[np.float64]:
-    values = np.asarray(scores, dtype=np.float64)
-    if values.ndim != 1 or values.size == 0:
-        raise ValueError("scores must be a non-empty 1-D array")
-    if not np.isfinite(values).all():
-        raise ValueError("scores must be finite numbers")
+    values = _validate.finite_array("scores", scores)
+    if values.size == 0:
+        raise ValueError("scores must hold at least one candidate's score")
     with np.errstate(over="ignore"):
         spread = float(values.max() - values.min())
     if not math.isfinite(spread):
         raise ValueError("scores must differ by less than 1.7e308 (max - min overflows float64)")
     return values
-
-
-def _check_positive(**values: float) -> None:
-    for name, value in values.items():
-        if not (math.isfinite(value) and value > 0.0):
-            raise ValueError(f"{name} must be a positive finite number, got {value!r}")

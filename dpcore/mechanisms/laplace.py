@@ -30,7 +30,8 @@ def laplace_scale(eps: float, sensitivity: float) -> float:
     >>> laplace_scale(0.5, 1.0)
     2.0
     """
-    _check_positive(eps=eps, sensitivity=sensitivity)
+    eps = _validate.positive("eps", eps)
+    sensitivity = _validate.positive("sensitivity", sensitivity)
     return sensitivity / eps
 
 
@@ -225,12 +226,6 @@ def simulate_laplace_max_error(
             largest = max(largest, float(np.abs(draws).max()))
         maxima[trial] = largest
     return maxima
-
-
-def _check_positive(**values: float) -> None:
-    for name, value in values.items():
-        if not (math.isfinite(value) and value > 0.0):
-            raise ValueError(f"{name} must be a positive finite number, got {value!r}")
 
 
 def _check_k_delta(k: int, delta: float) -> None:
