@@ -155,6 +155,11 @@ def accuracy(
     -------
     Accuracy
         Exact frequency MSE and simulated mean MSE.
+
+    Raises
+    ------
+    ValueError
+        If ``length < 1`` (:func:`dpcore.ldp.sampling.padding_sample`).
     """
     keys = metrics.top_keys(data.true_frequency(), t)
     exact = hiskv.frequency_error(data, length, probs, data.n_users).mse[keys].mean()
