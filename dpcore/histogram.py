@@ -58,9 +58,24 @@ class HistogramError(ValueError):
 class Histogram:
     """Non-negative bin counts in bin order (0-based bins), with optional labels.
 
-    ``notes`` records anything the parser changed or wants the user to know,
-    e.g. that non-integer counts were accepted as they are; ``header_note``
-    says how a parsed file's first row was read (empty for in-memory counts).
+    Attributes
+    ----------
+    counts : ndarray of float64, shape (n_bins,)
+        Finite, non-negative counts (not necessarily whole numbers).
+    name : str
+        Name of the dataset (shown on the pages).
+    labels : tuple of str, optional
+        One label per bin (a labelled file, or the ranges of binned raw values);
+        ``None`` when bins are shown by index.
+    notes : tuple of str, default ()
+        Anything the parser changed or wants the user to know, e.g. that non-integer
+        counts were accepted as they are.
+    header_note : str, default ""
+        How a parsed file's first row was read (empty for in-memory counts).
+    n_bins : int
+        Number of bins (property).
+    total : float
+        Sum of the counts (property).
     """
 
     counts: NDArray[np.float64]
@@ -88,6 +103,32 @@ def from_counts(
 ) -> Histogram:
     """Validate an in-memory count vector and wrap it as a :class:`Histogram`.
 
+    Parameters
+    ----------
+    counts : ndarray of float64 or list of float, shape (n_bins,)
+        Bin counts, finite and ``>= 0``.
+    name : str
+        Name of the dataset.
+    labels : tuple of str, optional
+        One label per bin (not checked against ``counts``).
+    max_bins : int, default MAX_BINS
+        Most bins accepted.
+    max_total : float, default MAX_TOTAL
+        Largest sum of the counts accepted.
+
+    Returns
+    -------
+    Histogram
+        The counts as float64, with a note if some are not whole numbers.
+
+    Raises
+    ------
+    HistogramError
+        If ``counts`` is not 1-D or empty, has more than ``max_bins`` bins, a NaN,
+        infinite or negative count, or sums to more than ``max_total``.
+
+    Examples
+    --------
     >>> from_counts([1e20], "huge")
     Traceback (most recent call last):
     ...
@@ -142,31 +183,42 @@ def parse_histogram(
 
     Parameters
     ----------
-    data
-        The raw file content.
-    layout
+    data : bytes
+        The raw file content (UTF-8, optionally with a BOM; any line endings).
+    name : str, default "uploaded"
+        Name of the dataset.
+    layout : {"auto", "counts", "labelled", "values"}, default "auto"
         ``"auto"`` reads one column as counts and two columns as label +
         count; raw observations must be asked for with ``"values"``.
-    header
+    header : bool, optional
         Whether the first row is a header; ``None`` detects it: the first row
         is a header when its count (or value) cell contains no digit, so
         ``count`` is a header while ``1,000`` or ``0x10`` are rejected data and
         ``country,2020`` is read as data. :attr:`Histogram.header_note` reports
         the decision.
-    bins, bin_width
+    bins, bin_width : int or float, optional
         For ``layout="values"``: the number of equal-width bins over
         ``[min, max]``, or the width of each bin starting at ``min`` (one of
-        the two is required).
-    max_bins, max_rows, max_bytes, max_total
-        Limits: bins, data rows (besides a header), file size, and the sum of
-        the counts (see :data:`MAX_TOTAL`).
+        the two is required; ``bin_width`` wins if both are given).
+    max_bins, max_rows, max_bytes : int, default MAX_BINS, MAX_ROWS, MAX_BYTES
+        Limits: bins, data rows (besides a header), file size in bytes.
+    max_total : float, default MAX_TOTAL
+        Largest sum of the counts (see :data:`MAX_TOTAL`).
+
+    Returns
+    -------
+    Histogram
+        The counts and the ``header_note``; labelled for a labelled file, and for
+        binned values up to 100,000 bins.
 
     Raises
     ------
     HistogramError
         For empty, binary, undecodable or over-size content, too many rows or
         a too long line, ragged rows, a wrong number of columns, non-numeric
-        cells, NaN/inf, negative counts, too many bins, a too large total.
+        cells, NaN/inf, negative counts, too many bins, a too large total; for
+        ``"values"`` also a missing or non-positive bin count or width, or values
+        too far apart (or bins too narrow) for float64.
 
     Examples
     --------

@@ -25,12 +25,34 @@ from dpcore.ldp.sampling import PLUS, domain_sample, padding_sample
 
 
 def harmony_keep_probability(eps: float) -> float:
-    """:math:`p = e^\\varepsilon / (1 + e^\\varepsilon)`."""
+    """:math:`p = e^\\varepsilon / (1 + e^\\varepsilon)`.
+
+    Parameters
+    ----------
+    eps : float
+        Privacy budget of one report.
+
+    Returns
+    -------
+    float
+        Probability that the discretised sign is reported unflipped.
+    """
     return math.exp(eps) / (1 + math.exp(eps))
 
 
 def harmony_channel(eps: float) -> NDArray[np.float64]:
-    """``P[state, report]`` for states (absent, +1, -1) and reports (+1, -1)."""
+    """``P[state, report]`` for states (absent, +1, -1) and reports (+1, -1).
+
+    Parameters
+    ----------
+    eps : float
+        Privacy budget of one report.
+
+    Returns
+    -------
+    ndarray of float64, shape (3, 2)
+        Row-stochastic channel; the absent state reports a fair coin.
+    """
     p = harmony_keep_probability(eps)
     return np.array([[0.5, 0.5], [p, 1 - p], [1 - p, p]])
 
@@ -38,7 +60,24 @@ def harmony_channel(eps: float) -> NDArray[np.float64]:
 def harmony_perturb(
     data: KVData, eps: float, *, rng: np.random.Generator
 ) -> tuple[NDArray[np.int64], NDArray[np.int8]]:
-    """Client side: ``(sampled key, ±1)``; absent keys discretise the value 0."""
+    """Client side: ``(sampled key, ±1)``; absent keys discretise the value 0.
+
+    Parameters
+    ----------
+    data : KVData
+        The users' key-value pairs.
+    eps : float
+        Privacy budget of each user.
+    rng : numpy.random.Generator
+        Source of the randomness.
+
+    Returns
+    -------
+    keys : ndarray of int64, shape (n,)
+        Key each user sampled uniformly from ``0..d-1``.
+    signs : ndarray of int8, shape (n,)
+        Reported sign, ``+1`` or ``-1``.
+    """
     keys, state = domain_sample(data, rng=rng)
     # domain_sample already discretised the held value; absent keys get a fair coin.
     coin = np.where(rng.random(keys.size) < 0.5, 1, -1)
@@ -55,7 +94,26 @@ def harmony_estimate(
     frequency: NDArray[np.float64],
 ) -> NDArray[np.float64]:
     """Means :math:`\\hat m_j = \\mathrm{clip}(\\hat g_j / f_j)` with the unbiased
-    zero-filled mean :math:`\\hat g_j = \\bar r_j / (2p - 1)`."""
+    zero-filled mean :math:`\\hat g_j = \\bar r_j / (2p - 1)`.
+
+    Parameters
+    ----------
+    keys : ndarray of int64, shape (n,)
+        Sampled keys (from :func:`harmony_perturb`).
+    signs : ndarray of int8, shape (n,)
+        Reported signs.
+    d : int
+        Size of the key domain.
+    eps : float
+        Privacy budget the reports were made with.
+    frequency : ndarray of float64, shape (d,)
+        Frequency to divide by (the experiment passes the true one).
+
+    Returns
+    -------
+    ndarray of float64, shape (d,)
+        Mean estimates in ``[-1, 1]``; 0 where ``frequency <= 0``.
+    """
     p = harmony_keep_probability(eps)
     n_j = np.maximum(np.bincount(keys, minlength=d), 1)
     g = np.bincount(keys, weights=signs.astype(np.float64), minlength=d) / n_j / (2 * p - 1)
@@ -67,7 +125,29 @@ def sue_counts(
     data: KVData, eps: float, length: int, *, rng: np.random.Generator
 ) -> NDArray[np.int64]:
     """Client side, aggregated: 1-bit counts of the ``d + l`` positions (exact in
-    distribution, see :func:`dpcore.ldp.oracles.sue_counts`)."""
+    distribution, see :func:`dpcore.ldp.oracles.sue_counts`).
+
+    Parameters
+    ----------
+    data : KVData
+        The users' key-value pairs.
+    eps : float
+        Privacy budget of each user.
+    length : int
+        Padding length ``l``, at least 1.
+    rng : numpy.random.Generator
+        Source of the randomness.
+
+    Returns
+    -------
+    ndarray of int64, shape (d + l,)
+        1-bit counts of the real keys, then of the ``l`` dummies.
+
+    Raises
+    ------
+    ValueError
+        If ``length < 1`` (:func:`dpcore.ldp.sampling.padding_sample`).
+    """
     items = padding_sample(data, length, rng=rng).keys
     return oracles.sue_counts(items, eps, data.d + length, rng=rng)
 
@@ -75,5 +155,24 @@ def sue_counts(
 def sue_estimate(
     counts: NDArray[np.int64], n: int, d: int, eps: float, length: int
 ) -> NDArray[np.float64]:
-    """Server side: :math:`\\hat f_k = l \\cdot (C_k / n - q)/(p - q)` for ``k < d``."""
+    """Server side: :math:`\\hat f_k = l \\cdot (C_k / n - q)/(p - q)` for ``k < d``.
+
+    Parameters
+    ----------
+    counts : ndarray of int64, shape (d + l,)
+        1-bit counts (from :func:`sue_counts`).
+    n : int
+        Number of reports.
+    d : int
+        Size of the key domain.
+    eps : float
+        Privacy budget the reports were made with.
+    length : int
+        Padding length ``l`` the reports were made with.
+
+    Returns
+    -------
+    ndarray of float64, shape (d,)
+        Estimated key frequencies (unclipped).
+    """
     return length * oracles.sue_estimate(counts[:d], n, eps)

@@ -44,11 +44,27 @@ class KVData:
 
     Attributes
     ----------
-    offsets : (n + 1,) int64, non-decreasing, ``offsets[0] = 0``.
-    keys : (nnz,) int64 in ``[0, d)``, distinct within a user.
-    values : (nnz,) float64 in ``[-1, 1]``.
-    d : size of the key domain.
-    key_labels : optional names of the keys (from a CSV).
+    offsets : ndarray of int64, shape (n + 1,)
+        Non-decreasing, ``offsets[0] = 0``; user ``i``'s pairs are
+        ``offsets[i]:offsets[i + 1]``.
+    keys : ndarray of int64, shape (nnz,)
+        Keys in ``[0, d)``, distinct within a user.
+    values : ndarray of float64, shape (nnz,)
+        Values in ``[-1, 1]``.
+    d : int
+        Size of the key domain, at least 1.
+    key_labels : tuple of str, optional
+        Names of the keys (from a CSV); ``None`` for synthetic data.
+    n_users : int
+        ``n`` (property).
+    lengths : ndarray of int64, shape (n,)
+        Number of pairs ``l_i`` of each user (property).
+
+    Raises
+    ------
+    ValueError
+        If ``offsets`` is not 1-D or does not start at 0, ``offsets[-1]``, ``keys`` and
+        ``values`` disagree in size, or ``d < 1``. The other invariants are not checked.
     """
 
     offsets: NDArray[np.int64]
@@ -95,6 +111,30 @@ def from_pairs(
 ) -> KVData:
     """Build :class:`KVData` from parallel pair arrays (users ``0..n-1``, any order).
 
+    Parameters
+    ----------
+    users : ndarray of int64, shape (nnz,)
+        User index of each pair; ``n = users.max() + 1`` (users without a pair get an
+        empty set).
+    keys : ndarray of int64, shape (nnz,)
+        Key of each pair, in ``[0, d)``.
+    values : ndarray of float64, shape (nnz,)
+        Value of each pair, in ``[-1, 1]``.
+    d : int
+        Size of the key domain.
+
+    Returns
+    -------
+    KVData
+        The pairs sorted by user, then key.
+
+    Raises
+    ------
+    ValueError
+        If ``d < 1`` or the arrays disagree in size.
+
+    Examples
+    --------
     >>> data = from_pairs(np.array([1, 0, 1]), np.array([2, 0, 0]), np.array([0.5, -1, 1]), 3)
     >>> data.lengths.tolist(), data.true_frequency().tolist(), data.true_mean().tolist()
     ([1, 2], [1.0, 0.0, 0.5], [0.0, 0.0, 0.5])
@@ -113,6 +153,25 @@ def key_weights(model: KeyModel, d: int) -> NDArray[np.float64]:
         w_k \\propto \\exp(-k^2 / (2\\sigma^2)),\\ \\sigma = d/2 \\ \\text{(gauss: folded normal)};
         \\quad w_k \\propto d - k \\ \\text{(lnr)};\\quad w_k \\propto 1 \\ \\text{(uniform)}.
 
+    Parameters
+    ----------
+    model : {"gauss", "lnr", "uniform"}
+        The key model.
+    d : int
+        Size of the key domain.
+
+    Returns
+    -------
+    ndarray of float64, shape (d,)
+        Weights summing to 1.
+
+    Raises
+    ------
+    ValueError
+        If ``model`` is not one of :data:`KEY_MODELS`.
+
+    Examples
+    --------
     >>> key_weights("lnr", 4).tolist()
     [0.4, 0.3, 0.2, 0.1]
     """
@@ -131,7 +190,27 @@ def key_weights(model: KeyModel, d: int) -> NDArray[np.float64]:
 
 def key_means(model: KeyModel, d: int, *, rng: np.random.Generator) -> NDArray[np.float64]:
     """Per-key population means: N(0,1) truncated to [-1,1] (gauss), linear from -1 to 1
-    (lnr), uniform on [-1,1] (uniform)."""
+    (lnr), uniform on [-1,1] (uniform).
+
+    Parameters
+    ----------
+    model : {"gauss", "lnr", "uniform"}
+        The key model.
+    d : int
+        Size of the key domain.
+    rng : numpy.random.Generator
+        Source of the randomness (not used by ``"lnr"``).
+
+    Returns
+    -------
+    ndarray of float64, shape (d,)
+        Mean value of each key, in ``[-1, 1]``.
+
+    Raises
+    ------
+    ValueError
+        If ``model`` is not one of :data:`KEY_MODELS`.
+    """
     if model == "gauss":
         means = rng.standard_normal(d)
         bad = np.abs(means) > 1.0
@@ -155,6 +234,27 @@ def sample_lengths(
     2% of users at 50 pairs or more, like the TalkingData length histogram in the HISKV
     paper (98% of users below 50), then capped at ``max_length``. ``uniform``: uniform
     on ``1..max_length``.
+
+    Parameters
+    ----------
+    model : {"heavy", "uniform"}
+        The length model.
+    n_users : int
+        Number of users.
+    max_length : int
+        Largest length, at least 1.
+    rng : numpy.random.Generator
+        Source of the randomness.
+
+    Returns
+    -------
+    ndarray of int64, shape (n_users,)
+        The set length of each user.
+
+    Raises
+    ------
+    ValueError
+        If ``max_length < 1`` or ``model`` is not one of :data:`LENGTH_MODELS`.
     """
     if max_length < 1:
         raise ValueError("max_length must be at least 1")
@@ -221,6 +321,38 @@ def generate(
     ``mu_k`` from :func:`key_means`; the targets ``f_k, m_k`` are always computed from
     the drawn data, so clipping never biases an error measurement.
 
+    Parameters
+    ----------
+    n_users : int
+        Number of users, at least 1.
+    d : int
+        Size of the key domain.
+    keys : {"gauss", "lnr", "uniform"}, default "gauss"
+        Key model (:func:`key_weights`, :func:`key_means`).
+    lengths : {"heavy", "uniform"}, default "heavy"
+        Length model (:func:`sample_lengths`).
+    max_length : int, default 50
+        Largest set length (also capped at ``d``).
+    value_sd : float, default 0.3
+        Standard deviation of a value around its key's mean, before clipping.
+    rng : numpy.random.Generator
+        Source of the randomness.
+
+    Returns
+    -------
+    KVData
+        ``n_users`` users, every one holding at least one pair.
+
+    Raises
+    ------
+    ValueError
+        If ``n_users < 1``, ``min(max_length, d) < 1``, or a model name is unknown.
+    RuntimeError
+        If 200 rounds of redrawing still leave a user short of distinct keys (only
+        when the key weights are extremely skewed).
+
+    Examples
+    --------
     >>> data = generate(500, 20, max_length=5, rng=np.random.default_rng(0))
     >>> data.n_users, int(data.lengths.max()) <= 5, bool(np.all(np.abs(data.values) <= 1))
     (500, True, True)
@@ -253,12 +385,36 @@ def read_kv_csv(
 
     Users and keys may be any labels; keys are numbered in sorted order and kept as
     ``key_labels``, ``d`` is the number of distinct keys; other columns are ignored.
-    Rejected (nothing is fixed silently): more than ``max_bytes`` or ``max_rows`` (found
-    by a scan of the bytes before parsing), a line longer than 10,000 bytes, missing or
-    repeated column names (case-insensitive), rows with more fields than the header (the
-    line is named), no rows, empty user/key/value cells (also from a short row),
-    non-numeric values, values outside ``[-1, 1]``, a user holding the same key twice.
 
+    Parameters
+    ----------
+    source : str, pathlib.Path, bytes or file object
+        A path, the file's bytes, or an open file (binary or text).
+    max_bytes : int, default MAX_CSV_BYTES
+        Largest file size accepted, in bytes.
+    max_rows : int, default MAX_CSV_ROWS
+        Most data rows (pairs) accepted besides the header.
+
+    Returns
+    -------
+    KVData
+        One user per distinct user label (numbered in sorted order), with
+        ``key_labels`` set.
+
+    Raises
+    ------
+    KVDataError
+        Nothing is fixed silently: more than ``max_bytes`` or ``max_rows`` (found by a
+        scan of the bytes before parsing), a line longer than 10,000 bytes, text that is
+        not UTF-8, missing or repeated column names (case-insensitive), rows with more
+        fields than the header (the line is named), no rows, empty user/key/value cells
+        (also from a short row), non-numeric values, values outside ``[-1, 1]``, a user
+        holding the same key twice.
+    OSError
+        If ``source`` is a path that cannot be read.
+
+    Examples
+    --------
     >>> data = read_kv_csv(b"user,key,value\\nu1,apple,0.5\\nu2,apple,-1\\nu2,pear,1\\n")
     >>> data.d, data.key_labels, data.true_mean().tolist()
     (2, ('apple', 'pear'), [-0.25, 1.0])

@@ -24,6 +24,7 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import NDArray
 
+from dpcore import _validate
 from dpcore.ldp import hiskv, metrics, privacy
 from dpcore.ldp.data import KVData
 from dpcore.ldp.pairs import PairProbabilities, estimate_pairs, pair_counts, pair_index
@@ -37,9 +38,32 @@ def printed_probabilities(eps: float, d: int, length: int, tilt: float) -> PairP
     .. math:: q_2 = \\frac{1 - p_1}{t + D - 2},\\quad q_1 = t\\,q_2
 
     ``tilt = 1`` is GRR over the ``D`` pairs (valid at ``eps``); any ``tilt > 1`` is not.
+
+    Parameters
+    ----------
+    eps : float
+        The budget the paper claims.
+    d : int
+        Size of the key domain, at least 1.
+    length : int
+        Padding length ``L``, at least 1 (``D = 2(d + L)``).
+    tilt : float
+        :math:`t = q_1 / q_2`, at least 1.
+
+    Returns
+    -------
+    PairProbabilities
+        The printed channel over ``d + L`` keys.
+
+    Raises
+    ------
+    ValueError
+        If ``eps`` is not a finite number ``>= 1e-300`` (:func:`dpcore._validate.positive`),
+        or ``tilt < 1``, ``d < 1`` or ``length < 1``.
     """
-    if eps <= 0 or tilt < 1 or d < 1 or length < 1:
-        raise ValueError("need eps > 0, tilt >= 1, d >= 1 and L >= 1")
+    eps = _validate.positive("eps", eps)
+    if tilt < 1 or d < 1 or length < 1:
+        raise ValueError("need tilt >= 1, d >= 1 and L >= 1")
     pairs = 2 * (d + length)
     p1 = math.exp(eps) / (math.exp(eps) + pairs - 1)
     q2 = (1.0 - p1) / (tilt + pairs - 2)
@@ -53,13 +77,38 @@ def report_epsilon(probs: PairProbabilities) -> float:
     .. math:: \\varepsilon_{true} = \\ln \\frac{\\max(p_1, q_1, q_2)}{\\min(p_1, q_1, q_2)}
 
     (equal to :func:`dpcore.ldp.privacy.worst_log_ratio` of ``probs.matrix()``).
+
+    Parameters
+    ----------
+    probs : PairProbabilities
+        The channel.
+
+    Returns
+    -------
+    float
+        :math:`\\varepsilon_{true}` in nats.
     """
     values = (probs.p1, probs.q1, probs.q2) if probs.n_keys > 1 else (probs.p1, probs.q1)
     return math.log(max(values) / min(values))
 
 
 def grr_pairs(eps_star: float, d: int, length: int) -> PairProbabilities:
-    """GRR over the ``D`` pairs at per-report budget ``eps_star`` (PCKV-GRR's channel)."""
+    """GRR over the ``D`` pairs at per-report budget ``eps_star`` (PCKV-GRR's channel).
+
+    Parameters
+    ----------
+    eps_star : float
+        Per-report budget :math:`\\varepsilon^*`.
+    d : int
+        Size of the key domain.
+    length : int
+        Padding length ``L`` (``D = 2(d + L)``).
+
+    Returns
+    -------
+    PairProbabilities
+        ``p1 = e^eps*/(e^eps* + D - 1)``, ``q1 = q2 = 1/(e^eps* + D - 1)``.
+    """
     pairs = 2 * (d + length)
     z = math.exp(eps_star) + pairs - 1
     return PairProbabilities(math.exp(eps_star) / z, 1 / z, 1 / z, d + length)
@@ -67,7 +116,16 @@ def grr_pairs(eps_star: float, d: int, length: int) -> PairProbabilities:
 
 @dataclass(frozen=True)
 class Accuracy:
-    """MSE over the top-``t`` keys: frequency exact, means simulated (mean over runs)."""
+    """MSE over the top-``t`` keys: frequency exact, means simulated (mean over runs).
+
+    Attributes
+    ----------
+    mse_freq : float
+        Exact frequency MSE (:func:`dpcore.ldp.hiskv.frequency_error`), averaged over
+        the top-``t`` keys.
+    mse_mean : float
+        Simulated mean MSE over the top-``t`` keys, averaged over the runs.
+    """
 
     mse_freq: float
     mse_mean: float
@@ -76,7 +134,33 @@ class Accuracy:
 def accuracy(
     data: KVData, probs: PairProbabilities, length: int, t: int, *, runs: int, seed: int
 ) -> Accuracy:
-    """All users report at ``L`` through ``probs`` (padding-and-sampling, ``±1`` values)."""
+    """All users report at ``L`` through ``probs`` (padding-and-sampling, ``±1`` values).
+
+    Parameters
+    ----------
+    data : KVData
+        The users' key-value pairs.
+    probs : PairProbabilities
+        The channel.
+    length : int
+        Padding length ``L``.
+    t : int
+        Number of most frequent keys the errors are averaged over.
+    runs : int
+        Number of simulated runs for the means, at least 1.
+    seed : int
+        Seed of the runs' generator.
+
+    Returns
+    -------
+    Accuracy
+        Exact frequency MSE and simulated mean MSE.
+
+    Raises
+    ------
+    ValueError
+        If ``length < 1`` (:func:`dpcore.ldp.sampling.padding_sample`).
+    """
     keys = metrics.top_keys(data.true_frequency(), t)
     exact = hiskv.frequency_error(data, length, probs, data.n_users).mse[keys].mean()
     rng = np.random.default_rng(seed)
@@ -96,7 +180,19 @@ def accuracy(
 
 @dataclass(frozen=True)
 class LengthCost:
-    """PCKV's non-private ``L`` against OETL's private estimates (one per run)."""
+    """PCKV's non-private ``L`` against OETL's private estimates (one per run).
+
+    Attributes
+    ----------
+    pckv_length : int
+        PCKV's ``L``: the 90th percentile of the true lengths (rounded up).
+    oetl_lengths : ndarray of int64, shape (runs,)
+        OETL's ``L`` in each run.
+    pckv : tuple of (float, float)
+        ``(bias^2, variance)`` of the frequency MSE, averaged over the top-``t`` keys.
+    oetl : tuple of (float, float)
+        The same, averaged over OETL's draws of ``L``.
+    """
 
     pckv_length: int
     oetl_lengths: NDArray[np.int64]
@@ -123,6 +219,38 @@ def length_cost(
       other ``(1 - beta) n`` reporting.
 
     Both use HISKV's channel at ``value_share`` so that only the length step differs.
+
+    Parameters
+    ----------
+    data : KVData
+        The users' key-value pairs.
+    eps : float
+        Privacy budget of each user, in ``[1e-300, 10]``.
+    beta : float
+        Share of users in the OETL group (at least one user).
+    t : int
+        Number of most frequent keys the errors are averaged over.
+    value_share : float
+        ``eps_v / eps*``, in ``[0, 1]``.
+    amplified : bool
+        Account with the padding-and-sampling amplification.
+    runs : int
+        Number of OETL draws, at least 1.
+    seed : int
+        Seed of the draws' generator.
+    l_max : int, default 50
+        Largest length OETL reports, at least 2.
+
+    Returns
+    -------
+    LengthCost
+        Both lengths and their squared bias and variance.
+
+    Raises
+    ------
+    ValueError
+        If ``eps`` is not in ``[1e-300, 10]``, ``value_share`` is outside ``[0, 1]`` or
+        ``l_max < 2``.
     """
     keys = metrics.top_keys(data.true_frequency(), t)
     n_oetl = max(1, round(beta * data.n_users))
@@ -151,7 +279,31 @@ def length_cost(
 def printed_check(eps: float, tilt: float, d: int = 3, length: int = 2) -> tuple[float, float]:
     """Exact worst ln-ratios of "HISKV as printed" on a small domain, by enumeration:
     ``(one report, whole set)``, the latter over every set of up to ``L + 1`` keys with
-    padding-and-sampling (as :func:`dpcore.ldp.privacy.check` does for every mechanism)."""
+    padding-and-sampling (as :func:`dpcore.ldp.privacy.check` does for every mechanism).
+
+    Parameters
+    ----------
+    eps : float
+        The budget the paper claims.
+    tilt : float
+        :math:`q_1 / q_2`, at least 1.
+    d : int, default 3
+        Size of the key domain (the enumeration grows exponentially with it).
+    length : int, default 2
+        Padding length ``L``.
+
+    Returns
+    -------
+    report : float
+        Worst log-ratio between any two reported pairs.
+    user : float
+        Worst log-ratio between any two whole sets.
+
+    Raises
+    ------
+    ValueError
+        As :func:`printed_probabilities`.
+    """
     report = printed_probabilities(eps, d, length, tilt).matrix()
     sets = privacy.enumerate_sets(d, length + 1)
     items = np.array([privacy.padding_item_distribution(s, d, length) for s in sets])

@@ -21,18 +21,51 @@ STATES = 3
 
 
 def kvue_channel(eps: float) -> NDArray[np.float64]:
-    """``P[state, reported state]``: 3-ary GRR, :math:`p = e^\\varepsilon/(e^\\varepsilon+2)`."""
+    """``P[state, reported state]``: 3-ary GRR, :math:`p = e^\\varepsilon/(e^\\varepsilon+2)`.
+
+    Parameters
+    ----------
+    eps : float
+        Privacy budget of one report.
+
+    Returns
+    -------
+    ndarray of float64, shape (3, 3)
+        Channel over the states (absent, +1, -1).
+    """
     p, q = oracles.grr_probabilities(eps, STATES)
     return np.where(np.eye(STATES, dtype=bool), p, q)
 
 
 def kvoh_bit_probability(eps: float) -> float:
-    """Each bit kept w.p. :math:`e^{\\varepsilon/2}/(1 + e^{\\varepsilon/2})`."""
+    """Each bit kept w.p. :math:`e^{\\varepsilon/2}/(1 + e^{\\varepsilon/2})`.
+
+    Parameters
+    ----------
+    eps : float
+        Privacy budget of one report (all three bits).
+
+    Returns
+    -------
+    float
+        Probability that a bit is reported unflipped.
+    """
     return math.exp(eps / 2) / (1 + math.exp(eps / 2))
 
 
 def kvoh_channel(eps: float) -> NDArray[np.float64]:
-    """``P[state, 3-bit report]`` with report ``r`` = bits ``(r >> s) & 1`` of state ``s``."""
+    """``P[state, 3-bit report]`` with report ``r`` = bits ``(r >> s) & 1`` of state ``s``.
+
+    Parameters
+    ----------
+    eps : float
+        Privacy budget of one report.
+
+    Returns
+    -------
+    ndarray of float64, shape (3, 8)
+        Channel from the states (absent, +1, -1) to the 8 bit patterns.
+    """
     p = kvoh_bit_probability(eps)
     reports = np.arange(2**STATES)
     bits = (reports[None, :] >> np.arange(STATES)[:, None]) & 1  # (bit, report)
@@ -55,7 +88,24 @@ def _counts_to_estimates(
 def kvue_perturb(
     data: KVData, eps: float, *, rng: np.random.Generator
 ) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
-    """Client side: ``(sampled key, reported state)`` per user."""
+    """Client side: ``(sampled key, reported state)`` per user.
+
+    Parameters
+    ----------
+    data : KVData
+        The users' key-value pairs.
+    eps : float
+        Privacy budget of each user.
+    rng : numpy.random.Generator
+        Source of the randomness.
+
+    Returns
+    -------
+    keys : ndarray of int64, shape (n,)
+        Key each user sampled uniformly from ``0..d-1``.
+    reported : ndarray of int64, shape (n,)
+        Reported state: 0 absent, 1 value +1, 2 value -1.
+    """
     keys, state = domain_sample(data, rng=rng)
     return keys, oracles.grr_perturb(state.astype(np.int64), eps, STATES, rng=rng)
 
@@ -63,7 +113,27 @@ def kvue_perturb(
 def kvue_estimate(
     keys: NDArray[np.int64], reported: NDArray[np.int64], d: int, eps: float
 ) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
-    """Server side: per key, unbias the 3-state GRR counts, :math:`(C_s - n_j q)/(p - q)`."""
+    """Server side: per key, unbias the 3-state GRR counts, :math:`(C_s - n_j q)/(p - q)`.
+
+    Parameters
+    ----------
+    keys : ndarray of int64, shape (n,)
+        Sampled keys (from :func:`kvue_perturb`).
+    reported : ndarray of int64, shape (n,)
+        Reported states.
+    d : int
+        Size of the key domain.
+    eps : float
+        Privacy budget the reports were made with.
+
+    Returns
+    -------
+    frequency : ndarray of float64, shape (d,)
+        :math:`(\\hat n^+_j + \\hat n^-_j)/n_j` (unclipped).
+    mean : ndarray of float64, shape (d,)
+        :math:`(\\hat n^+_j - \\hat n^-_j)/(\\hat n^+_j + \\hat n^-_j)` clipped to
+        ``[-1, 1]``; 0 where the estimated holders are not positive.
+    """
     p, q = oracles.grr_probabilities(eps, STATES)
     n_j = np.maximum(np.bincount(keys, minlength=d), 1).astype(np.float64)
     counts = np.stack(
@@ -75,7 +145,24 @@ def kvue_estimate(
 def kvoh_perturb(
     data: KVData, eps: float, *, rng: np.random.Generator
 ) -> tuple[NDArray[np.int64], NDArray[np.bool_]]:
-    """Client side: ``(sampled key, n x 3 reported bits)`` per user."""
+    """Client side: ``(sampled key, n x 3 reported bits)`` per user.
+
+    Parameters
+    ----------
+    data : KVData
+        The users' key-value pairs.
+    eps : float
+        Privacy budget of each user.
+    rng : numpy.random.Generator
+        Source of the randomness.
+
+    Returns
+    -------
+    keys : ndarray of int64, shape (n,)
+        Key each user sampled uniformly from ``0..d-1``.
+    bits : ndarray of bool, shape (n, 3)
+        One-hot state (absent, +1, -1) with each bit flipped independently.
+    """
     p = kvoh_bit_probability(eps)
     keys, state = domain_sample(data, rng=rng)
     onehot = np.arange(STATES)[None, :] == state[:, None]
@@ -86,7 +173,26 @@ def kvoh_perturb(
 def kvoh_estimate(
     keys: NDArray[np.int64], bits: NDArray[np.bool_], d: int, eps: float
 ) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
-    """Server side: per key and state, :math:`(B_s - n_j (1-p))/(2p - 1)`."""
+    """Server side: per key and state, :math:`(B_s - n_j (1-p))/(2p - 1)`.
+
+    Parameters
+    ----------
+    keys : ndarray of int64, shape (n,)
+        Sampled keys (from :func:`kvoh_perturb`).
+    bits : ndarray of bool, shape (n, 3)
+        Reported bits.
+    d : int
+        Size of the key domain.
+    eps : float
+        Privacy budget the reports were made with.
+
+    Returns
+    -------
+    frequency : ndarray of float64, shape (d,)
+        Estimated key frequencies (unclipped).
+    mean : ndarray of float64, shape (d,)
+        Estimated means in ``[-1, 1]``; 0 where the estimated holders are not positive.
+    """
     p = kvoh_bit_probability(eps)
     n_j = np.maximum(np.bincount(keys, minlength=d), 1).astype(np.float64)
     counts = np.stack(

@@ -21,9 +21,20 @@ from dpcore.ldp.data import KVData
 class KVSettings:
     """Mechanism parameters besides ``eps``.
 
-    ``beta``, ``l_max``, ``value_share``, ``amplified``: HISKV's user split, OETL
-    range, value budget share ``eps_v / eps*`` and accounting. ``padding_length``:
-    the fixed ``l`` of PCKV and SUE. ``privkvm_rounds``: PrivKVM's ``c``.
+    Attributes
+    ----------
+    beta : float, default 0.1
+        HISKV: share of users estimating the length (OETL), in ``(0, 1)``.
+    l_max : int, default 50
+        HISKV: largest length OETL reports.
+    value_share : float, default hiskv.DEFAULT_VALUE_SHARE
+        HISKV: value budget share ``eps_v / eps*``, in ``[0, 1]``.
+    amplified : bool, default True
+        HISKV: account with the padding-and-sampling amplification.
+    padding_length : int, default 10
+        The fixed padding length ``l`` of PCKV-GRR, PCKV-UE and SUE.
+    privkvm_rounds : int, default 3
+        PrivKVM's number of rounds ``c``.
     """
 
     beta: float = 0.1
@@ -39,8 +50,17 @@ DEFAULT_SETTINGS = KVSettings()
 
 @dataclass(frozen=True)
 class KVEstimate:
-    """Per-key estimates (``None`` where the mechanism does not estimate it) and the
-    padding length used (``None`` for mechanisms that sample from the whole domain)."""
+    """Per-key estimates of one mechanism run.
+
+    Attributes
+    ----------
+    frequency : ndarray of float64, shape (d,) or None
+        Frequency estimates; ``None`` if the mechanism does not estimate them.
+    mean : ndarray of float64, shape (d,) or None
+        Mean estimates; ``None`` if the mechanism does not estimate them.
+    length : int or None, default None
+        Padding length used; ``None`` for mechanisms that sample from the whole domain.
+    """
 
     frequency: NDArray[np.float64] | None
     mean: NDArray[np.float64] | None
@@ -52,13 +72,29 @@ Runner = Callable[[KVData, float, KVSettings, np.random.Generator], KVEstimate]
 
 @dataclass(frozen=True)
 class Mechanism:
+    """One entry of :data:`MECHANISMS`.
+
+    Attributes
+    ----------
+    name : str
+        Display name and key in :data:`MECHANISMS`.
+    estimates_frequency, estimates_mean : bool
+        What the mechanism estimates.
+    run : callable
+        ``run(data, eps, settings, rng) -> KVEstimate``: perturbation and estimation.
+    note : str
+        One-line remark shown with the results.
+    min_users : int, default 1
+        Fewest users the mechanism can run on (HISKV: one to estimate the length, one to
+        report).
+    """
+
     name: str
     estimates_frequency: bool
     estimates_mean: bool
     run: Runner
     note: str
     min_users: int = 1
-    """Fewest users the mechanism can run on (HISKV: one to estimate the length, one to report)."""
 
 
 def _hiskv(data: KVData, eps: float, s: KVSettings, rng: np.random.Generator) -> KVEstimate:
@@ -154,7 +190,34 @@ def run(
     rng: np.random.Generator,
 ) -> KVEstimate:
     """Run mechanism ``name`` on ``data`` at ``eps`` (in ``(0, 10]``, see
-    :data:`dpcore._validate.MAX_LDP_EPS`)."""
+    :data:`dpcore._validate.MAX_LDP_EPS`).
+
+    Parameters
+    ----------
+    name : str
+        A key of :data:`MECHANISMS`.
+    data : KVData
+        The users' key-value pairs.
+    eps : float
+        Privacy budget of each user, in ``[1e-300, 10]``.
+    settings : KVSettings, default DEFAULT_SETTINGS
+        Parameters besides ``eps``.
+    rng : numpy.random.Generator
+        Source of the randomness (the only one used).
+
+    Returns
+    -------
+    KVEstimate
+        Estimates of the ``data.d`` keys.
+
+    Raises
+    ------
+    ValueError
+        If ``eps`` is not in ``[1e-300, 10]`` (:func:`dpcore._validate.ldp_epsilon`),
+        ``name`` is in :data:`UNAVAILABLE` or unknown, ``data`` has fewer users than the
+        mechanism's ``min_users``, or ``settings`` hold a value the mechanism rejects
+        (e.g. ``padding_length < 1``, ``beta`` outside ``(0, 1)``).
+    """
     eps = _validate.ldp_epsilon(eps)
     if name in UNAVAILABLE:
         raise ValueError(f"{name} is unavailable: {UNAVAILABLE[name]}")

@@ -13,6 +13,20 @@ otherwise make the ratio explode (our convention; the paper's is lost)."""
 def top_keys(frequency: NDArray[np.float64], t: int) -> NDArray[np.int64]:
     """Indices of the ``t`` most frequent keys (ties broken by key index).
 
+    Parameters
+    ----------
+    frequency : ndarray of float64, shape (d,)
+        Frequency of each key.
+    t : int
+        Number of keys; more than ``d`` gives all ``d``.
+
+    Returns
+    -------
+    ndarray of int64, shape (min(t, d),)
+        Key indices, most frequent first.
+
+    Examples
+    --------
     >>> top_keys(np.array([0.1, 0.5, 0.1, 0.3]), 2).tolist()
     [1, 3]
     """
@@ -23,7 +37,20 @@ def top_keys(frequency: NDArray[np.float64], t: int) -> NDArray[np.int64]:
 def mse(
     estimate: NDArray[np.float64], truth: NDArray[np.float64], keys: NDArray[np.int64]
 ) -> float:
-    """:math:`\\frac1t \\sum_{k \\in \\text{top-}t} (\\hat x_k - x_k)^2`."""
+    """:math:`\\frac1t \\sum_{k \\in \\text{top-}t} (\\hat x_k - x_k)^2`.
+
+    Parameters
+    ----------
+    estimate, truth : ndarray of float64, shape (d,)
+        Estimated and true per-key values.
+    keys : ndarray of int64, shape (t,)
+        Keys to average over (e.g. from :func:`top_keys`).
+
+    Returns
+    -------
+    float
+        Mean squared error over ``keys`` (NaN if ``keys`` is empty).
+    """
     return float(np.mean((estimate[keys] - truth[keys]) ** 2))
 
 
@@ -36,6 +63,23 @@ def relative_error(
 ) -> float:
     """:math:`\\frac1t \\sum_k |\\hat x_k - x_k| / \\max(|x_k|, \\text{floor})`.
 
+    Parameters
+    ----------
+    estimate, truth : ndarray of float64, shape (d,)
+        Estimated and true per-key values.
+    keys : ndarray of int64, shape (t,)
+        Keys to average over.
+    floor : float, default 0.0
+        Smallest denominator (:data:`MEAN_RE_FLOOR` for means); with 0 a true value of
+        0 gives ``inf`` or NaN.
+
+    Returns
+    -------
+    float
+        Mean relative error over ``keys``.
+
+    Examples
+    --------
     >>> relative_error(np.array([1.5, 0.0]), np.array([1.0, 0.0]), np.array([0, 1]), floor=0.1)
     0.25
     """

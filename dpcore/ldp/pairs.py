@@ -22,7 +22,25 @@ from numpy.typing import NDArray
 
 @dataclass(frozen=True)
 class PairProbabilities:
-    """``(p1, q1, q2)`` of a pair randomizer over ``n_keys = d + L`` keys."""
+    """``(p1, q1, q2)`` of a pair randomizer over ``n_keys = d + L`` keys.
+
+    Attributes
+    ----------
+    p1 : float
+        Probability of reporting the true pair ``<k, b>``.
+    q1 : float
+        Probability of the same key with the flipped value ``<k, -b>``.
+    q2 : float
+        Probability of each of the ``D - 2`` pairs of other keys.
+    n_keys : int
+        ``d + L``, so that ``D = 2 n_keys``.
+
+    Raises
+    ------
+    ValueError
+        If a probability is negative or ``p1 + q1 + (D - 2) q2`` differs from 1 by more
+        than ``1e-9``.
+    """
 
     p1: float
     q1: float
@@ -46,12 +64,35 @@ class PairProbabilities:
 
 @dataclass(frozen=True)
 class PairEstimate:
+    """Per-key estimates from pair counts (:func:`estimate_pairs`).
+
+    Attributes
+    ----------
+    frequency : ndarray of float64, shape (d,)
+        Unbiased frequencies (unclipped).
+    mean : ndarray of float64, shape (d,)
+        Bounded means in ``[-1, 1]``.
+    """
+
     frequency: NDArray[np.float64]
     mean: NDArray[np.float64]
 
 
 def pair_index(keys: NDArray[np.int64], signs: NDArray[np.int8]) -> NDArray[np.int64]:
-    """Index of ``<key, sign>``: ``2 key`` for ``+1``, ``2 key + 1`` for ``-1``."""
+    """Index of ``<key, sign>``: ``2 key`` for ``+1``, ``2 key + 1`` for ``-1``.
+
+    Parameters
+    ----------
+    keys : ndarray of int64, shape (n,)
+        Keys (real or dummy).
+    signs : ndarray of int8, shape (n,)
+        Values ``±1``.
+
+    Returns
+    -------
+    ndarray of int64, shape (n,)
+        Pair indices in ``0..2 n_keys - 1``.
+    """
     return 2 * keys + (signs < 0)
 
 
@@ -62,6 +103,20 @@ def perturb_pairs(
 
     Keep w.p. ``p1``, flip the value w.p. ``q1``, else a uniform pair among the
     ``D - 2`` pairs of other keys (each then has probability ``q2``).
+
+    Parameters
+    ----------
+    pairs : ndarray of int64, shape (n,)
+        True pair indices (:func:`pair_index`).
+    probs : PairProbabilities
+        The channel.
+    rng : numpy.random.Generator
+        Source of the randomness.
+
+    Returns
+    -------
+    ndarray of int64, shape (n,)
+        Reported pair indices.
     """
     n = pairs.size
     u = rng.random(n)
@@ -73,7 +128,20 @@ def perturb_pairs(
 
 
 def pair_counts(reports: NDArray[np.int64], d: int) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
-    """``(C+_k, C-_k)`` for the real keys ``k < d`` (dummy reports are dropped)."""
+    """``(C+_k, C-_k)`` for the real keys ``k < d`` (dummy reports are dropped).
+
+    Parameters
+    ----------
+    reports : ndarray of int64, shape (n,)
+        Reported pair indices.
+    d : int
+        Number of real keys.
+
+    Returns
+    -------
+    c_plus, c_minus : ndarray of int64, shape (d,)
+        Reports of ``<k, +1>`` and of ``<k, -1>``.
+    """
     counts = np.bincount(reports, minlength=2 * d)[: 2 * d]
     return counts[0::2], counts[1::2]
 
@@ -101,10 +169,25 @@ def estimate_pairs(
         \\begin{pmatrix} C^+_k - n' q_2 \\\\ C^-_k - n' q_2 \\end{pmatrix},\\quad
         \\hat m_k = \\frac{\\mathrm{clip}(n_1, 1, N) - \\mathrm{clip}(n_2, 1, N)}{N}.
 
-    The frequency is returned unclipped (so that it stays unbiased); the mean is in
-    ``[-1, 1]``. When ``p1 == q1`` the value carries no information and the mean is 0.
     Any report whose per-key marginals have this form works, e.g. PCKV-UE's bit
     vectors with :math:`p_1 = a p`, :math:`q_1 = a(1-p)`, :math:`q_2 = b/2`.
+
+    Parameters
+    ----------
+    c_plus, c_minus : ndarray of int64, shape (d,)
+        Counts of ``<k, +1>`` and ``<k, -1>`` (:func:`pair_counts`).
+    n_reports : int
+        Number of reports :math:`n'`.
+    length : int
+        Padding length ``L``.
+    p1, q1, q2 : float
+        The channel's probabilities.
+
+    Returns
+    -------
+    PairEstimate
+        The frequency unclipped (so that it stays unbiased) and the mean in
+        ``[-1, 1]``; when ``p1 <= q1`` the value carries no information and the mean is 0.
     """
     n = float(n_reports)
     cp = c_plus.astype(np.float64)
@@ -134,6 +217,22 @@ def frequency_variance(
     .. math::
         \\mathrm{Var}\\,\\hat f_k = \\frac{L^2 b(1-b)}{n'(a-b)^2}
         + \\frac{L f_k (1-2b)}{n'(a-b)} - \\frac{f_k}{n'}.
+
+    Parameters
+    ----------
+    f : ndarray of float64
+        True frequencies :math:`f_k` (any shape).
+    n_reports : int
+        Number of reports :math:`n'`.
+    length : int
+        Padding length ``L``.
+    p1, q1, q2 : float
+        The channel's probabilities.
+
+    Returns
+    -------
+    ndarray of float64
+        Variance of :math:`\\hat f_k` for each entry of ``f`` (same shape).
     """
     a, b = p1 + q1, 2.0 * q2
     n = float(n_reports)

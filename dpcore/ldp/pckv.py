@@ -17,6 +17,7 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import NDArray
 
+from dpcore import _validate
 from dpcore.ldp.data import KVData
 from dpcore.ldp.pairs import (
     PairProbabilities,
@@ -31,7 +32,23 @@ from dpcore.ldp.sampling import discretise, padding_sample
 @dataclass(frozen=True)
 class KeyValueProbabilities:
     """Key kept w.p. ``a``; another key w.p. ``b`` (GRR: in total; UE: per bit); value
-    kept w.p. ``p``; over ``n_keys = d + l`` keys."""
+    kept w.p. ``p``; over ``n_keys = d + l`` keys.
+
+    Attributes
+    ----------
+    a : float
+        Probability that the sampled key is reported.
+    b : float
+        PCKV-GRR: probability of each other key; PCKV-UE: probability that an idle
+        position reports ``±1``.
+    p : float
+        Probability that the discretised value is kept (given the key is).
+    n_keys : int
+        ``d + l``: real keys plus dummies.
+    p1, q1, q2 : float
+        The pair form of :mod:`dpcore.ldp.pairs`: ``a p``, ``a (1 - p)`` and ``b / 2``
+        (properties).
+    """
 
     a: float
     b: float
@@ -59,12 +76,35 @@ def grr_probabilities(eps: float, d: int, length: int) -> KeyValueProbabilities:
         p = \\frac{l(e^\\varepsilon - 1) + 1}{l(e^\\varepsilon - 1) + 2},\\quad
         b = \\frac{1 - a}{d' - 1}.
 
+    Parameters
+    ----------
+    eps : float
+        Privacy budget of each user.
+    d : int
+        Size of the key domain, at least 1.
+    length : int
+        Padding length ``l``, at least 1.
+
+    Returns
+    -------
+    KeyValueProbabilities
+        ``(a, b, p)`` over ``d' = d + l`` keys.
+
+    Raises
+    ------
+    ValueError
+        If ``eps`` is not a finite number ``>= 1e-300``
+        (:func:`dpcore._validate.positive`), or ``d < 1`` or ``length < 1``.
+
+    Examples
+    --------
     >>> pr = grr_probabilities(math.log(2), d=2, length=1)
     >>> round(pr.a, 6), round(pr.p, 6), round(pr.b, 6)
     (0.428571, 0.666667, 0.285714)
     """
-    if eps <= 0 or d < 1 or length < 1:
-        raise ValueError("need eps > 0, d >= 1 and l >= 1")
+    eps = _validate.positive("eps", eps)
+    if d < 1 or length < 1:
+        raise ValueError("need d >= 1 and l >= 1")
     gain = length * math.expm1(eps)
     d_prime = d + length
     a = (gain + 2) / (gain + 2 * d_prime)
@@ -77,9 +117,30 @@ def ue_probabilities(eps: float, d: int, length: int) -> KeyValueProbabilities:
 
     .. math:: a = 1/2,\\quad b = \\frac{2}{e^\\varepsilon + 3},\\quad
         p = \\frac{e^\\varepsilon}{e^\\varepsilon + 1}.
+
+    Parameters
+    ----------
+    eps : float
+        Privacy budget of each user.
+    d : int
+        Size of the key domain, at least 1.
+    length : int
+        Padding length ``l``, at least 1.
+
+    Returns
+    -------
+    KeyValueProbabilities
+        ``(a, b, p)`` over ``d + l`` positions.
+
+    Raises
+    ------
+    ValueError
+        If ``eps`` is not a finite number ``>= 1e-300``
+        (:func:`dpcore._validate.positive`), or ``d < 1`` or ``length < 1``.
     """
-    if eps <= 0 or d < 1 or length < 1:
-        raise ValueError("need eps > 0, d >= 1 and l >= 1")
+    eps = _validate.positive("eps", eps)
+    if d < 1 or length < 1:
+        raise ValueError("need d >= 1 and l >= 1")
     e = math.exp(eps)
     return KeyValueProbabilities(0.5, 2 / (e + 3), e / (e + 1), d + length)
 
@@ -87,7 +148,30 @@ def ue_probabilities(eps: float, d: int, length: int) -> KeyValueProbabilities:
 def grr_perturb(
     data: KVData, eps: float, length: int, *, rng: np.random.Generator
 ) -> NDArray[np.int64]:
-    """PCKV-GRR client side: one pair index in ``0..2 d' - 1`` per user."""
+    """PCKV-GRR client side: one pair index in ``0..2 d' - 1`` per user.
+
+    Parameters
+    ----------
+    data : KVData
+        The users' key-value pairs.
+    eps : float
+        Privacy budget of each user.
+    length : int
+        Padding length ``l``.
+    rng : numpy.random.Generator
+        Source of the randomness.
+
+    Returns
+    -------
+    ndarray of int64, shape (n,)
+        Reported pair indices (:func:`dpcore.ldp.pairs.pair_index`).
+
+    Raises
+    ------
+    ValueError
+        If ``eps`` is not a finite number ``>= 1e-300``
+        (:func:`dpcore._validate.positive`), or ``d < 1`` or ``length < 1``.
+    """
     pr = grr_probabilities(eps, data.d, length)
     sampled = padding_sample(data, length, rng=rng)
     signs = discretise(sampled.values, rng=rng)
@@ -98,7 +182,32 @@ def grr_perturb(
 def grr_estimate(
     reports: NDArray[np.int64], eps: float, d: int, length: int
 ) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
-    """PCKV-GRR server side: ``(frequency, mean)`` of the ``d`` real keys."""
+    """PCKV-GRR server side: ``(frequency, mean)`` of the ``d`` real keys.
+
+    Parameters
+    ----------
+    reports : ndarray of int64, shape (n,)
+        Reported pair indices (from :func:`grr_perturb`).
+    eps : float
+        Privacy budget the reports were made with.
+    d : int
+        Size of the key domain.
+    length : int
+        Padding length ``l`` the reports were made with.
+
+    Returns
+    -------
+    frequency : ndarray of float64, shape (d,)
+        Unbiased frequencies (unclipped).
+    mean : ndarray of float64, shape (d,)
+        Bounded means in ``[-1, 1]`` (:func:`dpcore.ldp.pairs.estimate_pairs`).
+
+    Raises
+    ------
+    ValueError
+        If ``eps`` is not a finite number ``>= 1e-300``
+        (:func:`dpcore._validate.positive`), or ``d < 1`` or ``length < 1``.
+    """
     pr = grr_probabilities(eps, d, length)
     c_plus, c_minus = pair_counts(reports, d)
     est = estimate_pairs(c_plus, c_minus, reports.size, length, p1=pr.p1, q1=pr.q1, q2=pr.q2)
@@ -119,6 +228,28 @@ def ue_perturb_users(
 
     At the sampled key: ``b`` (its value) w.p. ``a p``, ``-b`` w.p. ``a (1-p)``, 0
     otherwise; at every other key: ``±1`` w.p. ``b/2`` each, 0 otherwise.
+
+    Parameters
+    ----------
+    data : KVData
+        The users' key-value pairs.
+    eps : float
+        Privacy budget of each user.
+    length : int
+        Padding length ``l``.
+    rng : numpy.random.Generator
+        Source of the randomness.
+
+    Returns
+    -------
+    ndarray of int8, shape (n, d + l)
+        Row ``i`` is user ``i``'s report vector (memory ``n (d + l)``).
+
+    Raises
+    ------
+    ValueError
+        If ``eps`` is not a finite number ``>= 1e-300``
+        (:func:`dpcore._validate.positive`), or ``d < 1`` or ``length < 1``.
     """
     pr = ue_probabilities(eps, data.d, length)
     keys, signs = _sampled_signed_keys(data, length, rng)
@@ -139,6 +270,28 @@ def ue_counts(
 
     Users' entries are independent, so per key the counts are a sum of three
     multinomials: users who sampled ``<k,+1>``, ``<k,-1>``, and all others.
+
+    Parameters
+    ----------
+    data : KVData
+        The users' key-value pairs.
+    eps : float
+        Privacy budget of each user.
+    length : int
+        Padding length ``l``.
+    rng : numpy.random.Generator
+        Source of the randomness.
+
+    Returns
+    -------
+    c_plus, c_minus : ndarray of int64, shape (d,)
+        Number of ``+1`` and of ``-1`` entries at each real key.
+
+    Raises
+    ------
+    ValueError
+        If ``eps`` is not a finite number ``>= 1e-300``
+        (:func:`dpcore._validate.positive`), or ``d < 1`` or ``length < 1``.
     """
     pr = ue_probabilities(eps, data.d, length)
     keys, signs = _sampled_signed_keys(data, length, rng)
@@ -155,7 +308,32 @@ def ue_counts(
 def ue_estimate(
     c_plus: NDArray[np.int64], c_minus: NDArray[np.int64], n: int, eps: float, length: int
 ) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
-    """PCKV-UE server side: ``(frequency, mean)`` from the per-key counts."""
+    """PCKV-UE server side: ``(frequency, mean)`` from the per-key counts.
+
+    Parameters
+    ----------
+    c_plus, c_minus : ndarray of int64, shape (d,)
+        Counts of ``+1`` and ``-1`` entries (from :func:`ue_counts`).
+    n : int
+        Number of reports.
+    eps : float
+        Privacy budget the reports were made with.
+    length : int
+        Padding length ``l`` the reports were made with.
+
+    Returns
+    -------
+    frequency : ndarray of float64, shape (d,)
+        Unbiased frequencies (unclipped).
+    mean : ndarray of float64, shape (d,)
+        Bounded means in ``[-1, 1]``.
+
+    Raises
+    ------
+    ValueError
+        If ``eps`` is not a finite number ``>= 1e-300``
+        (:func:`dpcore._validate.positive`), or ``c_plus`` is empty or ``length < 1``.
+    """
     pr = ue_probabilities(eps, c_plus.size, length)
     est = estimate_pairs(c_plus, c_minus, n, length, p1=pr.p1, q1=pr.q1, q2=pr.q2)
     return est.frequency, est.mean

@@ -36,6 +36,20 @@ UserSet = tuple[tuple[int, ...], tuple[int, ...]]
 def enumerate_sets(d: int, max_length: int) -> list[UserSet]:
     """Every set of at most ``max_length`` distinct keys of ``0..d-1`` with ``±1`` values.
 
+    Parameters
+    ----------
+    d : int
+        Size of the key domain.
+    max_length : int
+        Largest set size (capped at ``d``).
+
+    Returns
+    -------
+    list of UserSet
+        ``(keys, signs)`` pairs, by size, then keys, then signs; the empty set first.
+
+    Examples
+    --------
     >>> len(enumerate_sets(2, 2))  # {}, 2 keys x 2 signs, 4 sign pairs
     9
     """
@@ -52,8 +66,21 @@ def padding_item_distribution(user: UserSet, d: int, length: int) -> NDArray[np.
 
     ``l >= L``: every ``L``-subset of the set, then every pick in it. ``l < L``:
     every choice of ``L - l`` of the ``L`` dummies ``<d+j, 0>``, every pick, and the
-    dummy's value 0 discretised to ``±1`` with probability 1/2 each. Index as in
-    :func:`dpcore.ldp.pairs.pair_index`.
+    dummy's value 0 discretised to ``±1`` with probability 1/2 each.
+
+    Parameters
+    ----------
+    user : UserSet
+        The user's keys and ``±1`` values.
+    d : int
+        Size of the key domain.
+    length : int
+        Padding length ``L``.
+
+    Returns
+    -------
+    ndarray of float64, shape (2 (d + L),)
+        Probability of each pair, indexed as in :func:`dpcore.ldp.pairs.pair_index`.
     """
     keys, signs = user
     dist = np.zeros(2 * (d + length))
@@ -76,8 +103,20 @@ def padding_item_distribution(user: UserSet, d: int, length: int) -> NDArray[np.
 
 
 def domain_item_distribution(user: UserSet, d: int) -> NDArray[np.float64]:
-    """Law of ``(j, state)`` when ``j`` is uniform on the domain; index ``3 j + state``
-    with state 0 absent, 1 value +1, 2 value -1."""
+    """Law of ``(j, state)`` when ``j`` is uniform on the domain.
+
+    Parameters
+    ----------
+    user : UserSet
+        The user's keys and ``±1`` values.
+    d : int
+        Size of the key domain.
+
+    Returns
+    -------
+    ndarray of float64, shape (3 d,)
+        Probability of index ``3 j + state``, with state 0 absent, 1 value +1, 2 value -1.
+    """
     keys, signs = user
     dist = np.zeros(3 * d)
     held = dict(zip(keys, signs, strict=True))
@@ -89,7 +128,21 @@ def domain_item_distribution(user: UserSet, d: int) -> NDArray[np.float64]:
 
 def ue_report_channel(a: float, b: float, p: float, n_keys: int) -> NDArray[np.float64]:
     """``P[pair state, report vector]`` of unary encoding with entries (0, +1, -1) over
-    ``n_keys`` positions: sampled position as in PCKV-UE, others ``±1`` w.p. ``b/2``."""
+    ``n_keys`` positions: sampled position as in PCKV-UE, others ``±1`` w.p. ``b/2``.
+
+    Parameters
+    ----------
+    a, b, p : float
+        PCKV-UE's parameters (:class:`dpcore.ldp.pckv.KeyValueProbabilities`).
+    n_keys : int
+        Number of positions ``d + l`` (the output has ``3^n_keys`` columns).
+
+    Returns
+    -------
+    ndarray of float64, shape (2 n_keys, 3 ** n_keys)
+        Row ``2 k`` / ``2 k + 1``: sampled pair ``<k, +1>`` / ``<k, -1>``; columns: every
+        vector over (0, +1, -1) in lexicographic order.
+    """
     outputs = np.array(list(itertools.product(range(3), repeat=n_keys)))  # 0, +1, -1
     idle = np.array([1 - b, b / 2, b / 2])
     held = {1: np.array([1 - a, a * p, a * (1 - p)]), -1: np.array([1 - a, a * (1 - p), a * p])}
@@ -104,7 +157,21 @@ def ue_report_channel(a: float, b: float, p: float, n_keys: int) -> NDArray[np.f
 
 
 def sue_report_channel(eps: float, n_items: int) -> NDArray[np.float64]:
-    """``P[pair state, bit vector]`` of SUE over ``n_items`` (the value is not reported)."""
+    """``P[pair state, bit vector]`` of SUE over ``n_items`` (the value is not reported).
+
+    Parameters
+    ----------
+    eps : float
+        Privacy budget of one report.
+    n_items : int
+        Number of items ``d + l`` (the output has ``2^n_items`` columns).
+
+    Returns
+    -------
+    ndarray of float64, shape (2 n_items, 2 ** n_items)
+        Rows ``2 k`` and ``2 k + 1`` (pair ``<k, ±1>``) are equal; columns: every bit
+        vector in lexicographic order.
+    """
     p, q = oracles.sue_probabilities(eps)
     outputs = np.array(list(itertools.product((0, 1), repeat=n_items)))
     rows = []
@@ -122,6 +189,18 @@ def worst_log_ratio(channel: NDArray[np.float64]) -> float:
     """:math:`\\max_o \\ln(\\max_i P[i, o] / \\min_i P[i, o])` over the rows of ``channel``
     (``inf`` if some output is impossible for one input and possible for another).
 
+    Parameters
+    ----------
+    channel : ndarray of float64, shape (inputs, outputs)
+        ``P[input, output]``.
+
+    Returns
+    -------
+    float
+        The worst log-ratio, in nats; outputs impossible for every input are skipped.
+
+    Examples
+    --------
     >>> worst_log_ratio(np.array([[0.75, 0.25], [0.25, 0.75]])) == math.log(3)
     True
     """
@@ -137,9 +216,26 @@ def worst_log_ratio(channel: NDArray[np.float64]) -> float:
 class PrivacyCheck:
     """Claimed budget against the exact worst log-ratios.
 
-    ``report_level``: between any two items a user could report about (one sampled
-    pair or key state); ``user_level``: between any two whole sets, sampling included.
-    ``claim_level`` says which of the two the claim is about.
+    Attributes
+    ----------
+    mechanism : str
+        Name of the checked mechanism.
+    claimed_eps : float
+        The budget the mechanism claims.
+    claim_level : {"user", "report"}
+        Which of the two measured levels the claim is about.
+    report_level : float
+        Worst log-ratio between any two items a user could report about (one sampled
+        pair or key state).
+    user_level : float
+        Worst log-ratio between any two whole sets, sampling included.
+    d : int
+        Size of the key domain checked.
+    length : int or None
+        Padding length checked; ``None`` for mechanisms without padding.
+    holds : bool
+        Whether the claimed level stays within ``claimed_eps`` (relative tolerance
+        ``1e-9``; property).
     """
 
     mechanism: str
@@ -218,9 +314,33 @@ def check(
     """Exact check of mechanism ``name`` at ``(eps, d, L)``; keep ``d + L <= 6`` or so
     (PrivKVM is in closed form, so any number of rounds costs the same).
 
-    ``length`` is HISKV's ``L`` and PCKV's / SUE's ``l``. HISKV is checked with the
-    accounting of ``settings.amplified``; ``"HISKV-OETL"`` checks its length report.
-    ``eps`` must lie in ``(0, 10]`` (:data:`dpcore._validate.MAX_LDP_EPS`).
+    HISKV is checked with the accounting of ``settings.amplified``; ``"HISKV-OETL"``
+    checks its length report.
+
+    Parameters
+    ----------
+    name : str
+        One of :data:`CHECKED`.
+    eps : float
+        Claimed budget, in ``[1e-300, 10]`` (:data:`dpcore._validate.MAX_LDP_EPS`).
+    d : int
+        Size of the key domain.
+    length : int
+        HISKV's ``L`` and PCKV's / SUE's ``l`` (unused by the others).
+    settings : KVSettings, default DEFAULT_SETTINGS
+        HISKV's ``value_share``, ``amplified`` and ``l_max``; PrivKVM's rounds.
+
+    Returns
+    -------
+    PrivacyCheck
+        The claim and the measured worst log-ratios.
+
+    Raises
+    ------
+    ValueError
+        If ``eps`` is not in ``[1e-300, 10]`` (:func:`dpcore._validate.ldp_epsilon`),
+        ``name`` has no check, or the mechanism rejects ``d``, ``length`` or
+        ``settings`` (e.g. ``d < 1``, ``length < 1``, ``l_max < 2``).
     """
     eps = _validate.ldp_epsilon(eps)
     if name == "HISKV":

@@ -16,6 +16,7 @@ import math
 import numpy as np
 from numpy.typing import NDArray
 
+from dpcore import _validate
 from dpcore.ldp.data import KVData
 from dpcore.ldp.sampling import ABSENT, PLUS, discretise, domain_sample
 
@@ -24,9 +25,26 @@ NONE, REPORT_PLUS, REPORT_MINUS = 0, 1, 2
 
 
 def probabilities(eps: float) -> tuple[float, float]:
-    """:math:`p_1 = p_2 = e^{\\varepsilon/2} / (1 + e^{\\varepsilon/2})`."""
-    if eps <= 0:
-        raise ValueError("eps must be positive")
+    """:math:`p_1 = p_2 = e^{\\varepsilon/2} / (1 + e^{\\varepsilon/2})`.
+
+    Parameters
+    ----------
+    eps : float
+        Privacy budget of one report, split equally between key and value.
+
+    Returns
+    -------
+    p1 : float
+        Probability that the presence bit is kept.
+    p2 : float
+        Probability that the discretised value is kept.
+
+    Raises
+    ------
+    ValueError
+        If ``eps`` is not a finite number ``>= 1e-300`` (:func:`dpcore._validate.positive`).
+    """
+    eps = _validate.positive("eps", eps)
     p = math.exp(eps / 2) / (1 + math.exp(eps / 2))
     return p, p
 
@@ -35,6 +53,25 @@ def state_channel(eps: float, fake_mean: float = 0.0) -> NDArray[np.float64]:
     """``P[state, report]`` for states (absent, +1, -1) and reports
     (<0,0>, <1,+1>, <1,-1>), with the absent user's fake value of mean ``fake_mean``.
 
+    Parameters
+    ----------
+    eps : float
+        Privacy budget of one report.
+    fake_mean : float, default 0.0
+        Mean of the fake value an absent user reports (0: uniform on ``[-1, 1]``).
+
+    Returns
+    -------
+    ndarray of float64, shape (3, 3)
+        Row-stochastic channel.
+
+    Raises
+    ------
+    ValueError
+        If ``eps`` is not a finite number ``>= 1e-300`` (:func:`dpcore._validate.positive`).
+
+    Examples
+    --------
     >>> state_channel(2 * math.log(3)).round(4).tolist()
     [[0.75, 0.125, 0.125], [0.25, 0.5625, 0.1875], [0.25, 0.1875, 0.5625]]
     """
@@ -56,8 +93,32 @@ def perturb(
     fake_means: NDArray[np.float64] | None = None,
     rng: np.random.Generator,
 ) -> tuple[NDArray[np.int64], NDArray[np.int8]]:
-    """Client side: ``(sampled key, report code)`` per user. ``fake_means[j]`` is the
-    mean of the fake value for absent key ``j`` (``None``: 0, i.e. uniform values)."""
+    """Client side: ``(sampled key, report code)`` per user.
+
+    Parameters
+    ----------
+    data : KVData
+        The users' key-value pairs.
+    eps : float
+        Privacy budget of each user for this round.
+    fake_means : ndarray of float64, shape (d,), optional
+        Mean of the fake value for each absent key, clipped to ``[-1, 1]``
+        (``None``: 0, i.e. uniform values).
+    rng : numpy.random.Generator
+        Source of the randomness.
+
+    Returns
+    -------
+    keys : ndarray of int64, shape (n,)
+        Key each user sampled uniformly from ``0..d-1``.
+    codes : ndarray of int8, shape (n,)
+        :data:`NONE`, :data:`REPORT_PLUS` or :data:`REPORT_MINUS`.
+
+    Raises
+    ------
+    ValueError
+        If ``eps`` is not a finite number ``>= 1e-300`` (:func:`dpcore._validate.positive`).
+    """
     p1, p2 = probabilities(eps)
     keys, state = domain_sample(data, rng=rng)
     fake = np.zeros(data.d) if fake_means is None else np.clip(fake_means, -1.0, 1.0)
@@ -81,6 +142,29 @@ def estimate(
 
     with :math:`f'_j` the share of "present" reports, :math:`n_1, n_2` the counts of
     ``<1,+1>``, ``<1,-1>`` and :math:`N = n_1 + n_2`.
+
+    Parameters
+    ----------
+    keys : ndarray of int64, shape (n,)
+        Sampled keys (from :func:`perturb`).
+    codes : ndarray of int8, shape (n,)
+        Report codes.
+    d : int
+        Size of the key domain.
+    eps : float
+        Privacy budget the reports were made with.
+
+    Returns
+    -------
+    frequency : ndarray of float64, shape (d,)
+        :math:`\\hat f_j` (unclipped).
+    mean : ndarray of float64, shape (d,)
+        :math:`\\hat m_j` in ``[-1, 1]``.
+
+    Raises
+    ------
+    ValueError
+        If ``eps`` is not a finite number ``>= 1e-300`` (:func:`dpcore._validate.positive`).
     """
     p1, p2 = probabilities(eps)
     n_j = np.maximum(np.bincount(keys, minlength=d), 1).astype(np.float64)
@@ -96,9 +180,32 @@ def run_privkvm(
     data: KVData, eps: float, rounds: int, *, rng: np.random.Generator
 ) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
     """PrivKVM: ``rounds`` PrivKV rounds at ``eps / rounds`` each (sequential
-    composition), absent users faking the previous round's mean estimate. Returns the
-    frequency averaged over rounds (each round is unbiased) and the last round's mean.
-    ``rounds = 1`` is PrivKV."""
+    composition), absent users faking the previous round's mean estimate.
+    ``rounds = 1`` is PrivKV.
+
+    Parameters
+    ----------
+    data : KVData
+        The users' key-value pairs.
+    eps : float
+        Total privacy budget of each user.
+    rounds : int
+        Number of rounds ``c``, at least 1.
+    rng : numpy.random.Generator
+        Source of the randomness.
+
+    Returns
+    -------
+    frequency : ndarray of float64, shape (d,)
+        Frequency estimate averaged over the rounds (each round is unbiased).
+    mean : ndarray of float64, shape (d,)
+        The last round's mean estimate, in ``[-1, 1]``.
+
+    Raises
+    ------
+    ValueError
+        If ``rounds < 1``, or ``eps / rounds`` is not a finite number ``>= 1e-300``.
+    """
     if rounds < 1:
         raise ValueError("PrivKVM needs at least one round")
     fake = np.zeros(data.d)

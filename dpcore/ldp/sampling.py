@@ -25,7 +25,15 @@ ABSENT, PLUS, MINUS = 0, 1, 2
 
 @dataclass(frozen=True)
 class SampledPairs:
-    """One pair per user: ``keys`` in ``[0, d + L)`` (``>= d`` are dummies), values."""
+    """One pair per user: ``keys`` in ``[0, d + L)`` (``>= d`` are dummies), values.
+
+    Attributes
+    ----------
+    keys : ndarray of int64, shape (n,)
+        Sampled key of each user; ``d + j`` is dummy ``j``.
+    values : ndarray of float64, shape (n,)
+        The pair's value in ``[-1, 1]`` (0 for a dummy).
+    """
 
     keys: NDArray[np.int64]
     values: NDArray[np.float64]
@@ -34,6 +42,20 @@ class SampledPairs:
 def discretise(values: NDArray[np.float64], *, rng: np.random.Generator) -> NDArray[np.int8]:
     """``+1`` with probability :math:`(1+v)/2`, else ``-1``: unbiased, :math:`E = v`.
 
+    Parameters
+    ----------
+    values : ndarray of float64, shape (n,)
+        Values in ``[-1, 1]``.
+    rng : numpy.random.Generator
+        Source of the randomness.
+
+    Returns
+    -------
+    ndarray of int8, shape (n,)
+        ``+1`` or ``-1`` per value.
+
+    Examples
+    --------
     >>> discretise(np.array([1.0, -1.0]), rng=np.random.default_rng(0)).tolist()
     [1, -1]
     """
@@ -60,8 +82,29 @@ def padding_sample(
         P(\\text{real pair}) = 1/\\max(l_i, L),\\qquad
         P(\\text{dummy } j) = (L - l_i)^+ / L^2 .
 
-    Empty sets (``l_i = 0``) are allowed and always yield a dummy. ``users`` restricts
-    the sampling to those users (in that order) without copying their pairs.
+    Empty sets (``l_i = 0``) are allowed and always yield a dummy.
+
+    Parameters
+    ----------
+    data : KVData
+        The users' key-value pairs.
+    length : int
+        Padding length ``L``, at least 1.
+    rng : numpy.random.Generator
+        Source of the randomness.
+    users : ndarray of int64, optional
+        Restrict the sampling to these users (in that order) without copying their
+        pairs; ``None`` samples every user.
+
+    Returns
+    -------
+    SampledPairs
+        One pair per (selected) user.
+
+    Raises
+    ------
+    ValueError
+        If ``length < 1``.
     """
     if length < 1:
         raise ValueError("the padding length L must be at least 1")
@@ -87,9 +130,23 @@ def domain_sample(
 ) -> tuple[NDArray[np.int64], NDArray[np.int8]]:
     """Each user draws a key ``j`` uniformly from ``0..d-1`` and reports its state.
 
-    Returns ``(j, state)`` with state :data:`ABSENT`, :data:`PLUS` or :data:`MINUS`
-    (the held value discretised by :func:`discretise`). "Does user i hold j" is one
-    pass over the flat pairs: keys equal to their user's ``j`` (at most one per user).
+    "Does user i hold j" is one pass over the flat pairs: keys equal to their user's
+    ``j`` (at most one per user).
+
+    Parameters
+    ----------
+    data : KVData
+        The users' key-value pairs.
+    rng : numpy.random.Generator
+        Source of the randomness.
+
+    Returns
+    -------
+    keys : ndarray of int64, shape (n,)
+        The sampled key ``j`` of each user.
+    state : ndarray of int8, shape (n,)
+        :data:`ABSENT`, :data:`PLUS` or :data:`MINUS` (the held value discretised by
+        :func:`discretise`).
     """
     n = data.n_users
     sampled = rng.integers(0, data.d, size=n, dtype=np.int64)

@@ -15,6 +15,8 @@ import math
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from dpcore import _validate
+
 
 def exponential_log_weights(
     scores: ArrayLike, eps: float, sensitivity: float
@@ -27,11 +29,35 @@ def exponential_log_weights(
 
     .. math:: \\ln w_r - \\ln w_{OPT} = \\frac{\\varepsilon\\,(u(x,r) - OPT)}{2\\Delta u}
 
+    Parameters
+    ----------
+    scores : array_like, shape (|R|,)
+        ``u(x, r)`` for each candidate (finite; any magnitude).
+    eps : float
+        The privacy parameter ε > 0.
+    sensitivity : float
+        ``Δu = max_r max_{x~y} |u(x,r) - u(y,r)| > 0``.
+
+    Returns
+    -------
+    ndarray of float64, shape (|R|,)
+        :math:`\\ln w_r - \\ln w_{OPT} \\le 0`.
+
+    Raises
+    ------
+    ValueError
+        If ``scores`` is empty, not 1-D, not finite or spans more than float64's range, or
+        ``eps`` or ``sensitivity`` is not a finite number ``>= 1e-300``
+        (:func:`dpcore._validate.positive`).
+
+    Examples
+    --------
     >>> exponential_log_weights([3.0, 1.0], 1.0, 1.0)
     array([ 0., -1.])
     """
     values = _scores(scores)
-    _check_positive(eps=eps, sensitivity=sensitivity)
+    eps = _validate.positive("eps", eps)
+    sensitivity = _validate.positive("sensitivity", sensitivity)
     # The difference is taken before scaling: u_r - OPT is exact for integer
     # scores below 2**53, and the product then carries one rounding only.
     log_weights: NDArray[np.float64] = (values - values.max()) * (eps / (2.0 * sensitivity))
@@ -48,6 +74,27 @@ def exponential_log_probabilities(
 
     The sum is at least 1 (the best candidate contributes ``e^0``) and at most
     ``|R|``, so its logarithm is always finite.
+
+    Parameters
+    ----------
+    scores : array_like, shape (|R|,)
+        ``u(x, r)`` for each candidate (finite; any magnitude).
+    eps : float
+        The privacy parameter ε > 0.
+    sensitivity : float
+        ``Δu = max_r max_{x~y} |u(x,r) - u(y,r)| > 0``.
+
+    Returns
+    -------
+    ndarray of float64, shape (|R|,)
+        Log-probabilities, each ``<= 0``.
+
+    Raises
+    ------
+    ValueError
+        If ``scores`` is empty, not 1-D, not finite or spans more than float64's range, or
+        ``eps`` or ``sensitivity`` is not a finite number ``>= 1e-300``
+        (:func:`dpcore._validate.positive`).
     """
     log_weights = exponential_log_weights(scores, eps, sensitivity)
     return log_weights - math.log(float(np.exp(log_weights).sum()))
@@ -58,23 +105,30 @@ def exponential_probabilities(
 ) -> NDArray[np.float64]:
     """The output distribution of the exponential mechanism (Dwork & Roth, def. 3.4).
 
+    .. math:: \\Pr[M(x) = r] = \\frac{\\exp(\\varepsilon u(x,r) / 2\\Delta u)}
+              {\\sum_{r' \\in R} \\exp(\\varepsilon u(x,r') / 2\\Delta u)}
+
     Parameters
     ----------
-    scores
+    scores : array_like, shape (|R|,)
         ``u(x, r)`` for each candidate (finite; any magnitude).
-    eps
+    eps : float
         The privacy parameter ε > 0 (any size: 1e-6 and 1e3 both work).
-    sensitivity
+    sensitivity : float
         ``Δu = max_r max_{x~y} |u(x,r) - u(y,r)| > 0``.
 
     Returns
     -------
-    ndarray
+    ndarray of float64, shape (|R|,)
         Probabilities summing to 1; candidates far below the best may underflow
         to exactly 0 (their true probability is below 1e-308).
 
-    .. math:: \\Pr[M(x) = r] = \\frac{\\exp(\\varepsilon u(x,r) / 2\\Delta u)}
-              {\\sum_{r' \\in R} \\exp(\\varepsilon u(x,r') / 2\\Delta u)}
+    Raises
+    ------
+    ValueError
+        If ``scores`` is empty, not 1-D, not finite or spans more than float64's range, or
+        ``eps`` or ``sensitivity`` is not a finite number ``>= 1e-300``
+        (:func:`dpcore._validate.positive`).
 
     Examples
     --------
@@ -94,12 +148,34 @@ def sample_categorical(
     One cumulative sum (O(|R|)) and a vectorized binary search per draw
     (O(size log |R|)); entries with probability 0 are never drawn.
 
+    Parameters
+    ----------
+    probabilities : array_like, shape (|R|,)
+        Non-negative finite weights (normalised here, so they need not sum to 1).
+    size : int
+        Number of draws, ``>= 0``.
+    rng : numpy.random.Generator
+        Source of the randomness.
+
+    Returns
+    -------
+    ndarray of intp, shape (size,)
+        Indices into ``probabilities``.
+
+    Raises
+    ------
+    ValueError
+        If ``probabilities`` is empty, not 1-D, has a negative or non-finite entry or is
+        all zero, or ``size < 0``.
+
+    Examples
+    --------
     >>> sample_categorical([0.0, 1.0, 0.0], size=4, rng=np.random.default_rng(0))
     array([1, 1, 1, 1])
     """
-    mass = np.asarray(probabilities, dtype=np.float64)
-    if mass.ndim != 1 or mass.size == 0 or not np.isfinite(mass).all() or (mass < 0).any():
-        raise ValueError("probabilities must be a non-empty 1-D array of finite values >= 0")
+    mass = _validate.finite_array("probabilities", probabilities, nonnegative=True)
+    if mass.size == 0:
+        raise ValueError("probabilities must hold at least one candidate's probability")
     if size < 0:
         raise ValueError(f"size must be >= 0, got {size}")
     cumulative = np.cumsum(mass)
@@ -119,6 +195,33 @@ def sample_exponential(
 ) -> NDArray[np.intp]:
     """``size`` independent runs of the exponential mechanism (indices into ``scores``).
 
+    Parameters
+    ----------
+    scores : array_like, shape (|R|,)
+        ``u(x, r)`` for each candidate (finite; any magnitude).
+    eps : float
+        The privacy parameter ε > 0.
+    sensitivity : float
+        ``Δu = max_r max_{x~y} |u(x,r) - u(y,r)| > 0``.
+    size : int
+        Number of runs, ``>= 0``.
+    rng : numpy.random.Generator
+        Source of the randomness.
+
+    Returns
+    -------
+    ndarray of intp, shape (size,)
+        Selected candidates' indices.
+
+    Raises
+    ------
+    ValueError
+        If ``scores`` is empty, not 1-D, not finite or spans more than float64's range, or
+        ``eps`` or ``sensitivity`` is not a finite number ``>= 1e-300``
+        (:func:`dpcore._validate.positive`), or ``size < 0``.
+
+    Examples
+    --------
     >>> sample_exponential([0.0, 1e6], 1.0, 1.0, size=3, rng=np.random.default_rng(1))
     array([1, 1, 1])
     """
@@ -138,9 +241,32 @@ def exponential_accuracy_bound(
     .. math:: \\Pr[u(M(x)) \\le c] \\le \\frac{|R|}{|R_{OPT}|}
               \\exp\\Big(\\frac{\\varepsilon (c - OPT)}{2\\Delta u}\\Big)
 
-    The value is returned as is (``inf`` if it overflows) so that a useless
-    bound -- one above 1 -- is visible as such.
+    Parameters
+    ----------
+    scores : array_like, shape (|R|,)
+        ``u(x, r)`` for each candidate (finite; any magnitude).
+    eps : float
+        The privacy parameter ε > 0.
+    sensitivity : float
+        ``Δu = max_r max_{x~y} |u(x,r) - u(y,r)| > 0``.
+    c : float
+        The score threshold.
 
+    Returns
+    -------
+    float
+        The bound as is (``inf`` if it overflows), so that a useless bound -- one
+        above 1 -- is visible as such.
+
+    Raises
+    ------
+    ValueError
+        If ``scores`` is empty, not 1-D, not finite or spans more than float64's range, or
+        ``eps`` or ``sensitivity`` is not a finite number ``>= 1e-300``
+        (:func:`dpcore._validate.positive`).
+
+    Examples
+    --------
     >>> exponential_accuracy_bound([3.0, 1.0, 1.0, 1.0], 1.0, 1.0, 3.0)
     4.0
     """
@@ -152,11 +278,37 @@ def exponential_accuracy_bounds(
 ) -> NDArray[np.float64]:
     """:func:`exponential_accuracy_bound` for many thresholds ``c`` at once (one pass over scores).
 
+    Parameters
+    ----------
+    scores : array_like, shape (|R|,)
+        ``u(x, r)`` for each candidate (finite; any magnitude).
+    eps : float
+        The privacy parameter ε > 0.
+    sensitivity : float
+        ``Δu = max_r max_{x~y} |u(x,r) - u(y,r)| > 0``.
+    thresholds : array_like
+        Score thresholds ``c`` (any shape).
+
+    Returns
+    -------
+    ndarray of float64
+        The bound for each threshold (same shape; ``inf`` where it overflows).
+
+    Raises
+    ------
+    ValueError
+        If ``scores`` is empty, not 1-D, not finite or spans more than float64's range, or
+        ``eps`` or ``sensitivity`` is not a finite number ``>= 1e-300``
+        (:func:`dpcore._validate.positive`).
+
+    Examples
+    --------
     >>> exponential_accuracy_bounds([2.0, 0.0], 2.0, 1.0, [2.0, 1.0, 1e6])
     array([2.        , 0.73575888,        inf])
     """
     values = _scores(scores)
-    _check_positive(eps=eps, sensitivity=sensitivity)
+    eps = _validate.positive("eps", eps)
+    sensitivity = _validate.positive("sensitivity", sensitivity)
     cs = np.asarray(thresholds, dtype=np.float64)
     log_bound = math.log(values.size / _count_best(values)) + (cs - values.max()) * (
         eps / (2.0 * sensitivity)
@@ -174,6 +326,31 @@ def exponential_tail_probability(
 
     .. math:: \\Pr[u(M(x)) \\le c] = \\sum_{r:\\, u(x,r) \\le c} \\Pr[M(x) = r]
 
+    Parameters
+    ----------
+    scores : array_like, shape (|R|,)
+        ``u(x, r)`` for each candidate (finite; any magnitude).
+    eps : float
+        The privacy parameter ε > 0.
+    sensitivity : float
+        ``Δu = max_r max_{x~y} |u(x,r) - u(y,r)| > 0``.
+    c : float
+        The score threshold.
+
+    Returns
+    -------
+    float
+        The probability, in ``[0, 1]``.
+
+    Raises
+    ------
+    ValueError
+        If ``scores`` is empty, not 1-D, not finite or spans more than float64's range, or
+        ``eps`` or ``sensitivity`` is not a finite number ``>= 1e-300``
+        (:func:`dpcore._validate.positive`).
+
+    Examples
+    --------
     >>> exponential_tail_probability([3.0, 1.0, 1.0, 1.0], 1.0, 1.0, 3.0)
     1.0
     """
@@ -189,11 +366,37 @@ def exponential_threshold(scores: ArrayLike, eps: float, sensitivity: float, t: 
               \\Big(\\ln\\frac{|R|}{|R_{OPT}|} + t\\Big),
               \\qquad \\Pr[u(M(x)) \\le c(t)] \\le e^{-t}
 
+    Parameters
+    ----------
+    scores : array_like, shape (|R|,)
+        ``u(x, r)`` for each candidate (finite; any magnitude).
+    eps : float
+        The privacy parameter ε > 0.
+    sensitivity : float
+        ``Δu = max_r max_{x~y} |u(x,r) - u(y,r)| > 0``.
+    t : float
+        The exponent of the failure probability ``e^{-t}``.
+
+    Returns
+    -------
+    float
+        :math:`c(t)`.
+
+    Raises
+    ------
+    ValueError
+        If ``scores`` is empty, not 1-D, not finite or spans more than float64's range, or
+        ``eps`` or ``sensitivity`` is not a finite number ``>= 1e-300``
+        (:func:`dpcore._validate.positive`).
+
+    Examples
+    --------
     >>> exponential_threshold([3.0, 1.0], 2.0, 1.0, 0.0) == 3.0 - math.log(2.0)
     True
     """
     values = _scores(scores)
-    _check_positive(eps=eps, sensitivity=sensitivity)
+    eps = _validate.positive("eps", eps)
+    sensitivity = _validate.positive("sensitivity", sensitivity)
     spread = math.log(values.size / _count_best(values)) + t
     return float(values.max()) - 2.0 * sensitivity / eps * spread
 
@@ -205,6 +408,29 @@ def exponential_expected_loss(scores: ArrayLike, eps: float, sensitivity: float)
 
     .. math:: OPT - \\mathbb{E}[u(M(x))] = \\sum_{r} \\Pr[M(x)=r]\\,(OPT - u(x,r))
 
+    Parameters
+    ----------
+    scores : array_like, shape (|R|,)
+        ``u(x, r)`` for each candidate (finite; any magnitude).
+    eps : float
+        The privacy parameter ε > 0.
+    sensitivity : float
+        ``Δu = max_r max_{x~y} |u(x,r) - u(y,r)| > 0``.
+
+    Returns
+    -------
+    float
+        The expected loss, ``>= 0``.
+
+    Raises
+    ------
+    ValueError
+        If ``scores`` is empty, not 1-D, not finite or spans more than float64's range, or
+        ``eps`` or ``sensitivity`` is not a finite number ``>= 1e-300``
+        (:func:`dpcore._validate.positive`).
+
+    Examples
+    --------
     >>> exponential_expected_loss([1.0, 0.0], 2.0 * math.log(3.0), 1.0)  # Pr = (3/4, 1/4)
     0.25
     """
@@ -218,12 +444,32 @@ def exponential_utility_distribution(
 ) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
     """The distribution of the output's score ``u(M(x))``: distinct scores and their mass.
 
+    Parameters
+    ----------
+    scores : array_like, shape (|R|,)
+        ``u(x, r)`` for each candidate (finite; any magnitude).
+    eps : float
+        The privacy parameter ε > 0.
+    sensitivity : float
+        ``Δu = max_r max_{x~y} |u(x,r) - u(y,r)| > 0``.
+
     Returns
     -------
-    (values, mass)
-        Distinct scores in increasing order and ``Pr[u(M(x)) = value]``;
-        ``np.cumsum(mass)`` is the exact ``Pr[u(M(x)) <= value]``.
+    values : ndarray of float64, shape (m,)
+        Distinct scores in increasing order.
+    mass : ndarray of float64, shape (m,)
+        ``Pr[u(M(x)) = value]``; ``np.cumsum(mass)`` is the exact
+        ``Pr[u(M(x)) <= value]``.
 
+    Raises
+    ------
+    ValueError
+        If ``scores`` is empty, not 1-D, not finite or spans more than float64's range, or
+        ``eps`` or ``sensitivity`` is not a finite number ``>= 1e-300``
+        (:func:`dpcore._validate.positive`).
+
+    Examples
+    --------
     >>> exponential_utility_distribution([2.0, 1.0, 2.0], 1e9, 1.0)
     (array([1., 2.]), array([0., 1.]))
     """
@@ -239,19 +485,11 @@ def _count_best(values: NDArray[np.float64]) -> int:
 
 
 def _scores(scores: ArrayLike) -> NDArray[np.float64]:
-    values = np.asarray(scores, dtype=np.float64)
-    if values.ndim != 1 or values.size == 0:
-        raise ValueError("scores must be a non-empty 1-D array")
-    if not np.isfinite(values).all():
-        raise ValueError("scores must be finite numbers")
+    values = _validate.finite_array("scores", scores)
+    if values.size == 0:
+        raise ValueError("scores must hold at least one candidate's score")
     with np.errstate(over="ignore"):
         spread = float(values.max() - values.min())
     if not math.isfinite(spread):
         raise ValueError("scores must differ by less than 1.7e308 (max - min overflows float64)")
     return values
-
-
-def _check_positive(**values: float) -> None:
-    for name, value in values.items():
-        if not (math.isfinite(value) and value > 0.0):
-            raise ValueError(f"{name} must be a positive finite number, got {value!r}")

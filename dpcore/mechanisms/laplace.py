@@ -27,10 +27,31 @@ def laplace_scale(eps: float, sensitivity: float) -> float:
 
     .. math:: b = \\frac{\\Delta f}{\\varepsilon}
 
+    Parameters
+    ----------
+    eps : float
+        The privacy parameter ε > 0.
+    sensitivity : float
+        The L1 sensitivity ``Δf`` of the whole vector query.
+
+    Returns
+    -------
+    float
+        The scale ``b``.
+
+    Raises
+    ------
+    ValueError
+        If ``eps`` or ``sensitivity`` is not a finite number ``>= 1e-300``
+        (:func:`dpcore._validate.positive`).
+
+    Examples
+    --------
     >>> laplace_scale(0.5, 1.0)
     2.0
     """
-    _check_positive(eps=eps, sensitivity=sensitivity)
+    eps = _validate.positive("eps", eps)
+    sensitivity = _validate.positive("sensitivity", sensitivity)
     return sensitivity / eps
 
 
@@ -39,28 +60,35 @@ def laplace_mechanism(
 ) -> NDArray[np.float64]:
     """Release ``f(x) + Y`` with ``Y_i`` i.i.d. ``Lap(Δf/ε)`` (Dwork & Roth, def. 3.3).
 
+    .. math:: M(x) = f(x) + (Y_1, \\dots, Y_k),
+              \\quad Y_i \\sim \\mathrm{Lap}(\\Delta f/\\varepsilon)
+
     Parameters
     ----------
-    values
+    values : array_like
         The true query answers ``f(x)`` (any shape; each entry gets its own noise).
-    eps
+    eps : float
         The privacy parameter ε > 0.
-    sensitivity
+    sensitivity : float
         The L1 sensitivity ``Δf`` of the whole vector query (not of one entry).
-    rng
+    rng : numpy.random.Generator
         The source of randomness (a teaching generator, not a hardened noise source).
 
     Returns
     -------
-    ndarray
-        The noisy answers; the per-entry variance is :func:`laplace_variance`.
+    ndarray of float64
+        The noisy answers, shaped like ``values``; the per-entry variance is
+        :func:`laplace_variance`.
 
-    .. math:: M(x) = f(x) + (Y_1, \\dots, Y_k),
-              \\quad Y_i \\sim \\mathrm{Lap}(\\Delta f/\\varepsilon)
+    Raises
+    ------
+    ValueError
+        If ``eps`` or ``sensitivity`` is not a finite number ``>= 1e-300``
+        (:func:`dpcore._validate.positive`), or an answer is not finite or too large for float64 to
+        keep the noise (``|f(x)| > 2^32 b``, see :mod:`dpcore._validate`).
 
-    Raises ValueError for answers that are not finite or too large for float64 to
-    keep the noise (``|f(x)| > 2^32 b``, see :mod:`dpcore._validate`).
-
+    Examples
+    --------
     >>> laplace_mechanism([10.0, 20.0], eps=1e6, sensitivity=1.0,
     ...                   rng=np.random.default_rng(0)).round(3)
     array([10., 20.])
@@ -76,6 +104,26 @@ def laplace_variance(eps: float, sensitivity: float) -> float:
 
     .. math:: \\operatorname{Var}[Y_i] = 2 b^2 = 2 (\\Delta f / \\varepsilon)^2
 
+    Parameters
+    ----------
+    eps : float
+        The privacy parameter ε > 0.
+    sensitivity : float
+        The L1 sensitivity ``Δf`` of the whole vector query.
+
+    Returns
+    -------
+    float
+        ``2 b^2``.
+
+    Raises
+    ------
+    ValueError
+        If ``eps`` or ``sensitivity`` is not a finite number ``>= 1e-300``
+        (:func:`dpcore._validate.positive`).
+
+    Examples
+    --------
     >>> laplace_variance(1.0, 1.0)
     2.0
     """
@@ -92,9 +140,31 @@ def laplace_max_error_bound(k: int, delta: float, eps: float, sensitivity: float
               \\ln\\big(\\tfrac{k}{\\delta}\\big) \\tfrac{\\Delta f}{\\varepsilon}\\Big]
               \\le \\delta
 
-    For ``k < δ`` the logarithm is negative and the bound says nothing; it is
-    clamped at 0, which trivially satisfies the inequality.
+    Parameters
+    ----------
+    k : int
+        Number of entries of the query, a whole number ``>= 1``.
+    delta : float
+        Failure probability δ, in ``(0, 1)``.
+    eps : float
+        The privacy parameter ε > 0.
+    sensitivity : float
+        The L1 sensitivity ``Δf`` of the whole vector query.
 
+    Returns
+    -------
+    float
+        ``ln(k/δ) b``, clamped at 0 (for ``k < δ`` the logarithm is negative and the
+        bound says nothing; 0 trivially satisfies the inequality).
+
+    Raises
+    ------
+    ValueError
+        If ``k`` is not a whole number ``>= 1``, ``delta`` is not in ``(0, 1)``, or ``eps`` or
+        ``sensitivity`` is not a finite number ``>= 1e-300`` (:func:`dpcore._validate.positive`).
+
+    Examples
+    --------
     >>> round(laplace_max_error_bound(100, 0.05, 1.0, 1.0), 4)
     7.6009
     """
@@ -112,6 +182,30 @@ def laplace_max_error_tail(threshold: float, k: int, eps: float, sensitivity: fl
     evaluated as ``-expm1(k log1p(-e^{-t}))`` so that it stays accurate when the
     probability is tiny or ``k`` is huge.
 
+    Parameters
+    ----------
+    threshold : float
+        The distance ``t b`` (same units as the answers).
+    k : int
+        Number of entries, a whole number ``>= 1``.
+    eps : float
+        The privacy parameter ε > 0.
+    sensitivity : float
+        The L1 sensitivity ``Δf`` of the whole vector query.
+
+    Returns
+    -------
+    float
+        The probability, in ``[0, 1]`` (1 for ``threshold <= 0``).
+
+    Raises
+    ------
+    ValueError
+        If ``k`` is not a whole number ``>= 1``, or ``eps`` or ``sensitivity`` is not a finite
+        number ``>= 1e-300`` (:func:`dpcore._validate.positive`).
+
+    Examples
+    --------
     >>> laplace_max_error_tail(math.log(2.0), 1, 1.0, 1.0)
     0.5
     """
@@ -133,6 +227,30 @@ def laplace_max_error_exact(k: int, delta: float, eps: float, sensitivity: float
     evaluated as ``-log(-expm1(log1p(-δ) / k))``. With ``k = 1`` this is the
     per-entry ``(1 - δ)`` confidence half-width ``b ln(1/δ)``.
 
+    Parameters
+    ----------
+    k : int
+        Number of entries of the query, a whole number ``>= 1``.
+    delta : float
+        Failure probability δ, in ``(0, 1)``.
+    eps : float
+        The privacy parameter ε > 0.
+    sensitivity : float
+        The L1 sensitivity ``Δf`` of the whole vector query.
+
+    Returns
+    -------
+    float
+        ``t* b``.
+
+    Raises
+    ------
+    ValueError
+        If ``k`` is not a whole number ``>= 1``, ``delta`` is not in ``(0, 1)``, or ``eps`` or
+        ``sensitivity`` is not a finite number ``>= 1e-300`` (:func:`dpcore._validate.positive`).
+
+    Examples
+    --------
     >>> round(laplace_max_error_exact(100, 0.05, 1.0, 1.0), 4)
     7.5756
     >>> laplace_max_error_exact(1, 0.05, 1.0, 1.0) == laplace_max_error_bound(1, 0.05, 1.0, 1.0)
@@ -151,6 +269,28 @@ def laplace_expected_max_error(k: int, eps: float, sensitivity: float) -> float:
 
     .. math:: \\mathbb{E}\\big[\\max_i |Y_i|\\big] = b H_k \\approx b (\\ln k + 0.5772)
 
+    Parameters
+    ----------
+    k : int
+        Number of entries, a whole number ``>= 1``.
+    eps : float
+        The privacy parameter ε > 0.
+    sensitivity : float
+        The L1 sensitivity ``Δf`` of the whole vector query.
+
+    Returns
+    -------
+    float
+        ``b H_k`` (exact sum up to ``k = 10,000``, asymptotic expansion beyond).
+
+    Raises
+    ------
+    ValueError
+        If ``k`` is not a whole number ``>= 1``, or ``eps`` or ``sensitivity`` is not a finite
+        number ``>= 1e-300`` (:func:`dpcore._validate.positive`).
+
+    Examples
+    --------
     >>> laplace_expected_max_error(2, 1.0, 1.0)
     1.5
     """
@@ -174,20 +314,32 @@ def laplace_confidence_intervals(
 
     Parameters
     ----------
-    noisy
-        The released answers ``M(x)``.
-    confidence
+    noisy : array_like
+        The released answers ``M(x)`` (any shape).
+    confidence : float
         ``1 - δ``, in (0, 1).
-    simultaneous
+    eps : float
+        The privacy parameter ε > 0 the answers were released with.
+    sensitivity : float
+        The L1 sensitivity ``Δf`` they were released with.
+    simultaneous : bool, default False
         If False, each interval alone covers its true value with probability
         ``confidence`` (``h = b ln(1/δ)``). If True, all ``k`` intervals cover
         at once with that probability (``h`` from :func:`laplace_max_error_exact`).
 
     Returns
     -------
-    (lower, upper)
+    lower, upper : ndarray of float64
         Arrays shaped like ``noisy``.
 
+    Raises
+    ------
+    ValueError
+        If ``confidence`` is not in ``(0, 1)``, or ``eps`` or ``sensitivity`` is not a finite number
+        ``>= 1e-300`` (:func:`dpcore._validate.positive`).
+
+    Examples
+    --------
     >>> lo, hi = laplace_confidence_intervals([5.0], confidence=0.5, eps=1.0, sensitivity=1.0)
     >>> round(float(hi[0] - 5.0), 6) == round(math.log(2.0), 6)
     True
@@ -205,6 +357,30 @@ def simulate_laplace_max_error(
 
     Real Laplace draws (not the closed form), generated in chunks so that memory
     stays bounded for large ``k * trials``; the oracle for the formulas above.
+
+    Parameters
+    ----------
+    k : int
+        Number of entries per draw, a whole number ``>= 1``.
+    eps : float
+        The privacy parameter ε > 0.
+    sensitivity : float
+        The L1 sensitivity ``Δf`` of the whole vector query.
+    trials : int
+        Number of independent draws, at least 1.
+    rng : numpy.random.Generator
+        Source of the randomness.
+
+    Returns
+    -------
+    ndarray of float64, shape (trials,)
+        The largest noise magnitude of each draw.
+
+    Raises
+    ------
+    ValueError
+        If ``k`` is not a whole number ``>= 1``, ``trials < 1``, or ``eps`` or ``sensitivity`` is
+        not a finite number ``>= 1e-300`` (:func:`dpcore._validate.positive`).
     """
     _check_k_delta(k, 0.5)
     if trials < 1:
@@ -225,12 +401,6 @@ def simulate_laplace_max_error(
             largest = max(largest, float(np.abs(draws).max()))
         maxima[trial] = largest
     return maxima
-
-
-def _check_positive(**values: float) -> None:
-    for name, value in values.items():
-        if not (math.isfinite(value) and value > 0.0):
-            raise ValueError(f"{name} must be a positive finite number, got {value!r}")
 
 
 def _check_k_delta(k: int, delta: float) -> None:

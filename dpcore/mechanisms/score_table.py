@@ -21,7 +21,15 @@ class ScoreTableError(ValueError):
 
 @dataclass(frozen=True, eq=False)
 class ScoreTable:
-    """Unique candidate names and their finite scores, in table order."""
+    """Unique candidate names and their finite scores, in table order.
+
+    Attributes
+    ----------
+    names : tuple of str
+        Candidate names, stripped and unique.
+    scores : ndarray of float64, shape (len(names),)
+        Their scores, finite, with ``max - min`` finite too.
+    """
 
     names: tuple[str, ...]
     scores: NDArray[np.float64]
@@ -33,11 +41,24 @@ def parse_score_table(names: Sequence[object], scores: Sequence[object]) -> Scor
     Rows where both cells are blank are skipped (a freshly added row). Names
     are stripped; scores may be numbers or numeric text such as ``"1e12"``.
 
+    Parameters
+    ----------
+    names : sequence
+        Candidate name cells; ``None``, NaN and ``pandas.NA`` count as blank.
+    scores : sequence
+        Score cells, numbers or numeric text, parallel to ``names``.
+
+    Returns
+    -------
+    ScoreTable
+        The kept rows, in table order.
+
     Raises
     ------
     ScoreTableError
-        If no row remains, a name or score is blank, a score is not a number or
-        not finite, or a name appears twice.
+        If the columns differ in length, no row remains, a name or score is blank, a
+        score is not a number or not finite, a name appears twice, or the scores span
+        more than float64's range.
 
     Examples
     --------
