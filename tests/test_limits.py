@@ -211,8 +211,10 @@ def test_button_searches_have_their_own_larger_bound(monkeypatch: pytest.MonkeyP
     from dpcore.hist import pidentity
 
     monkeypatch.delenv(limits.REQUEST_VARIABLE, raising=False)
-    assert limits.allow_requested("scan", limits.fanout_scan(65_536), smaller="-", library="x")
-    assert not limits.allow_requested("scan", limits.fanout_scan(2**20), smaller="-", library="x")
+    assert limits.allow_requested("scan", tree_view.fanout_scan(65_536), smaller="-", library="x")
+    assert not limits.allow_requested(
+        "scan", tree_view.fanout_scan(2**20), smaller="-", library="x"
+    )
     n = pidentity.MAX_BINS
     cost = limits.pidentity_search(n, pidentity.default_rows(n), pidentity.default_starts(n), 300)
     assert limits.allow_requested("p-Identity", cost, smaller="-", library="x")

@@ -171,7 +171,6 @@ def test_page_handles_one_bin_to_a_million_bins(n, monkeypatch):
     import numpy as np
 
     from dpcore.histogram import from_counts
-    from dpui.kit import limits
 
     # a million bins are beyond the default work limit (tests/test_limits.py): lift it
     monkeypatch.setenv(limits.SECONDS_VARIABLE, "600")
@@ -348,4 +347,4 @@ def test_searches_over_typed_ranges_say_when_they_are_over_the_limit():
     assert tree_view.fanout_unavailable(n, spec, "hb") is None  # no search: scores only
     assert tree_view.fanout_unavailable(n, "uniform", "consistent_level") is None
     # the scan's estimate grows with the typed ranges (30 gradients of 40 ns per range-node)
-    assert limits.fanout_scan(65_536, 100).seconds > 5 * limits.fanout_scan(65_536).seconds
+    assert tree_view.fanout_scan(65_536, 100).seconds > 5 * tree_view.fanout_scan(65_536).seconds

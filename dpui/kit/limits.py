@@ -176,14 +176,6 @@ def allow_or_offer(what: str, cost: Cost, *, key: Hashable, smaller: str, librar
 _REQUESTED = "_limits.requested"
 
 
-def fanout_scan(n: int, listed: int = 0) -> Cost:
-    """Scoring fan-outs 2..20 after BLUE: 19 per-level searches at about 35 µs per bin each
-    (2.3 s for the slowest, k = 2, at 65,536 bins, in ``bench/bench_allocation.py``), and
-    about 1.6 µs more per bin and range for a search over ``listed`` typed ranges (30
-    gradients of 40 ns per range and node, about 1.3 nodes per bin)."""
-    return Cost(19 * n * (35e-6 + listed * 1.6e-6), n * 300 / MB)
-
-
 def pidentity_search(n: int, rows: int, starts: int, iterations: int) -> Cost:
     """The p-Identity optimiser: one loss and gradient costs about 0.12 s at n = 4,096 with
     p = 128 (O(n p^2)), and the search runs ``iterations`` of them per start, keeping about

@@ -277,6 +277,14 @@ def fanout_after_consistency(
     return found
 
 
+def fanout_scan(n: int, listed: int = 0) -> limits.Cost:
+    """Scoring fan-outs 2..20 after BLUE: 19 per-level searches at about 35 µs per bin each
+    (2.3 s for the slowest, k = 2, at 65,536 bins, in ``bench/bench_allocation.py``), and
+    about 1.6 µs more per bin and range for a search over ``listed`` typed ranges (30
+    gradients of 40 ns per range and node, about 1.3 nodes per bin)."""
+    return limits.Cost(19 * n * (35e-6 + listed * 1.6e-6), n * 300 / limits.MB)
+
+
 def fanout_unavailable(n: int, workload: str, rule: cb.AllocationRule) -> str | None:
     """Why the fan-outs cannot be scored under ``rule`` (``None`` if they can): the search
     after BLUE over typed ranges is over its limit on the binary tree."""
@@ -295,7 +303,7 @@ def find_fanout(n: int, eps: float, workload: str, rule: cb.AllocationRule) -> i
     listed = parse_workload(workload).size(n) if workload.startswith("ranges:") else 0
     if not limits.allow_requested(
         f"scoring fan-outs 2–{tree.MAX_FANOUT} after BLUE over {n:,} bins",
-        limits.fanout_scan(n, listed if rule == "consistent_level" else 0),
+        fanout_scan(n, listed if rule == "consistent_level" else 0),
         smaller="use a histogram with fewer bins",
         library="dpcore.hist.consistent_budget.fanout_after_consistency",
     ):
