@@ -12,7 +12,9 @@ from streamlit.testing.v1 import AppTest
 from dpcore.hist import privelet
 from dpui.errors import figures as figures
 from dpui.errors import index as errors_index
+from dpui.errors import matrix as mp
 from dpui.errors import optimised, settings
+from dpui.kit import limits
 
 ROOT = Path(__file__).resolve().parents[1]
 ERRORS_PAGE = str(ROOT / "pages" / "error_analysis.py")
@@ -58,10 +60,10 @@ def test_matrix_page_pads_n_that_is_not_a_power_of_two() -> None:
 
 def test_matrix_page_bad_link_falls_back_with_a_notice() -> None:
     at = AppTest.from_file(MATRIX_PAGE, default_timeout=60)
-    at.query_params["mp_n"] = "1000"
+    at.query_params["mp_n"] = "100000"  # beyond any size the page draws (n ≤ 2048)
     at.run()
     assert not at.exception
-    assert any("mp_n=1000" in str(w.value) for w in at.warning)
+    assert any("mp_n=100000" in str(w.value) for w in at.warning)
     assert at.number_input(key="mp_n").value == 8
 
 
@@ -216,3 +218,87 @@ def test_error_page_pinned_view_equal_to_an_over_limit_current_one_draws_one_off
     assert len([b for b in at.button if str(b.label).startswith("Run it")]) == 1
     numbers = next(d.value for d in at.dataframe if "quantity" in d.value.columns)
     assert len(numbers) > 1  # A and B compared (closed forms)
+
+
+def _compared(at: AppTest) -> pd.DataFrame:
+    return next(d.value for d in at.dataframe if "quantity" in d.value.columns).set_index(
+        "quantity"
+    )
+
+
+def _range_mse(n: int, left: int, right: int, eps: float) -> float:
+    """Algorithm 3's coefficient times Privelet's noise variance 2(h+1)²/ε²."""
+    return privelet.range_error_coefficient(n, left, right) * privelet.noise_variance(n, eps)
+
+
+def test_matrix_page_pinned_against_itself_compares_equal_numbers() -> None:
+    at = AppTest.from_file(MATRIX_PAGE, default_timeout=60)
+    at.query_params["pin"] = "mp_n=8&mp_l=3&mp_r=7&mp_releases=5000&mp_seed=0&eps=1"
+    at.run()
+    assert not at.exception and not _errors(at)
+    table = _compared(at)
+    expected = _range_mse(8, 3, 7, 1.0)
+    for column in ("A (pinned)", "B (current)"):
+        assert table.loc["range's MSE: Algorithm 3", column] == pytest.approx(expected)
+        assert table.loc["range's MSE: sum of the sub-matrix of B Bᵀ", column] == pytest.approx(
+            expected
+        )
+        assert table.loc["range's MSE: ‖Bᵀw‖²", column] == pytest.approx(expected)
+    assert (table["B / A"] == "1").all()  # the same view, the same seeded simulation
+    titles = [m.value for m in at.markdown if m.value.startswith(("**A (pinned):**", "**B "))]
+    assert len(titles) == 2 and "range [3, 7]" in titles[0]
+
+
+def test_matrix_page_pinned_against_another_view_compares_their_errors() -> None:
+    at = AppTest.from_file(MATRIX_PAGE, default_timeout=60)
+    at.query_params["pin"] = "mp_n=16&mp_l=1&mp_r=16&eps=0.5"
+    at.run()
+    assert not at.exception and not _errors(at)
+    table = _compared(at)
+    a, b = "A (pinned)", "B (current)"
+    assert table.loc["bins n", a] == 16 and table.loc["bins n", b] == 8
+    assert table.loc["range's MSE: Algorithm 3", a] == pytest.approx(_range_mse(16, 1, 16, 0.5))
+    assert table.loc["range's MSE: Algorithm 3", b] == pytest.approx(_range_mse(8, 3, 7, 1.0))
+    simulated = table.loc["range's MSE: simulated", a]
+    assert abs(simulated - _range_mse(16, 1, 16, 0.5)) / _range_mse(16, 1, 16, 0.5) < 0.1
+    # an invalid range in A: its sizes are compared, its errors are not computed
+    at = AppTest.from_file(MATRIX_PAGE, default_timeout=60)
+    at.query_params["pin"] = "mp_l=8&mp_r=2"
+    at.run()
+    assert not at.exception
+    table = _compared(at)
+    assert np.isnan(table.loc["range's MSE: Algorithm 3", "A (pinned)"])
+    assert table.loc["bins n", "A (pinned)"] == 8
+
+
+def test_matrix_page_over_the_work_limit_refuses_with_what_to_reduce(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv(limits.SECONDS_VARIABLE, "0.001")
+    at = AppTest.from_file(MATRIX_PAGE, default_timeout=60).run()
+    assert not at.exception
+    (warning,) = [str(w.value) for w in at.warning if "Not computed" in str(w.value)]
+    assert "fewer bins n" in warning and "fewer simulated releases" in warning
+    assert limits.SECONDS_VARIABLE in warning and "dpcore.hist.privelet" in warning
+    assert not at.dataframe and not at.metric  # nothing computed
+    # within the limit B runs, and a pinned A too big for it is refused alone
+    a = mp.page_cost(64, 200_000).seconds
+    assert mp.page_cost(8, 5000).seconds < a
+    monkeypatch.setenv(limits.SECONDS_VARIABLE, str(a / 2))
+    at = AppTest.from_file(MATRIX_PAGE, default_timeout=60)
+    at.query_params["pin"] = "mp_n=64&mp_l=1&mp_r=64&mp_releases=200000"
+    at.run()
+    assert not at.exception
+    assert any("Not computed: Pinned view A" in str(w.value) for w in at.warning)
+    assert not any("quantity" in d.value.columns for d in at.dataframe)
+    assert at.dataframe  # B's own table is still shown
+
+
+def test_matrix_page_a_large_n_is_refused_by_the_default_limit() -> None:
+    """The size cap is the work limit: n = 1,000 is a valid link, too big for this server."""
+    at = AppTest.from_file(MATRIX_PAGE, default_timeout=60)
+    at.query_params["mp_n"] = "1000"
+    at.run()
+    assert not at.exception
+    assert any("Not computed" in str(w.value) for w in at.warning)
+    assert at.number_input(key="mp_n").value == 1000  # the input is kept

@@ -15,7 +15,8 @@ The cost model (:func:`error_simulation`) is calibrated as described in
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from functools import partial
 
 import numpy as np
@@ -40,6 +41,20 @@ def collect(cells: Sequence[Callable[[], pd.DataFrame]], progress: Progress) -> 
         if progress is not None:
             progress((i + 1) / len(cells))
     return pd.concat(parts, ignore_index=True)
+
+
+@contextmanager
+def progress_bar(shown: bool, text: str = "Simulating…") -> Iterator[Progress]:
+    """A progress display while a view simulates (or computes the index), removed when done
+    so that a view leaves nothing drawn; None when there is nothing slow to show."""
+    if not shown:
+        yield None
+        return
+    bar = st.progress(0.0, text=text)
+    try:
+        yield lambda f: bar.progress(min(f, 1.0), text=f"{text} {f:.0%}")
+    finally:
+        bar.empty()
 
 
 @limits.cache_by_bytes(max_entries=32, spinner="Building trees and budgets…")

@@ -10,8 +10,6 @@ and is otherwise left out (the closed forms are shown alone).
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -44,6 +42,7 @@ from dpui.errors.simulation import (
     epsilon_curve,
     error_simulation,
     fixed_ranges,
+    progress_bar,
     size_curve,
 )
 from dpui.errors.simulation import length_curve as length_curve  # also used by dpui.papers
@@ -161,20 +160,6 @@ def simulation_runs(s: Settings, n: int) -> bool:
         limits=current,
     )
     return refused is None
-
-
-@contextmanager
-def progress_bar(shown: bool) -> Iterator[Progress]:
-    """A progress display while a view simulates (or computes the index), removed when done
-    so that a view leaves nothing drawn; None when there is nothing slow to show."""
-    if not shown:
-        yield None
-        return
-    bar = st.progress(0.0, text="Computing…")
-    try:
-        yield lambda f: bar.progress(min(f, 1.0), text=f"Simulating… {f:.0%}")
-    finally:
-        bar.empty()
 
 
 def view(inputs: Inputs) -> View:
