@@ -12,6 +12,9 @@ from streamlit.testing.v1 import AppTest
 
 from dpcore.histogram import from_counts
 from dpcore.ldp import data as kvdata
+from dpui.errors import index as errors_index
+from dpui.errors import optimised, settings
+from dpui.errors import simulation as errors_simulation
 from dpui.errors import view as errors_view
 from dpui.kit import limits, sidebar
 from dpui.mechanisms import laplace as lap
@@ -60,16 +63,16 @@ def test_cost_models_separate_the_issue_links_from_the_defaults() -> None:
         tree_view.page_cost(65_536, "sc"),
         lap.page_cost(142, 142 * 1000),
         limits.exponential_page(2**16, 100),
-        limits.accuracy_index(("binary_raw", "boost", "lue_dptree"), 16),
-        limits.error_simulation(("dwork", "boost", "lue_dptree"), 1024, 1, 50, 550),
+        errors_index.index_cost(("binary_raw", "boost", "lue_dptree"), 16),
+        errors_simulation.error_simulation(("dwork", "boost", "lue_dptree"), 1024, 1, 50, 550),
     )
     beyond = (
         limits.kv_generation(1_000_000, 5000, 200, "uniform"),
         limits.kv_simulation(1_000_000, 18_000_000, (9 * 6 + 9) * 200, 50),
         tree_view.page_cost(2**22, "sc"),
         lap.page_cost(2**22, 20 * 2**22),
-        limits.accuracy_index(("boost", "lue_dptree"), 22),
-        limits.error_simulation(("dwork", "boost", "lue_dptree"), 65_536, 7, 1000, 2000),
+        errors_index.index_cost(("boost", "lue_dptree"), 22),
+        errors_simulation.error_simulation(("dwork", "boost", "lue_dptree"), 65_536, 7, 1000, 2000),
     )
     assert all(_refusal(c) is None for c in within)
     assert all(_refusal(c) is not None for c in beyond)
@@ -158,9 +161,9 @@ def test_index_view_m_22_is_scaled_down_to_fit() -> None:
     assert not at.exception
     notice = next(i.value for i in at.info if "Reduced by this server's work limit" in i.value)
     fitted = int(notice.split("trees up to m = ")[1].split(" ")[0])
-    keys = errors_view.DEFAULT_ON
-    assert _refusal(limits.accuracy_index(keys, fitted)) is None
-    assert _refusal(limits.accuracy_index(keys, fitted + 1)) is not None
+    keys = settings.DEFAULT_ON
+    assert _refusal(errors_index.index_cost(keys, fitted)) is None
+    assert _refusal(errors_index.index_cost(keys, fitted + 1)) is not None
     assert int(at.dataframe[0].value["largest N"].iloc[-1].removeprefix("2^")) == fitted
     assert seconds < 60
 
@@ -216,12 +219,12 @@ def test_button_searches_have_their_own_larger_bound(monkeypatch: pytest.MonkeyP
         "scan", tree_view.fanout_scan(2**20), smaller="-", library="x"
     )
     n = pidentity.MAX_BINS
-    cost = limits.pidentity_search(n, pidentity.default_rows(n), pidentity.default_starts(n), 300)
+    cost = optimised.search_cost(n, pidentity.default_rows(n), pidentity.default_starts(n), 300)
     assert limits.allow_requested("p-Identity", cost, smaller="-", library="x")
     monkeypatch.setenv(limits.REQUEST_VARIABLE, "10")
     assert not limits.allow_requested("p-Identity", cost, smaller="-", library="x")
     # a refused button search returns None and computes nothing
-    assert errors_view.optimise_pidentity(n) is None
+    assert optimised.optimise_pidentity(n) is None
 
 
 def _offer_script() -> None:
@@ -272,14 +275,14 @@ def _run_it(at: AppTest) -> None:
 def test_error_simulation_over_the_limit_shows_closed_forms_then_runs_on_request(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    keys = errors_view.DEFAULT_ON
+    keys = settings.DEFAULT_ON
     sizes = {
-        "n": 1024, "queries": errors_view.QUERIES.default, "fixed_n": errors_view.FIXED_N.default,
-        "fixed_ranges": errors_view.FIXED_RANGES.default, "max_m": errors_view.MAX_M.default,
-        "index_m": errors_view.INDEX_M.default,
+        "n": 1024, "queries": settings.QUERIES.default, "fixed_n": settings.FIXED_N.default,
+        "fixed_ranges": settings.FIXED_RANGES.default, "max_m": settings.MAX_M.default,
+        "index_m": settings.INDEX_M.default,
     }  # fmt: skip
-    exact = errors_view.cost("length", keys, releases=0, **sizes).seconds
-    simulated = errors_view.cost("length", keys, releases=errors_view.RELEASES.default, **sizes)
+    exact = errors_view.work_cost("length", keys, releases=0, **sizes).seconds
+    simulated = errors_view.work_cost("length", keys, releases=settings.RELEASES.default, **sizes)
     assert exact < simulated.seconds
     monkeypatch.setenv(limits.SECONDS_VARIABLE, str((exact + simulated.seconds) / 2))
     at = AppTest.from_file(str(ROOT / "pages" / "error_analysis.py"), default_timeout=120).run()

@@ -11,7 +11,10 @@ from streamlit.testing.v1 import AppTest
 
 from dpcore.hist import privelet
 from dpui.errors import figures as figures
-from dpui.errors import view as errors_view
+from dpui.errors import index as errors_index
+from dpui.errors import matrix as mp
+from dpui.errors import optimised, settings
+from dpui.kit import limits
 
 ROOT = Path(__file__).resolve().parents[1]
 ERRORS_PAGE = str(ROOT / "pages" / "error_analysis.py")
@@ -57,10 +60,10 @@ def test_matrix_page_pads_n_that_is_not_a_power_of_two() -> None:
 
 def test_matrix_page_bad_link_falls_back_with_a_notice() -> None:
     at = AppTest.from_file(MATRIX_PAGE, default_timeout=60)
-    at.query_params["mp_n"] = "1000"
+    at.query_params["mp_n"] = "100000"  # beyond any size the page draws (n ≤ 2048)
     at.run()
     assert not at.exception
-    assert any("mp_n=1000" in str(w.value) for w in at.warning)
+    assert any("mp_n=100000" in str(w.value) for w in at.warning)
     assert at.number_input(key="mp_n").value == 8
 
 
@@ -80,7 +83,7 @@ def test_error_page_without_algorithms_warns() -> None:
     at = AppTest.from_file(ERRORS_PAGE, default_timeout=120)
     at.query_params["ea_sim"] = "false"
     at.run()
-    for flag in errors_view.ALGORITHM_FLAGS.values():
+    for flag in settings.ALGORITHM_FLAGS.values():
         at.checkbox(key=flag.name).uncheck()
     at.run()
     assert not at.exception
@@ -123,29 +126,31 @@ def test_exact_vs_empirical_draws_lines_and_points_with_bars() -> None:
 
 def test_index_table_labels_limits_and_withholds_unjustified_fits() -> None:
     seen: list[float] = []
-    curves = errors_view.index_curves(("privelet", "dwork", "lue_dptree"), 16, progress=seen.append)
+    curves = errors_index.index_curves(
+        ("privelet", "dwork", "lue_dptree"), 16, progress=seen.append
+    )
     assert seen == pytest.approx([1 / 3, 2 / 3, 1.0])
-    table = errors_view.index_table(curves).set_index("algorithm")
-    privelet_row = table.loc[errors_view.label("privelet")]
+    table = errors_index.index_table(curves).set_index("algorithm")
+    privelet_row = table.loc[settings.label("privelet")]
     assert privelet_row["paper's index"] == 6.0
     assert privelet_row["ratio at largest N"] < 5.5
     assert float(privelet_row["limit (index)"]) == pytest.approx(6.0, abs=0.05)
-    assert table.loc[errors_view.label("dwork"), "limit (index)"] == "→ 0"
-    assert table.loc[errors_view.label("lue_dptree"), "limit (index)"] == "not fitted"
+    assert table.loc[settings.label("dwork"), "limit (index)"] == "→ 0"
+    assert table.loc[settings.label("lue_dptree"), "limit (index)"] == "not fitted"
 
 
 def test_index_figure_puts_limits_at_the_m_infinity_edge() -> None:
-    curves = errors_view.index_curves(("boost", "dwork"), 14)
+    curves = errors_index.index_curves(("boost", "dwork"), 14)
     fig = figures.index_convergence(
-        errors_view.curves_by_algorithm(curves),
-        errors_view.index_estimates(curves),
-        errors_view.paper_indices(("boost", "dwork")),
+        errors_index.curves_by_algorithm(curves),
+        errors_index.index_estimates(curves),
+        errors_index.paper_indices(("boost", "dwork")),
     )
     edge = {t.name: t.y[0] for t in fig.data if len(t.x) == 1 and t.x[0] == 0.0}
     assert fig.layout.xaxis.range[0] > fig.layout.xaxis.range[1]  # reversed: m grows rightwards
-    boost = errors_view.label("boost")
+    boost = settings.label("boost")
     assert edge[f"{boost}: paper's index 6"] == 6.0
-    assert [v for k, v in edge.items() if k.startswith(errors_view.label("dwork"))] == [0.0]
+    assert [v for k, v in edge.items() if k.startswith(settings.label("dwork"))] == [0.0]
 
 
 def test_error_page_index_view_shows_the_limits() -> None:
@@ -155,10 +160,8 @@ def test_error_page_index_view_shows_the_limits() -> None:
     at.run()
     assert not at.exception and not _errors(at)
     table = at.dataframe[0].value.set_index("algorithm")
-    assert table.loc[errors_view.label("dwork"), "limit (index)"] == "→ 0"
-    assert float(table.loc[errors_view.label("boost"), "limit (index)"]) == pytest.approx(
-        6, abs=0.03
-    )
+    assert table.loc[settings.label("dwork"), "limit (index)"] == "→ 0"
+    assert float(table.loc[settings.label("boost"), "limit (index)"]) == pytest.approx(6, abs=0.03)
 
 
 def test_error_page_adds_the_optimised_strategy_and_the_new_tree_algorithms() -> None:
@@ -171,33 +174,131 @@ def test_error_page_adds_the_optimised_strategy_and_the_new_tree_algorithms() ->
     at.number_input(key="ea_fixed_n").set_value(64).run()
     assert not at.exception and not _errors(at)
     labels = set(at.dataframe[0].value["algorithm"])
-    assert {errors_view.label("hb"), errors_view.label("consistent")} <= labels
-    assert errors_view.PIDENTITY_LABEL not in labels
+    assert {settings.label("hb"), settings.label("consistent")} <= labels
+    assert optimised.PIDENTITY_LABEL not in labels
     button = next(b for b in at.button if "HDMM p-Identity" in str(b.label))
     assert "n = 64" in str(button.label)
     button.click().run()
     assert not at.exception and not _errors(at)
     table = at.dataframe[0].value
-    assert errors_view.PIDENTITY_LABEL in set(table["algorithm"])
+    assert optimised.PIDENTITY_LABEL in set(table["algorithm"])
     by = table.groupby("algorithm")["exact"].mean()
     # a reference line: finite, and better than Dwork (the identity alone) on these ranges
-    assert np.isfinite(by[errors_view.PIDENTITY_LABEL])
-    assert by[errors_view.PIDENTITY_LABEL] < by[errors_view.label("dwork")]
+    assert np.isfinite(by[optimised.PIDENTITY_LABEL])
+    assert by[optimised.PIDENTITY_LABEL] < by[settings.label("dwork")]
     # views over many n (here the average vs N) do not draw it
     at.selectbox(key="ea_view").set_value("size").run()
     assert not at.exception
-    assert errors_view.PIDENTITY_LABEL not in set(at.dataframe[0].value["algorithm"])
+    assert optimised.PIDENTITY_LABEL not in set(at.dataframe[0].value["algorithm"])
 
 
 def test_pidentity_rows_match_the_strategy_errors() -> None:
-    strategy = errors_view.pidentity.optimise(16, starts=1, max_iter=20)
-    rows = errors_view.pidentity_rows("epsilon", strategy, 1.0)
+    strategy = optimised.pidentity.optimise(16, starts=1, max_iter=20)
+    rows = optimised.pidentity_rows("epsilon", strategy, 1.0)
     assert rows["exact"].to_numpy() == pytest.approx(
-        [strategy.expected_error(e) for e in errors_view.EPSILONS]
+        [strategy.expected_error(e) for e in settings.EPSILONS]
     )
-    lengths = errors_view.pidentity_rows("length", strategy, 0.5, per_length=5, seed=3)
+    lengths = optimised.pidentity_rows("length", strategy, 0.5, per_length=5, seed=3)
     assert lengths["exact, all ranges of this length"].iloc[0] == pytest.approx(
         strategy.expected_error(0.5, "length:1")
     )
     with pytest.raises(ValueError, match="views"):
-        errors_view.pidentity_rows("size", strategy, 1.0)
+        optimised.pidentity_rows("size", strategy, 1.0)
+
+
+def test_error_page_pinned_view_equal_to_an_over_limit_current_one_draws_one_offer() -> None:
+    """A pinned view A equal to B, whose simulation is over the limit: only B offers "Run it"
+    (A and B once drew the same button key, StreamlitDuplicateElementKey)."""
+    at = AppTest.from_file(ERRORS_PAGE, default_timeout=120)
+    at.query_params["ea_releases"] = "1000"
+    at.query_params["ea_queries"] = "2000"
+    at.query_params["pin"] = "ea_releases=1000&ea_queries=2000"
+    at.run()
+    assert not at.exception
+    assert len([b for b in at.button if str(b.label).startswith("Run it")]) == 1
+    numbers = next(d.value for d in at.dataframe if "quantity" in d.value.columns)
+    assert len(numbers) > 1  # A and B compared (closed forms)
+
+
+def _compared(at: AppTest) -> pd.DataFrame:
+    return next(d.value for d in at.dataframe if "quantity" in d.value.columns).set_index(
+        "quantity"
+    )
+
+
+def _range_mse(n: int, left: int, right: int, eps: float) -> float:
+    """Algorithm 3's coefficient times Privelet's noise variance 2(h+1)²/ε²."""
+    return privelet.range_error_coefficient(n, left, right) * privelet.noise_variance(n, eps)
+
+
+def test_matrix_page_pinned_against_itself_compares_equal_numbers() -> None:
+    at = AppTest.from_file(MATRIX_PAGE, default_timeout=60)
+    at.query_params["pin"] = "mp_n=8&mp_l=3&mp_r=7&mp_releases=5000&mp_seed=0&eps=1"
+    at.run()
+    assert not at.exception and not _errors(at)
+    table = _compared(at)
+    expected = _range_mse(8, 3, 7, 1.0)
+    for column in ("A (pinned)", "B (current)"):
+        assert table.loc["range's MSE: Algorithm 3", column] == pytest.approx(expected)
+        assert table.loc["range's MSE: sum of the sub-matrix of B Bᵀ", column] == pytest.approx(
+            expected
+        )
+        assert table.loc["range's MSE: ‖Bᵀw‖²", column] == pytest.approx(expected)
+    assert (table["B / A"] == "1").all()  # the same view, the same seeded simulation
+    titles = [m.value for m in at.markdown if m.value.startswith(("**A (pinned):**", "**B "))]
+    assert len(titles) == 2 and "range [3, 7]" in titles[0]
+
+
+def test_matrix_page_pinned_against_another_view_compares_their_errors() -> None:
+    at = AppTest.from_file(MATRIX_PAGE, default_timeout=60)
+    at.query_params["pin"] = "mp_n=16&mp_l=1&mp_r=16&eps=0.5"
+    at.run()
+    assert not at.exception and not _errors(at)
+    table = _compared(at)
+    a, b = "A (pinned)", "B (current)"
+    assert table.loc["bins n", a] == 16 and table.loc["bins n", b] == 8
+    assert table.loc["range's MSE: Algorithm 3", a] == pytest.approx(_range_mse(16, 1, 16, 0.5))
+    assert table.loc["range's MSE: Algorithm 3", b] == pytest.approx(_range_mse(8, 3, 7, 1.0))
+    simulated = table.loc["range's MSE: simulated", a]
+    assert abs(simulated - _range_mse(16, 1, 16, 0.5)) / _range_mse(16, 1, 16, 0.5) < 0.1
+    # an invalid range in A: its sizes are compared, its errors are not computed
+    at = AppTest.from_file(MATRIX_PAGE, default_timeout=60)
+    at.query_params["pin"] = "mp_l=8&mp_r=2"
+    at.run()
+    assert not at.exception
+    table = _compared(at)
+    assert np.isnan(table.loc["range's MSE: Algorithm 3", "A (pinned)"])
+    assert table.loc["bins n", "A (pinned)"] == 8
+
+
+def test_matrix_page_over_the_work_limit_refuses_with_what_to_reduce(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv(limits.SECONDS_VARIABLE, "0.001")
+    at = AppTest.from_file(MATRIX_PAGE, default_timeout=60).run()
+    assert not at.exception
+    (warning,) = [str(w.value) for w in at.warning if "Not computed" in str(w.value)]
+    assert "fewer bins n" in warning and "fewer simulated releases" in warning
+    assert limits.SECONDS_VARIABLE in warning and "dpcore.hist.privelet" in warning
+    assert not at.dataframe and not at.metric  # nothing computed
+    # within the limit B runs, and a pinned A too big for it is refused alone
+    a = mp.page_cost(64, 200_000).seconds
+    assert mp.page_cost(8, 5000).seconds < a
+    monkeypatch.setenv(limits.SECONDS_VARIABLE, str(a / 2))
+    at = AppTest.from_file(MATRIX_PAGE, default_timeout=60)
+    at.query_params["pin"] = "mp_n=64&mp_l=1&mp_r=64&mp_releases=200000"
+    at.run()
+    assert not at.exception
+    assert any("Not computed: Pinned view A" in str(w.value) for w in at.warning)
+    assert not any("quantity" in d.value.columns for d in at.dataframe)
+    assert at.dataframe  # B's own table is still shown
+
+
+def test_matrix_page_a_large_n_is_refused_by_the_default_limit() -> None:
+    """The size cap is the work limit: n = 1,000 is a valid link, too big for this server."""
+    at = AppTest.from_file(MATRIX_PAGE, default_timeout=60)
+    at.query_params["mp_n"] = "1000"
+    at.run()
+    assert not at.exception
+    assert any("Not computed" in str(w.value) for w in at.warning)
+    assert at.number_input(key="mp_n").value == 1000  # the input is kept

@@ -170,7 +170,7 @@ def test_error_analysis_bad_pinned_values_fall_back_and_a_refused_a_is_not_compu
         pin="ea_view=size&ea_max_m=20&ea_sim=true&ea_releases=1000",
     ).run()
     assert not at.exception
-    assert "Not computed: the pinned view A" in _texts(at.warning)
+    assert "Not computed: Pinned view A" in _texts(at.warning)
     assert not _has_table(at) and not _titles(at)
     assert at.dataframe  # B's own results are still shown
 

@@ -176,14 +176,6 @@ def allow_or_offer(what: str, cost: Cost, *, key: Hashable, smaller: str, librar
 _REQUESTED = "_limits.requested"
 
 
-def pidentity_search(n: int, rows: int, starts: int, iterations: int) -> Cost:
-    """The p-Identity optimiser: one loss and gradient costs about 0.12 s at n = 4,096 with
-    p = 128 (O(n p^2)), and the search runs ``iterations`` of them per start, keeping about
-    a dozen arrays of ``n p`` numbers (the L-BFGS history)."""
-    step = 0.12 * (n / 4096) * (rows / 128) ** 2
-    return Cost(starts * iterations * step, n * rows * 8 * 12 / MB)
-
-
 def allow(what: str, cost: Cost, *, smaller: str, library: str) -> bool:
     """True when ``cost`` is within the current limits; otherwise show why, return False."""
     message = refusal(what, cost, smaller=smaller, library=library, limits=current())
@@ -243,41 +235,6 @@ def kv_simulation(
         users * (runs * 0.5e-6 + round_runs * 0.6e-6) + pairs * truncation_lengths * 15e-9,
         (users * 100 + pairs * 40) / MB,
     )
-
-
-PLAN_SECONDS_PER_BIN = {"dwork": 0.0, "privelet": 0.1e-6, "binary_raw": 0.5e-6}
-"""Building one algorithm's tree and budgets and its exact error, per bin (default 4 µs;
-Struct-Construct trees 10 µs)."""
-RELEASE_SECONDS_PER_BIN = {"dwork": 0.05e-6, "privelet": 0.1e-6, "binary_raw": 0.15e-6}
-"""One simulated release and its consistency step, per bin (default 0.5 µs)."""
-
-
-def _per_bin(table: dict[str, float], key: str, tree: float, sc: float) -> float:
-    return table.get(key, sc if "sc" in key or "lue" in key else tree)
-
-
-def error_simulation(keys: Iterable[str], n: int, points: int, releases: int, queries: int) -> Cost:
-    """Error analysis cells: a plan per algorithm, then ``points`` x-values each simulating
-    ``releases`` releases of ``n`` bins scored on ``queries`` ranges (0.3 µs per range)."""
-    keys = tuple(keys)
-    seconds = sum(
-        n * _per_bin(PLAN_SECONDS_PER_BIN, k, 4e-6, 10e-6)
-        + points * releases * (n * _per_bin(RELEASE_SECONDS_PER_BIN, k, 0.5e-6, 0.25e-6))
-        + points * releases * queries * 0.3e-6
-        for k in keys
-    )
-    return Cost(seconds, (n * 200 + queries * 50) / MB)
-
-
-INDEX_SECONDS_PER_BIN = {"dwork": 0.0, "privelet": 0.0, "binary_raw": 1e-6, "boost": 4.5e-6}
-
-
-def accuracy_index(keys: Iterable[str], max_m: int) -> Cost:
-    """Exact f(2^m) for m = 1..max_m: about 2^(max_m + 1) bins of work per tree algorithm,
-    4.5 µs per bin (Struct-Construct 9 µs), 300 bytes per bin at the largest m."""
-    bins = 2 ** (max_m + 1)
-    seconds = sum(bins * _per_bin(INDEX_SECONDS_PER_BIN, k, 4.5e-6, 9e-6) for k in keys)
-    return Cost(seconds, 2**max_m * 300 / MB)
 
 
 def exponential_page(k: int, draws: int) -> Cost:
