@@ -14,6 +14,7 @@ from dpcore.histogram import from_counts
 from dpcore.ldp import data as kvdata
 from dpui.errors import view as errors_view
 from dpui.kit import limits, sidebar
+from dpui.mechanisms import exponential as em
 from dpui.mechanisms import laplace as lap
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -58,7 +59,7 @@ def test_cost_models_separate_the_issue_links_from_the_defaults() -> None:
         limits.kv_simulation(20_000, 363_000, (9 * 4 + 9) * 3, 50, round_runs=10 * 4 * 3),
         limits.tree_page(65_536, "sc"),
         lap.page_cost(142, 142 * 1000),
-        limits.exponential_page(2**16, 100),
+        em.page_cost(2**16, 100),
         limits.accuracy_index(("binary_raw", "boost", "lue_dptree"), 16),
         limits.error_simulation(("dwork", "boost", "lue_dptree"), 1024, 1, 50, 550),
     )

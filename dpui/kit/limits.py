@@ -295,12 +295,6 @@ def tree_page(n: int, choice: str) -> Cost:
     return Cost(n * (build + 8e-6 + 0.3e-6), n * 250 / MB)
 
 
-def exponential_page(k: int, draws: int) -> Cost:
-    """Exponential: probabilities, the exact utility distribution and the charts (1.2 µs and
-    60 bytes per candidate) and the runs (50 ns per draw)."""
-    return Cost(k * 1.2e-6 + draws * 50e-9, (k * 60 + draws * 8) / MB)
-
-
 # --- byte-bounded caches ------------------------------------------------------------------
 
 
