@@ -233,10 +233,10 @@ PAGE = Page(
         "not a hardened noise source."
     ),
     data=(
-        "small candidate tables with scores (a four-sport vote, people per education level in "
-        "the Adult census), editable in Settings, unless Settings → Candidates and scores "
-        "chooses the sidebar's histogram: the mechanism picks one named answer, and a short "
-        "table shows every candidate's probability and the score it stands for."
+        "preset candidate tables (a four-sport vote, people per education level in the Adult "
+        "census), editable in Settings, unless Settings → Candidates and scores chooses the "
+        "sidebar's histogram: the mechanism picks one named answer, which a short table shows "
+        "best."
     ),
     params=em.PARAMS,
     pinned=em.PINNED,
