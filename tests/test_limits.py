@@ -17,6 +17,7 @@ from dpui.errors import optimised, settings
 from dpui.errors import simulation as errors_simulation
 from dpui.errors import view as errors_view
 from dpui.kit import limits, sidebar
+from dpui.mechanisms import exponential as em
 from dpui.mechanisms import laplace as lap
 from dpui.tree import view as tree_view
 
@@ -62,7 +63,7 @@ def test_cost_models_separate_the_issue_links_from_the_defaults() -> None:
         limits.kv_simulation(20_000, 363_000, (9 * 4 + 9) * 3, 50, round_runs=10 * 4 * 3),
         tree_view.page_cost(65_536, "sc"),
         lap.page_cost(142, 142 * 1000),
-        limits.exponential_page(2**16, 100),
+        em.page_cost(2**16, 100),
         errors_index.index_cost(("binary_raw", "boost", "lue_dptree"), 16),
         errors_simulation.error_simulation(("dwork", "boost", "lue_dptree"), 1024, 1, 50, 550),
     )

@@ -5,10 +5,13 @@ from __future__ import annotations
 import math
 
 import numpy as np
+import pandas as pd
 import pytest
 
 from dpcore.histogram import from_counts
 from dpcore.mechanisms import exponential_probabilities
+from dpui.kit.page import Inputs, Refused
+from dpui.kit.sidebar import EPSILON
 from dpui.mechanisms import exponential as em
 from dpui.mechanisms import figures as figures
 from dpui.mechanisms import laplace as lap
@@ -129,3 +132,44 @@ def test_simulated_quantile_is_hidden_when_too_few_trials_lie_beyond_it():
     hidden = table["simulated (1-δ)-quantile"].isna()
     assert (hidden == (expected_beyond < lap.MIN_EXPECTED_BEYOND)).all()
     assert hidden.any() and not hidden.all()
+
+
+def _inputs(edited: pd.DataFrame | None, *, shown: str = "sports", **values: object) -> Inputs:
+    """A view's inputs: ``values`` over the defaults, the page showing preset ``shown`` with
+    the table ``edited`` in Settings."""
+    defaults = {p.name: p.default for p in (*em.PARAMS, EPSILON)}
+    extra = {em.SOURCE.name: shown, em.EDITED: edited}
+    return Inputs(defaults | values, from_counts([5.0, 1.0, 2.0], "h"), extra)
+
+
+def test_exponential_view_uses_the_edited_table_only_for_the_preset_shown_now():
+    edited = em.preset_frame("sports")
+    edited.loc[3, em.SCORE_COLUMN] = "100"  # Tennis now wins
+    scores = np.array([30.0, 24.0, 9.0, 100.0])
+    b = em.view(_inputs(edited, exp_sens=2.0))
+    assert b.numbers["Pr[best answer]"] == pytest.approx(
+        exponential_probabilities(scores, 1.0, 2.0)[3]
+    )
+    assert "the table in Settings" in b.described and not b.note
+    assert b.figure.data[0].y == pytest.approx(exponential_probabilities(scores, 1.0, 2.0))
+    a = em.view(_inputs(edited, shown="adult", exp_source="sports"))  # A of another preset
+    shipped = np.array([30.0, 24.0, 9.0, 6.0])
+    assert a.numbers["Pr[best answer]"] == pytest.approx(
+        exponential_probabilities(shipped, 1.0, 1.0)[0]
+    )
+    assert "preset as shipped" in a.described and "as shipped" in a.note
+    on_hist = em.view(_inputs(edited, exp_source="sidebar", eps=0.5))
+    assert on_hist.numbers["candidates |R|"] == 3 and on_hist.stamp["candidates"] == "h"
+    assert on_hist.numbers["ε"] == 0.5
+
+
+def test_exponential_view_refuses_an_invalid_edited_table_and_cost_counts_its_rows():
+    edited = em.preset_frame("sports")
+    edited.loc[1, em.SCORE_COLUMN] = "lots"
+    with pytest.raises(Refused, match=r"'lots' is not a number.*your edits are kept"):
+        em.view(_inputs(edited))
+    assert em.view(_inputs(edited, exp_source="adult")).numbers["candidates |R|"] == 16
+    longer = pd.concat([edited] * 3, ignore_index=True)
+    assert em.cost(_inputs(longer, exp_draws=1000)).cost == em.page_cost(12, 1000)
+    assert em.cost(_inputs(longer, exp_source="adult")).cost == em.page_cost(16, 100)
+    assert em.cost(_inputs(None, exp_source="sidebar")).cost == em.page_cost(3, 100)

@@ -105,7 +105,8 @@ def test_exponential_pin_then_change_compares_a_with_b_and_unpin_returns():
             assert table.loc[name, column] == pytest.approx(value, rel=1e-9, abs=1e-300), name
     titles = _titles(at)
     assert "sports vote" in titles["A"] and "preset as shipped" in titles["A"]
-    assert "Adult education, the table below" in titles["B"]
+    assert "Adult education, the table in Settings" in titles["B"]
+    assert any("A uses its preset table as shipped" in c.value for c in at.caption)
     assert _pin_values(at)["exp_source"] == "sports"  # the pin stays A while B changes
     _button(at, "Unpin").click().run()
     assert not at.exception and "pin" not in at.query_params
@@ -128,7 +129,25 @@ def test_exponential_a_with_b_s_source_uses_the_edited_table():
     for column, sensitivity in (("A (pinned)", 2.0), ("B (current)", 1.0)):
         for name, value in _closed_form(edited, 1.0, sensitivity).items():
             assert table.loc[name, column] == pytest.approx(value, rel=1e-9, abs=1e-300), name
-    assert "sports vote, the table below" in _titles(at)["A"]
+    assert "sports vote, the table in Settings" in _titles(at)["A"]
+    assert not any("as shipped" in c.value for c in at.caption)
+
+
+def test_exponential_invalid_edited_table_refuses_a_and_b_and_keeps_the_edits():
+    at = _exponential()
+    at.query_params["pin"] = "exp_source=sports&exp_sens=2"
+    edits = {"edited_rows": {1: {"score": "lots"}}, "added_rows": [], "deleted_rows": []}
+    at.session_state["exp_table_sports"] = edits
+    at.run()
+    assert not at.exception
+    assert len(at.error) == 1 and "'lots' is not a number" in at.error[0].value
+    warnings = _warnings(at)
+    assert "Pinned view A: The candidate table in Settings has a problem" in warnings
+    assert "The candidate table in Settings has a problem" in warnings.replace(
+        "Pinned view A: ", ""
+    )
+    assert not at.get("plotly_chart") and not _titles(at)
+    assert at.session_state["exp_table_sports"]["edited_rows"] == edits["edited_rows"]
 
 
 def test_exponential_pinned_link_reopens_with_the_sidebar_histogram_as_a():
@@ -167,7 +186,7 @@ def test_exponential_a_over_the_work_limit_is_refused_not_computed(monkeypatch):
     at.query_params["pin"] = "exp_draws=1000000"
     at.run()
     assert not at.exception
-    assert "A (pinned)** cannot be shown" in _warnings(at)
+    assert "Not computed: Pinned view A: the exponential mechanism over 4" in _warnings(at)
     assert not any("quantity" in d.value.columns for d in at.dataframe)
     assert any(m.label == "Pr[best answer]" for m in at.metric)  # B is still shown
 

@@ -237,12 +237,6 @@ def kv_simulation(
     )
 
 
-def exponential_page(k: int, draws: int) -> Cost:
-    """Exponential: probabilities, the exact utility distribution and the charts (1.2 µs and
-    60 bytes per candidate) and the runs (50 ns per draw)."""
-    return Cost(k * 1.2e-6 + draws * 50e-9, (k * 60 + draws * 8) / MB)
-
-
 # --- byte-bounded caches ------------------------------------------------------------------
 
 

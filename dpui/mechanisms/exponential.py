@@ -1,8 +1,10 @@
-"""State, presets and cached computations behind the "Exponential mechanism" page.
+"""State, presets, cost model, cached computations and the view behind the "Exponential
+mechanism" page.
 
-This module owns the animation state in ``st.session_state`` (runs drawn so
-far, playing flag, and the inputs they belong to). The whole sequence of runs
-is drawn at once from the random seed and cached; the animation only reveals a longer
+This module owns the page's session state in ``st.session_state``: the candidate table as
+edited on the page (:func:`keep_edited`, read by :func:`extra`: no link carries it) and the
+animation (runs drawn so far, playing flag, and the inputs they belong to). The whole sequence
+of runs is drawn at once from the random seed and cached; the animation only reveals a longer
 prefix of it on each frame, so a run is reproducible and pausing loses nothing.
 """
 
@@ -22,6 +24,7 @@ from numpy.typing import NDArray
 from dpcore.histogram import Histogram
 from dpcore.mechanisms import (
     ScoreTable,
+    ScoreTableError,
     exponential_accuracy_bounds,
     exponential_expected_loss,
     exponential_log_weights,
@@ -31,8 +34,10 @@ from dpcore.mechanisms import (
     parse_score_table,
     sample_exponential,
 )
-from dpui.kit import limits, pin, references, untrusted
+from dpui.kit import limits, references, state, untrusted
+from dpui.kit.page import Estimate, Inputs, Refused, View
 from dpui.kit.params import ChoiceParam, FloatParam, IntParam
+from dpui.kit.sidebar import EPSILON
 from dpui.mechanisms import figures as figures
 
 # Wang and Kang's vote table lost its numbers in our copy; these counts are illustrative.
@@ -77,6 +82,10 @@ SENSITIVITY = FloatParam("exp_sens", 1.0, 1e-6, 1e12)
 DRAWS = IntParam("exp_draws", 100, 1, 1_000_000)
 SEED = IntParam("exp_seed", 0, 0, 2**31 - 1)
 PARAMS = (SOURCE, SENSITIVITY, DRAWS, SEED)
+PINNED = (SOURCE, SENSITIVITY, SEED, DRAWS, EPSILON)
+"""What a pinned view keeps: the candidates' source, Δu, the runs and the shared ε (an edited
+table is not in a link: a pinned view of a preset uses it as shipped, unless B shows the same
+preset)."""
 
 FRAMES = 30  # an animation shows the runs in about this many batches
 FRAME_SECONDS = 0.3
@@ -84,6 +93,8 @@ MAX_SHOWN = 40  # candidates drawn in the bar charts (the highest-scoring ones)
 NAME_COLUMN, SCORE_COLUMN = "candidate", "score"
 
 _DRAWN, _PLAYING, _INPUTS = "exp_drawn", "exp_playing", "exp_inputs"
+_EDITED = "_exp.edited"  # the table as edited on the page in this run (None for the sidebar's)
+EDITED = "edited"  # its name in the view's extra inputs
 
 
 def prose() -> str:
@@ -137,14 +148,10 @@ class Analysis:
     expected_loss: float
 
 
-def allowed(k: int, draws: int) -> bool:
-    """Whether the exact analysis of ``k`` candidates and ``draws`` runs is within the limit."""
-    return limits.allow(
-        f"the exponential mechanism over {k:,} candidates",
-        limits.exponential_page(k, draws),
-        smaller="use a histogram with fewer bins, or one of the preset tables",
-        library="dpcore.mechanisms.exponential_probabilities",
-    )
+def page_cost(k: int, draws: int) -> limits.Cost:
+    """Probabilities, the exact utility distribution and the charts (1.2 µs and 60 bytes per
+    candidate) and the runs (50 ns and 8 bytes per draw)."""
+    return limits.Cost(k * 1.2e-6 + draws * 50e-9, (k * 60 + draws * 8) / limits.MB)
 
 
 @limits.cache_by_bytes(max_entries=16)
@@ -206,13 +213,101 @@ class Outcome:
         return [self.table.names[i] for i in self.shown]
 
 
-def outcome(values: Mapping[str, Any], table: ScoreTable) -> Outcome | None:
-    """The exact analysis of ``table`` at the settings ``values`` (parameter name -> value,
-    the shared ε as ``"eps"``); None, the reason shown, when it is over the work limit."""
-    if not allowed(table.scores.size, int(values[DRAWS.name])):
+def keep_edited(edited: pd.DataFrame | None) -> None:
+    """Keep the table as edited on the page now (None when the page shows the sidebar's
+    histogram), for :func:`extra`; called by the page's controls in every run."""
+    st.session_state[_EDITED] = edited
+
+
+def extra() -> dict[str, Any]:
+    """The view's session-only inputs: the source shown now and its table as edited."""
+    return {SOURCE.name: state.get(SOURCE), EDITED: st.session_state.get(_EDITED)}
+
+
+def _edited_here(inputs: Inputs) -> bool:
+    """Whether the view ``inputs`` shows the table edited on the page: it shows the preset
+    shown now (a pinned view A of another preset uses that preset as shipped)."""
+    source = inputs[SOURCE]
+    return bool(source != "sidebar" and source == inputs.extra.get(SOURCE.name))
+
+
+def _edited_frame(inputs: Inputs) -> pd.DataFrame | None:
+    if not _edited_here(inputs):
         return None
-    analysis = analyse(table.scores, float(values["eps"]), float(values[SENSITIVITY.name]))
-    return Outcome(table, analysis, shown_candidates(table.scores))
+    frame: pd.DataFrame | None = inputs.extra.get(EDITED)
+    return frame
+
+
+def candidates(inputs: Inputs) -> ScoreTable:
+    """The candidates and scores of the view ``inputs``: the table edited on the page when the
+    view shows the preset shown now, else its preset as shipped, or the sidebar's histogram;
+    :class:`Refused` for an edited table that is not valid."""
+    source = inputs[SOURCE]
+    if source == "sidebar":
+        return table_from_histogram(inputs.hist)
+    edited = _edited_frame(inputs)
+    try:
+        return table_from_editor(preset_frame(source) if edited is None else edited)
+    except ScoreTableError as err:
+        raise Refused(
+            f"The candidate table in Settings has a problem: {err} Fix it there to see the "
+            "results; your edits are kept."
+        ) from None
+
+
+def cost(inputs: Inputs) -> Estimate:
+    """The exact analysis of the view's candidates and its runs."""
+    source = inputs[SOURCE]
+    if source == "sidebar":
+        k = inputs.hist.n_bins
+    else:
+        edited = _edited_frame(inputs)
+        k = len(PRESETS[source]) if edited is None else len(edited)
+    return Estimate(
+        f"the exponential mechanism over {k:,} candidates",
+        page_cost(k, int(inputs[DRAWS])),
+        smaller="use a histogram with fewer bins, or one of the preset tables",
+        library="dpcore.mechanisms.exponential_probabilities",
+    )
+
+
+@dataclass(frozen=True)
+class Result:
+    """One view of the page: its settings, candidates and their exact analysis (what the
+    page's body draws)."""
+
+    outcome: Outcome
+    source: str
+    words: str  # where the candidates come from (:func:`table_words`)
+    eps: float
+    sensitivity: float
+    draws: int
+    seed: int
+
+
+def view(inputs: Inputs) -> View:
+    """The page's main view: the exact output probabilities, the key numbers and the stamp."""
+    table = candidates(inputs)
+    eps, sensitivity = float(inputs[EPSILON]), float(inputs[SENSITIVITY])
+    out = Outcome(table, analyse(table.scores, eps, sensitivity), shown_candidates(table.scores))
+    source = str(inputs[SOURCE])
+    words = table_words(source, inputs.hist, edited=_edited_here(inputs))
+    figure = figures.output_probabilities(out.shown_names, out.analysis.probabilities[out.shown])
+    values = inputs.values
+    shipped = source != "sidebar" and not _edited_here(inputs)
+    return View(
+        f"{words}; ε = {eps:g}, Δu = {sensitivity:g}",
+        figure,
+        stamp(values, inputs.hist),
+        key_numbers(values, out),
+        detail=Result(out, source, words, eps, sensitivity, int(inputs[DRAWS]), int(inputs[SEED])),
+        note=(
+            "A uses its preset table as shipped: edits live only in the table in Settings, "
+            "and only in this session."
+            if shipped
+            else ""
+        ),
+    )
 
 
 def key_numbers(values: Mapping[str, Any], out: Outcome) -> dict[str, float]:
@@ -231,55 +326,13 @@ def key_numbers(values: Mapping[str, Any], out: Outcome) -> dict[str, float]:
     return numbers
 
 
-def show_comparison(
-    pinned: Mapping[str, Any], current: Mapping[str, Any], b: Outcome | None, hist: Histogram
-) -> None:
-    """Pinned view A beside the current view B (``b``, None when it cannot be shown): the
-    output probabilities on one y axis and the key numbers with their ratio.
-
-    Candidate tables edited on the page live only in this session: A uses the current table
-    when its source is B's, else its own source's table (the preset, or the sidebar's
-    histogram). ``hist`` is the sidebar's histogram.
-    """
-    source = pinned[SOURCE.name]
-    a: Outcome | None = None
-    if source == current[SOURCE.name]:
-        if b is not None:
-            a = outcome(pinned, b.table)
-    elif source != "sidebar":
-        a = outcome(pinned, table_from_editor(preset_frame(source)))
-    elif allowed(hist.n_bins, int(pinned[DRAWS.name])):
-        a = outcome(pinned, table_from_histogram(hist))
-    if a is None or b is None:
-        who = "A (pinned)" if a is None else "B (current)"
-        st.warning(
-            f"**{who}** cannot be shown (see the message above), so there is nothing to "
-            "compare yet.",
-            icon=":material/compare:",
-        )
-        return
-
-    def view(v: Mapping[str, Any], out: Outcome) -> tuple[str, Any, dict[str, Any]]:
-        fig = figures.output_probabilities(out.shown_names, out.analysis.probabilities[out.shown])
-        words = table_words(v[SOURCE.name], hist, edited=v[SOURCE.name] == current[SOURCE.name])
-        return f"{words}; ε = {v['eps']:g}, Δu = {v[SENSITIVITY.name]:g}", fig, stamp(v, hist)
-
-    pin.side_by_side(view(pinned, a), view(current, b), key="exp_compare")
-    if source not in (current[SOURCE.name], "sidebar"):
-        st.caption(
-            "A uses its preset table as shipped: edits live only in the table shown on the "
-            "page, and only in this session."
-        )
-    pin.show_table(key_numbers(pinned, a), key_numbers(current, b))
-
-
 def table_words(source: str, hist: Histogram, *, edited: bool) -> str:
     """Where a view's candidates come from, in a few words (A's and B's figures start level
     when both fit a line): the sidebar's histogram, the table as edited on the page now, or
     the preset as shipped."""
     if source == "sidebar":
         return f"the {hist.n_bins:,} bins of '{untrusted.markdown(hist.name)}'"
-    return f"{SHORT_NAMES[source]}, {'the table below' if edited else 'preset as shipped'}"
+    return f"{SHORT_NAMES[source]}, {'the table in Settings' if edited else 'preset as shipped'}"
 
 
 def stamp(values: Mapping[str, Any], hist: Histogram) -> dict[str, Any]:
