@@ -68,7 +68,14 @@ class FloatParam:
         return value
 
     def encode(self, value: Any) -> str:
-        return f"{float(value):g}"
+        """The shortest text that parses back to exactly ``value`` (a link reproduces the
+        view: ``:g`` would turn 0.1234567 into 0.123457).
+
+        >>> FloatParam("b", 1.0, 0.0, 1e9).encode(123456789.0)
+        '123456789'
+        """
+        text = repr(float(value))
+        return text[:-2] if text.endswith(".0") else text
 
 
 @dataclass(frozen=True)
@@ -154,7 +161,7 @@ def decode(params: Sequence[Param], raw: Mapping[str, str]) -> tuple[dict[str, A
     so a link cannot put its own links, images or pages of text into the app's warning.
 
     >>> decode([IntParam("k", 2, 2, 20)], {"k": "99"})
-    ({'k': 2}, ["Ignored k=99 in the link (99 is outside [2, 20]); using 2."])
+    ({'k': 2}, ['Ignored k=99 in the link (99 is outside [2, 20]); using 2.'])
     """
     values: dict[str, Any] = {}
     notices: list[str] = []
