@@ -28,7 +28,7 @@ from dpcore.hist import (
     coverage,
     empirical,
     plans,
-    privelet,
+    privelet_error,
 )
 from dpcore.hist import matrix_mechanism as mm
 from dpcore.hist.tree import Tree, kary_tree, struct_construct
@@ -105,12 +105,12 @@ def privelet_ranges() -> None:
     n, count = 2**20, 10**5
     print(f"\n3. Privelet error coefficient of {count:,} random ranges at n = 2^20")
     a, b = empirical.random_ranges(n, count, np.random.default_rng(2))
-    coef, secs = _timed(lambda: privelet.range_error_coefficients(n, a, b), 3)
+    coef, secs = _timed(lambda: privelet_error.range_error_coefficients(n, a, b), 3)
     few = 20
     w = np.zeros((few, n))
     for q in range(few):
         w[q, a[q] : b[q] + 1] = 1.0
-    slow, slow_secs = _timed(lambda: privelet.linear_query_coefficient(w))
+    slow, slow_secs = _timed(lambda: privelet_error.linear_query_coefficient(w))
     per_range = slow_secs / few
     agree = float(np.max(np.abs(coef[:few] - slow) / slow))
     print(f"{'method':>34} {'seconds':>10} {'us/range':>9}")

@@ -7,7 +7,7 @@ from functools import partial
 import numpy as np
 import pytest
 
-from dpcore.hist import blue_error, budget, coverage
+from dpcore.hist import allocation_rules, blue_error, blue_gradient, budget, coverage, hb
 from dpcore.hist import consistent_budget as cb
 from dpcore.hist.tree import kary_tree, struct_construct
 from tests.oracles import central_differences, random_tree, strategy_matrix, workload_ranges
@@ -42,7 +42,7 @@ def test_gradient_matches_dense_least_squares(workload):
         eps = rng.uniform(0.05, 1.0, t.size)
         eps[rng.random(t.size) < 0.2] = 0.0  # some internal nodes unmeasured
         eps[t.is_leaf] = rng.uniform(0.05, 1.0, int(t.is_leaf.sum()))
-        result = cb.blue_error_gradient(t, eps, workload)
+        result = blue_gradient.blue_error_gradient(t, eps, workload)
         error, influence = _dense_error_and_influence(t, eps, workload)
         assert result.error == pytest.approx(error, rel=1e-10)
         np.testing.assert_allclose(-result.d_precision, influence, rtol=1e-9, atol=1e-12)
@@ -53,7 +53,7 @@ def test_gradient_matches_dense_least_squares(workload):
 def test_gradient_matches_finite_differences_of_the_exact_error(workload):
     for t, rng in _trees(5, 4):
         eps = rng.uniform(0.2, 1.0, t.size)
-        grad = cb.blue_error_gradient(t, eps, workload).d_budget
+        grad = blue_gradient.blue_error_gradient(t, eps, workload).d_budget
         nodes = rng.choice(t.size, size=min(6, t.size), replace=False)
         error = partial(blue_error.blue_expected_error, t, workload=workload)
         for x, fd in central_differences(error, eps, nodes).items():
@@ -65,10 +65,10 @@ def test_gradient_refuses_unmeasured_leaves_and_large_dense_cases():
     eps = budget.uniform_budgets(t, 1.0)
     eps[t.leaf_of_bin[3]] = 0.0
     with pytest.raises(ValueError, match="every leaf"):
-        cb.blue_error_gradient(t, eps, "uniform")
-    big = kary_tree(cb.DENSE_GRADIENT_LIMIT + 1, 16)
+        blue_gradient.blue_error_gradient(t, eps, "uniform")
+    big = kary_tree(blue_gradient.DENSE_GRADIENT_LIMIT + 1, 16)
     with pytest.raises(ValueError, match="one length"):
-        cb.blue_error_gradient(big, budget.uniform_budgets(big, 1.0), "length:4")
+        blue_gradient.blue_error_gradient(big, budget.uniform_budgets(big, 1.0), "length:4")
 
 
 def test_root_dropped_uniform_is_the_hb_rule():
@@ -88,8 +88,8 @@ def test_hb_fanout_follows_qardaji_et_al():
     for b in range(2, 21):
         h = int(np.ceil(np.log(n) / np.log(b) - 1e-12))
         by_hand[b] = (b - 1) * h**3 - 2 * (b + 1) * h**2 / 3
-    assert cb.hb_fanout(n) == min(by_hand, key=by_hand.__getitem__) == 16
-    assert cb.hb_tree(n).n_children[0] == 16
+    assert hb.hb_fanout(n) == min(by_hand, key=by_hand.__getitem__) == 16
+    assert hb.hb_tree(n).n_children[0] == 16
 
 
 @pytest.mark.parametrize("granularity", ["level", "node"])
@@ -175,12 +175,12 @@ def test_issue_figures_at_256_and_4096():
 
 def test_fanout_after_consistency_is_the_dense_argmin():
     n = 24
-    k, scores = cb.fanout_after_consistency(n, 1.0, "uniform", "hb", max_fanout=6)
+    k, scores = allocation_rules.fanout_after_consistency(n, 1.0, "uniform", "hb", max_fanout=6)
     dense = {}
     for fan in range(2, 7):
         t = kary_tree(n, fan)
         dense[fan] = _dense_error_and_influence(
-            t, cb.allocation_budgets(t, 1.0, "uniform", "hb"), "uniform"
+            t, allocation_rules.allocation_budgets(t, 1.0, "uniform", "hb"), "uniform"
         )[0]
     assert scores == pytest.approx(dense, rel=1e-9)
     assert k == min(dense, key=dense.__getitem__)
@@ -188,7 +188,7 @@ def test_fanout_after_consistency_is_the_dense_argmin():
 
 def test_allocation_budgets_rejects_unknown_rules():
     with pytest.raises(ValueError, match="unknown allocation"):
-        cb.allocation_budgets(kary_tree(4, 2), 1.0, "uniform", "best")  # type: ignore[arg-type]
+        allocation_rules.allocation_budgets(kary_tree(4, 2), 1.0, "uniform", "best")  # type: ignore[arg-type]
     with pytest.raises(ValueError, match="granularity"):
         cb.consistent_optimal_budgets(kary_tree(4, 2), 1.0, granularity="bin")  # type: ignore[arg-type]
 
@@ -203,7 +203,9 @@ def test_the_search_reports_progress_and_is_repeatable():
     assert budget.release_epsilon(t, b) == 0.5
     assert seen and seen == sorted(seen) and 0 < seen[-1] <= 1.0
     steps: list[float] = []
-    cb.fanout_after_consistency(16, 1.0, "uniform", "hb", max_fanout=5, progress=steps.append)
+    allocation_rules.fanout_after_consistency(
+        16, 1.0, "uniform", "hb", max_fanout=5, progress=steps.append
+    )
     assert steps == [0.25, 0.5, 0.75, 1.0]
 
 

@@ -10,6 +10,7 @@ import pytest
 
 from dpcore.hist import (
     blue_error,
+    blue_gradient,
     budget,
     coverage,
     empirical,
@@ -78,7 +79,7 @@ def test_post_blue_error_and_gradient_match_dense_least_squares():
         exact = blue_error.blue_expected_error(t, eps, spec)
         assert exact == pytest.approx(per_range.mean(), rel=1e-10)
         assert exact == pytest.approx(_lstsq_range_errors(t, eps, ranges).mean(), rel=1e-8)
-        grad = cb.blue_error_gradient(t, eps, spec)
+        grad = blue_gradient.blue_error_gradient(t, eps, spec)
         assert grad.error == pytest.approx(exact, rel=1e-10)
         np.testing.assert_allclose(-grad.d_precision, influence, rtol=1e-9, atol=1e-12)
 
@@ -87,7 +88,7 @@ def test_gradient_matches_finite_differences():
     for t, ranges, rng in _trees(2, 5):
         eps = rng.uniform(0.2, 1.0, t.size)
         spec = _spec(ranges)
-        grad = cb.blue_error_gradient(t, eps, spec).d_budget
+        grad = blue_gradient.blue_error_gradient(t, eps, spec).d_budget
         nodes = rng.choice(t.size, size=min(6, t.size), replace=False)
         error = partial(blue_error.blue_expected_error, t, workload=spec)
         for x, fd in central_differences(error, eps, nodes).items():
@@ -133,7 +134,7 @@ def test_every_range_listed_is_the_uniform_workload_and_every_prefix_is_prefix(n
                 rel=1e-10,
             )
         if n > 1:
-            mine, theirs = (cb.blue_error_gradient(t, eps, w) for w in (listed, named))
+            mine, theirs = (blue_gradient.blue_error_gradient(t, eps, w) for w in (listed, named))
             np.testing.assert_allclose(mine.d_budget, theirs.d_budget, rtol=1e-9, atol=1e-12)
             p = coverage.coverage_probabilities(t, named)
             np.testing.assert_allclose(
@@ -222,10 +223,10 @@ def test_listed_ranges_checks_pairs_and_the_gradient_its_work_limit():
     with pytest.raises(ValueError, match="between 1 and"):
         listed_ranges([])
     assert listed_ranges([(3, 3)]).describe() == "1 listed range equally likely"
-    n = cb.LISTED_GRADIENT_WORK // 400 + 1
+    n = blue_gradient.LISTED_GRADIENT_WORK // 400 + 1
     big = kary_tree(n, 2)  # about 2n nodes: 200 ranges are over the limit
     load = listed_ranges([(0, n - 1)] * 200, n)
-    assert cb.listed_gradient_unavailable(big.size, load) is not None
+    assert blue_gradient.listed_gradient_unavailable(big.size, load) is not None
     with pytest.raises(ValueError, match="range-node steps, above the limit"):
-        cb.blue_error_gradient(big, budget.uniform_budgets(big, 1.0), load)
-    assert cb.listed_gradient_unavailable(kary_tree(64, 2).size, load) is None
+        blue_gradient.blue_error_gradient(big, budget.uniform_budgets(big, 1.0), load)
+    assert blue_gradient.listed_gradient_unavailable(kary_tree(64, 2).size, load) is None

@@ -7,7 +7,7 @@ import pytest
 import scipy.sparse as sp
 
 from dpcore.hist import matrix_mechanism as mm
-from dpcore.hist import privelet
+from dpcore.hist import privelet, privelet_error
 
 
 def test_sensitivity_and_release_epsilon_dense_and_sparse() -> None:
@@ -45,7 +45,7 @@ def test_privelet_covariance_via_generic_mechanism() -> None:
     a = privelet.strategy_matrix(n)
     budgets = mm.uniform_budgets(a, eps)
     cov = mm.reconstruction_covariance(a, budgets, privelet.reconstruction_matrix(n))
-    expected = privelet.noise_variance(n, eps) * privelet.covariance_matrix(n)
+    expected = privelet.noise_variance(n, eps) * privelet_error.covariance_matrix(n)
     np.testing.assert_allclose(cov, expected, rtol=1e-12, atol=1e-15)
     # Haar is invertible: least squares gives the same covariance
     np.testing.assert_allclose(mm.reconstruction_covariance(a, budgets), expected, rtol=1e-9)

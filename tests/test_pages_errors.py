@@ -9,7 +9,7 @@ import pandas as pd
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from dpcore.hist import privelet
+from dpcore.hist import privelet, privelet_error
 from dpui.errors import figures as figures
 from dpui.errors import index as errors_index
 from dpui.errors import matrix as mp
@@ -30,7 +30,7 @@ def test_matrix_page_default_shows_the_seed_example_three_ways() -> None:
     assert not at.exception and not _errors(at)
     table = at.dataframe[0].value
     coefficients = table["error coefficient"].to_numpy()
-    expected = privelet.range_error_coefficient(8, 3, 7)
+    expected = privelet_error.range_error_coefficient(8, 3, 7)
     np.testing.assert_allclose(coefficients[:3], expected, rtol=1e-12)
     # the simulation (5,000 releases) lands near the exact value
     assert abs(coefficients[3] - expected) / expected < 0.1
@@ -54,7 +54,7 @@ def test_matrix_page_pads_n_that_is_not_a_power_of_two() -> None:
     assert sizes["Transform size N"] == "8"
     table = at.dataframe[0].value
     assert table["error coefficient"].iloc[0] == pytest.approx(
-        privelet.range_error_coefficient(5, 3, 5)
+        privelet_error.range_error_coefficient(5, 3, 5)
     )
 
 
@@ -101,10 +101,10 @@ def test_error_page_closed_forms_only_has_no_simulated_values() -> None:
 
 
 def test_matrix_heatmap_outlines_the_range() -> None:
-    fig = figures.matrix_heatmap(privelet.covariance_matrix(8), title="t", outline=(3, 7))
+    fig = figures.matrix_heatmap(privelet_error.covariance_matrix(8), title="t", outline=(3, 7))
     (shape,) = fig.layout.shapes
     assert (shape.x0, shape.x1, shape.y0, shape.y1) == (2.5, 7.5, 2.5, 7.5)
-    np.testing.assert_allclose(np.asarray(fig.data[0].z), privelet.covariance_matrix(8))
+    np.testing.assert_allclose(np.asarray(fig.data[0].z), privelet_error.covariance_matrix(8))
 
 
 def test_exact_vs_empirical_draws_lines_and_points_with_bars() -> None:
@@ -228,7 +228,7 @@ def _compared(at: AppTest) -> pd.DataFrame:
 
 def _range_mse(n: int, left: int, right: int, eps: float) -> float:
     """Algorithm 3's coefficient times Privelet's noise variance 2(h+1)²/ε²."""
-    return privelet.range_error_coefficient(n, left, right) * privelet.noise_variance(n, eps)
+    return privelet_error.range_error_coefficient(n, left, right) * privelet.noise_variance(n, eps)
 
 
 def test_matrix_page_pinned_against_itself_compares_equal_numbers() -> None:

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from dpcore.hist import budget, coverage, experiments, privelet, tree
+from dpcore.hist import budget, coverage, experiments, privelet_error, tree
 from dpcore.hist import matrix_mechanism as mm
 from dpui.papers import figures as figures
 from dpui.papers import view as view
@@ -32,7 +32,7 @@ def test_table2_eq16_is_the_brute_force_average_and_eq17_the_papers_asymptote() 
     )
     for m in range(6):
         n = 2**m
-        sigma = privelet.covariance_matrix(n)
+        sigma = privelet_error.covariance_matrix(n)
         brute = np.mean(
             [sigma[a : b + 1, a : b + 1].sum() for a, b in workload_ranges(n, "uniform")]
         )

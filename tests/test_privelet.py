@@ -9,7 +9,7 @@ import pytest
 from scipy import stats
 
 from dpcore.hist import matrix_mechanism as mm
-from dpcore.hist import privelet
+from dpcore.hist import privelet, privelet_error
 from dpui import registry
 
 SIZES = range(2, 257)
@@ -71,14 +71,16 @@ def test_transforms_batch_over_leading_axes() -> None:
 
 @pytest.mark.parametrize("n", [2, 4, 8, 32, 128, 256, 3, 100])
 def test_theorem2_equals_brute_force_covariance(n: int) -> None:
-    np.testing.assert_allclose(privelet.covariance_matrix(n), _brute_covariance(n), atol=1e-12)
+    np.testing.assert_allclose(
+        privelet_error.covariance_matrix(n), _brute_covariance(n), atol=1e-12
+    )
 
 
 def test_algorithm3_equals_submatrix_sums_for_every_range_and_n() -> None:
     worst = 0.0
     for n in SIZES:
         a, b, sums = _all_range_sums(_brute_covariance(n), n)
-        fast = privelet.range_error_coefficients(n, a, b)
+        fast = privelet_error.range_error_coefficients(n, a, b)
         worst = max(worst, float(np.max(np.abs(fast - sums) / sums)))
     assert worst < 1e-9
 
@@ -88,22 +90,26 @@ def test_linear_query_coefficient_equals_quadratic_form(n: int) -> None:
     rng = np.random.default_rng(7)
     w = rng.normal(size=(5, n))
     brute = np.einsum("qi,ij,qj->q", w, _brute_covariance(n)[:n, :n], w)
-    np.testing.assert_allclose(privelet.linear_query_coefficient(w), brute, rtol=1e-10)
+    np.testing.assert_allclose(privelet_error.linear_query_coefficient(w), brute, rtol=1e-10)
 
 
 def test_seed_example_3_7_at_8_three_ways() -> None:
     cov = _brute_covariance(8)
     by_submatrix = cov[2:7, 2:7].sum()
-    assert privelet.range_error_coefficient(8, 3, 7) == pytest.approx(by_submatrix, rel=1e-12)
+    assert privelet_error.range_error_coefficient(8, 3, 7) == pytest.approx(by_submatrix, rel=1e-12)
     w = np.zeros(8)
     w[2:7] = 1.0
-    assert float(privelet.linear_query_coefficient(w)) == pytest.approx(by_submatrix, rel=1e-12)
+    assert float(privelet_error.linear_query_coefficient(w)) == pytest.approx(
+        by_submatrix, rel=1e-12
+    )
 
 
 def test_eq16_average_equals_brute_force_for_every_n() -> None:
     for n in SIZES:
         _, _, sums = _all_range_sums(_brute_covariance(n), n)
-        assert privelet.average_error_coefficient(n) == pytest.approx(sums.mean(), rel=1e-10), n
+        assert privelet_error.average_error_coefficient(n) == pytest.approx(
+            sums.mean(), rel=1e-10
+        ), n
 
 
 def test_eq16_simplified_form_and_eq17_asymptote() -> None:
@@ -112,33 +118,33 @@ def test_eq16_simplified_form_and_eq17_asymptote() -> None:
         simplified = h / 6 + (big_n**3 + 37 * big_n**2 + 26 * big_n + 8) / (
             36 * big_n**2 * (big_n + 1)
         )
-        exact = privelet.average_error_coefficient(2**h)
+        exact = privelet_error.average_error_coefficient(2**h)
         assert exact == pytest.approx(simplified, rel=1e-12)
-        gap = exact - privelet.asymptotic_average_error_coefficient(2**h)
+        gap = exact - privelet_error.asymptotic_average_error_coefficient(2**h)
         assert 0 < gap < 1.1 / big_n + 1e-15
     # the seed: "for h > 10 the two agree to a negligible difference"
     assert abs(
-        privelet.average_error_coefficient(2**11)
-        - privelet.asymptotic_average_error_coefficient(2**11)
-    ) < 1e-3 * privelet.average_error_coefficient(2**11)
+        privelet_error.average_error_coefficient(2**11)
+        - privelet_error.asymptotic_average_error_coefficient(2**11)
+    ) < 1e-3 * privelet_error.average_error_coefficient(2**11)
 
 
 def test_algorithm3_at_a_million_bins_equals_the_transform_form() -> None:
     n = 2**20
     rng = np.random.default_rng(5)
     ends = np.sort(rng.integers(0, n, size=(4, 2)), axis=1)
-    fast = privelet.range_error_coefficients(n, ends[:, 0], ends[:, 1])
+    fast = privelet_error.range_error_coefficients(n, ends[:, 0], ends[:, 1])
     w = np.zeros((4, n))
     for q, (a, b) in enumerate(ends):
         w[q, a : b + 1] = 1.0
-    np.testing.assert_allclose(fast, privelet.linear_query_coefficient(w), rtol=1e-8)
-    assert privelet.range_error_coefficient(n, 1, n) == pytest.approx(1.0, rel=1e-8)
+    np.testing.assert_allclose(fast, privelet_error.linear_query_coefficient(w), rtol=1e-8)
+    assert privelet_error.range_error_coefficient(n, 1, n) == pytest.approx(1.0, rel=1e-8)
 
 
 @pytest.mark.parametrize(("n", "l", "r"), [(8, 0, 3), (8, 4, 3), (8, 1, 9), (0, 1, 1)])
 def test_bad_ranges_raise(n: int, l: int, r: int) -> None:  # noqa: E741
     with pytest.raises(ValueError):
-        privelet.range_error_coefficient(n, l, r)
+        privelet_error.range_error_coefficient(n, l, r)
 
 
 def test_bad_inputs_raise() -> None:
@@ -175,7 +181,9 @@ def test_release_mse_matches_closed_form_for_fixed_ranges() -> None:
     for a, b in [(0, 99), (3, 3), (10, 57), (63, 64)]:
         errors = (prefix[:, b + 1] - prefix[:, a]) - (truth[b + 1] - truth[a])
         sq = errors**2
-        expected = privelet.noise_variance(n, eps) * privelet.range_error_coefficients(n, a, b)
+        expected = privelet.noise_variance(n, eps) * privelet_error.range_error_coefficients(
+            n, a, b
+        )
         stderr = sq.std(ddof=1) / np.sqrt(sq.size)
         assert abs(sq.mean() - expected) < 4 * stderr, (a, b)
 
@@ -197,7 +205,7 @@ def test_diagonal_sum_is_right_only_for_single_bins_and_the_middle_pair() -> Non
         assert same == [(n // 2, n // 2 + 1)]
     block = _brute_covariance(8)[3:5, 3:5]  # bins 4 and 5 (1-based)
     assert block.sum() == pytest.approx(np.trace(block)) == pytest.approx(0.6875)
-    assert privelet.range_error_coefficient(8, 4, 5) == pytest.approx(0.6875)
+    assert privelet_error.range_error_coefficient(8, 4, 5) == pytest.approx(0.6875)
     root = Path(__file__).resolve().parents[1]
     assert "0.6875" in (root / "assets" / "matrix_privelet.md").read_text()
     notice = next(p for p in registry.PAGES if p.path.endswith("matrix_privelet.py"))

@@ -1,4 +1,4 @@
-"""Budgets that minimise the error AFTER BLUE consistency, and the H_b root rule.
+"""Budgets that minimise the error AFTER BLUE consistency: the per-level and per-node searches.
 
 The per-node rule of LUE-DPTree (:func:`dpcore.hist.budget.optimal_budgets`) and the
 per-level rule of Boost-UN minimise the error of the *raw* noisy tree. After
@@ -9,39 +9,15 @@ BLUE consistency the error is a different function of the budgets,
           \\quad G = W^T W,
 
 (``a_x`` the 0/1 indicator of node ``x``'s bins, ``W`` the ``m`` workload
-ranges), and its optimum is a different allocation. Its gradient is
-
-.. math:: \\frac{\\partial f}{\\partial \\lambda_x} = -\\frac{\\|W M^{-1} a_x\\|^2}{m},
-          \\qquad \\frac{\\partial f}{\\partial \\epsilon_x}
-          = \\epsilon_x \\frac{\\partial f}{\\partial \\lambda_x},
-
-computed here for every node at once in ``O(size)`` from the tree's Gaussian
-Markov structure (:class:`dpcore.hist.blue_error.GaussMarkovTree`): ``M^{-1} a_x`` is the
-covariance of the bins' BLUE errors with node ``x``'s, which is piecewise a
-scaled "profile" of the subtrees hanging off ``x``'s root path; the prefix sums
-of such a vector give ``||W M^{-1} a_x||^2`` for the all-range and prefix
-workloads (``r^T G r = (n+1) \\sum_a R_a^2 - (\\sum_a R_a)^2`` resp.
-``\\sum_a R_a^2`` with ``R`` the prefix sums of ``r``). By homogeneity
-``f = \\sum_x \\lambda_x \\|W M^{-1} a_x\\|^2 / m``, so the error comes free.
-Ranges of one length use a dense ``O(n^3)`` computation, limited to
-:data:`DENSE_GRADIENT_LIMIT` bins. A list of ``m`` ranges uses each range's
-BLUE measurement weights (:meth:`dpcore.hist.consistency.BlueSmoother.transpose`,
-``O(size)`` per range): at a leaf ``l`` of bin ``i`` the weight is
-``c_l = λ_l (M^{-1} w)_i``, so the prefix sums of ``M^{-1} w`` give every
-``a_x^T M^{-1} w`` at once; ``O(m * size)`` per gradient, limited to
-:data:`LISTED_GRADIENT_WORK`.
-
-H_b (Qardaji, Yang, Li, "Understanding hierarchical methods for differentially
-private histograms", VLDB 2013): a ``b``-ary tree with ``b`` minimising their
-average-error estimate, the root's total not released, every other level
-``eps / (h - 1)``, then least squares (BLUE). The math is restated in the
-team's notes on allocation and strategies.
+ranges), and its optimum is a different allocation. The searches here follow its exact
+gradient (:func:`dpcore.hist.blue_gradient.blue_error_gradient`) with L-BFGS-B, one
+share per level or one per internal node. H_b's tree is :mod:`dpcore.hist.hb`; every
+named allocation rule and the fan-out scan are :mod:`dpcore.hist.allocation_rules`.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Literal
 
 import numpy as np
@@ -49,21 +25,14 @@ import scipy.optimize
 from numpy.typing import NDArray
 
 from dpcore import _validate
-from dpcore.hist import budget, consistency, coverage
-from dpcore.hist.blue_error import GaussMarkovTree, blue_expected_error
-from dpcore.hist.tree import MAX_FANOUT, Tree, kary_tree
+from dpcore.hist import budget, coverage
+from dpcore.hist.blue_error import blue_expected_error
+from dpcore.hist.blue_gradient import blue_error_gradient
+from dpcore.hist.tree import Tree
 from dpcore.hist.workload import Workload, parse_workload
 
 FloatArray = NDArray[np.float64]
 Granularity = Literal["level", "node"]
-
-DENSE_GRADIENT_LIMIT = 1024
-"""Largest ``n`` for the dense gradient (workloads other than all ranges and prefixes)."""
-
-LISTED_GRADIENT_WORK = 20_000_000
-"""Largest ``m * size`` (listed ranges times tree nodes) for the gradient of a list of
-ranges, about 40 ns each (under a second): e.g. 1,000 ranges on an 8,192-bin binary tree
-or 100 ranges on a 65,536-bin one."""
 
 NODE_WORK = 3_000_000
 """Per-node search: at most ``NODE_WORK / size`` iterations (at least 20), so a
@@ -93,326 +62,6 @@ _SHARE_CAP = 1.0 - 1e-6
 """Largest share of its path's remaining budget an internal node may take."""
 
 
-# ------------------------------------------------------------------------ H_b
-
-
-def hb_variance_estimate(n: int, b: int) -> float:
-    """Qardaji et al.'s average-error estimate (their eq. 3) of a ``b``-ary tree over ``n`` bins.
-
-    .. math:: V(b) = (b - 1) h^3 - \\frac{2 (b + 1) h^2}{3}, \\quad h = \\lceil \\log_b n \\rceil
-
-    Parameters
-    ----------
-    n : int
-        Number of bins.
-    b : int
-        Fan-out (``>= 2``).
-
-    Returns
-    -------
-    float
-        ``V(b)`` (in the paper's units; only its order over ``b`` matters).
-
-    Examples
-    --------
-    >>> hb_variance_estimate(4096, 16)
-    303.0
-    """
-    h, size = 0, 1
-    while size < n:  # integer ceil(log_b n): no floating-point log
-        size *= b
-        h += 1
-    return (b - 1) * h**3 - 2.0 * (b + 1) * h**2 / 3.0
-
-
-def hb_fanout(n: int, *, max_fanout: int = MAX_FANOUT) -> int:
-    """H_b's fan-out: ``b`` in ``[2, max_fanout]`` minimising :func:`hb_variance_estimate`.
-
-    The published rule searches ``b`` up to ``n``; the product's trees stop at
-    :data:`dpcore.hist.tree.MAX_FANOUT`.
-
-    Parameters
-    ----------
-    n : int
-        Number of bins.
-    max_fanout : int, default MAX_FANOUT (20)
-        Largest fan-out tried.
-
-    Returns
-    -------
-    int
-        The minimising ``b`` (the smallest on ties); 2 when ``n < 2``.
-
-    Examples
-    --------
-    >>> hb_fanout(4096), hb_fanout(65536)
-    (16, 16)
-    """
-    if n < 2:
-        return 2
-    candidates = range(2, max(2, min(max_fanout, n)) + 1)
-    return min(candidates, key=lambda b: hb_variance_estimate(n, b))
-
-
-def hb_tree(n: int) -> Tree:
-    """H_b's tree: :func:`hb_fanout`-ary over ``n`` bins.
-
-    Parameters
-    ----------
-    n : int
-        Number of bins (``>= 1``).
-
-    Returns
-    -------
-    Tree
-        The ``b``-ary tree over ``n`` bins.
-
-    Raises
-    ------
-    ValueError
-        If ``n < 1``.
-    """
-    return kary_tree(n, hb_fanout(n))
-
-
-# ------------------------------------------------------- the exact gradient
-
-
-@dataclass(frozen=True)
-class ErrorGradient:
-    """The exact mean range MSE after BLUE and its gradient.
-
-    ``d_precision[x] = d error / d lambda_x`` (``lambda_x = eps_x^2 / 2``) and
-    ``d_budget[x] = d error / d eps_x``.
-
-    Attributes
-    ----------
-    error : float
-        Mean range MSE after BLUE over the workload.
-    d_precision, d_budget : ndarray of float64, shape (tree.size,)
-        Its partial derivatives per node.
-    """
-
-    error: float
-    d_precision: FloatArray
-    d_budget: FloatArray
-
-
-def blue_error_gradient(
-    tree: Tree, budgets: FloatArray, workload: str | Workload = "uniform"
-) -> ErrorGradient:
-    """Exact error after BLUE and its gradient with respect to every node's budget.
-
-    .. math:: \\frac{\\partial f}{\\partial \\lambda_x} = -\\|W M^{-1} a_x\\|^2 / m
-
-    ``O(size)`` for the all-range and prefix workloads; a dense ``O(n^3)``
-    computation for ranges of one length (``n <= DENSE_GRADIENT_LIMIT``);
-    ``O(m * size)`` for ``m`` listed ranges (``m * size <= LISTED_GRADIENT_WORK``).
-    Every leaf must be measured (budget > 0).
-
-    Parameters
-    ----------
-    tree : Tree
-        The tree.
-    budgets : array_like of float, shape (tree.size,)
-        Per-node budgets: 0 (not measured) or in ``[1e-300, inf)``; leaves ``> 0``.
-    workload : str or Workload, default "uniform"
-        Any form :func:`dpcore.hist.workload.parse_workload` accepts.
-
-    Returns
-    -------
-    ErrorGradient
-        The error and its gradients.
-
-    Raises
-    ------
-    ValueError
-        If ``budgets`` is invalid or leaves a leaf unmeasured, ``workload`` is invalid for
-        ``tree.n_bins`` bins, the workload is a fixed length and ``n`` is above
-        :data:`DENSE_GRADIENT_LIMIT`, or it lists ranges and ``m * size`` is above
-        :data:`LISTED_GRADIENT_WORK`.
-    """
-    eps = _validate.budgets("budgets", budgets, size=tree.size)
-    if np.any(eps[tree.is_leaf] <= 0):
-        raise ValueError("every leaf must be measured (budget > 0) for a finite error")
-    n = tree.n_bins
-    spec = parse_workload(workload, n)
-    if spec.kind == "length":
-        influence = _dense_influence_norms(tree, eps, spec)
-    elif spec.kind == "ranges":
-        influence = _listed_influence_norms(tree, eps, spec)
-    else:
-        influence = _tree_influence_norms(tree, eps, all_ranges=spec.kind == "uniform")
-    m = spec.size(n)
-    precision = eps**2 / 2.0
-    d_precision = -influence / m
-    return ErrorGradient(
-        error=float(np.sum(precision * influence) / m),
-        d_precision=d_precision,
-        d_budget=eps * d_precision,
-    )
-
-
-def _tree_influence_norms(tree: Tree, eps: FloatArray, *, all_ranges: bool) -> FloatArray:
-    """``||W M^{-1} a_x||^2`` for every node, all-range or prefix workload, ``O(size)``.
-
-    ``M^{-1} a_x`` is ``Cov(bin errors, e_x)``. With ``φ_c`` node ``c``'s profile
-    (the product of the shares ``r`` from ``c`` down to each of its bins), it
-    equals ``var_h[x] φ_x`` on ``x`` and ``Cov(e_c, e_x) φ_c`` on every subtree
-    ``c`` hanging off ``x``'s root path. For a child ``x`` of ``w`` that covariance
-    is ``r_x (r_c var_h[w] - V_c)`` for a sibling ``c`` and ``r_x`` times ``w``'s
-    for the pieces outside ``w``; so the prefix sums ``R`` of ``M^{-1} a_x`` are
-    assembled top-down from each piece's ``L_c = sum Φ_c`` and ``Q_c = sum Φ_c^2``
-    (``Φ_c`` the running sum of ``φ_c``), with left/right running totals.
-    """
-    gm = GaussMarkovTree.build(tree, eps)
-    if gm.has_undetermined:
-        raise ValueError("every bin must be determined by the measured nodes")
-    size = tree.widths
-    r, vf, var_h = gm.r, gm.vf, gm.var_h
-    levels = tree.levels()
-    # bottom-up: L_c and Q_c of every node's profile
-    sum_phi = np.ones(tree.size)
-    sum_phi_sq = np.ones(tree.size)
-    r_before = gm.r_before
-    for d in range(tree.height - 1, 0, -1):
-        kids, above = levels[d], levels[d - 1]
-        slot = tree.parent[kids] - above.start
-        width = above.stop - above.start
-        offset, share = r_before[kids], r[kids]
-        lin = size[kids] * offset + share * sum_phi[kids]
-        quad = (
-            size[kids] * offset**2
-            + 2.0 * offset * share * sum_phi[kids]
-            + share**2 * sum_phi_sq[kids]
-        )
-        inner = ~tree.is_leaf[above]
-        sum_phi[above] = np.where(inner, np.bincount(slot, lin, width), sum_phi[above])
-        sum_phi_sq[above] = np.where(inner, np.bincount(slot, quad, width), sum_phi_sq[above])
-    # per child: amplitude beta_c = Cov(e_c, e_parent) - V_c, pieces in the parent's frame
-    parent = np.maximum(tree.parent, 0)
-    beta = r * var_h[parent] - vf
-    beta[0] = 0.0
-    b_before, b_after = gm._sibling_sums(beta)
-    a1 = size * b_before + beta * sum_phi
-    a2 = size * b_before**2 + 2.0 * b_before * beta * sum_phi + beta**2 * sum_phi_sq
-    n_before, n_after = tree.bins_around  # families tile the parent
-    a1_before, a1_after = gm._sibling_sums(a1)
-    a2_before, a2_after = gm._sibling_sums(a2)
-    # top-down: left region (offset, sum R, sum R^2) and right region relative to its start
-    left_mass = np.zeros(tree.size)
-    left1 = np.zeros(tree.size)
-    left2 = np.zeros(tree.size)
-    right_count = np.zeros(tree.size)
-    right1 = np.zeros(tree.size)
-    right2 = np.zeros(tree.size)
-    start = b_before + beta
-    sib1 = a1_after - start * n_after
-    sib2 = a2_after - 2.0 * start * a1_after + start**2 * n_after
-    for x in levels[1:]:  # contiguous slices: only the parents' values are gathered
-        w = tree.parent[x]
-        rx, mw = r[x], left_mass[w]
-        left_mass[x] = rx * (mw + b_before[x])
-        left1[x] = rx * (left1[w] + a1_before[x] + mw * n_before[x])
-        left2[x] = rx**2 * (left2[w] + a2_before[x] + 2.0 * mw * a1_before[x] + mw**2 * n_before[x])
-        after, count_w, right1_w = b_after[x], right_count[w], right1[w]
-        right_count[x] = n_after[x] + count_w
-        right1[x] = rx * (sib1[x] + right1_w + count_w * after)
-        right2[x] = rx**2 * (sib2[x] + right2[w] + 2.0 * after * right1_w + count_w * after**2)
-    own_offset, amp = left_mass, var_h
-    own1 = size * own_offset + amp * sum_phi
-    own2 = size * own_offset**2 + 2.0 * own_offset * amp * sum_phi + amp**2 * sum_phi_sq
-    tail = own_offset + amp
-    total1 = left1 + own1 + right_count * tail + right1
-    total2 = left2 + own2 + right2 + 2.0 * tail * right1 + right_count * tail**2
-    if not all_ranges:
-        return total2
-    n = tree.n_bins
-    return np.maximum((n + 1) * total2 - total1**2, 0.0)
-
-
-def _dense_influence_norms(tree: Tree, eps: FloatArray, spec: Workload) -> FloatArray:
-    """``||W M^{-1} a_x||^2`` by dense algebra, for a fixed-length workload (small ``n``)."""
-    n = tree.n_bins
-    if n > DENSE_GRADIENT_LIMIT:
-        raise ValueError(
-            f"the exact gradient for ranges of one length is computed densely, up to "
-            f"n = {DENSE_GRADIENT_LIMIT:,} bins (got {n:,}); use all ranges or prefixes"
-        )
-    assert spec.length is not None
-    precision = eps**2 / 2.0
-    # M_ij = sum of precisions of the nodes containing both bins i and j
-    bins = np.arange(n)
-    member = (bins >= tree.lo[:, None]) & (bins <= tree.hi[:, None])
-    a = member.astype(np.float64)
-    covariance = np.linalg.inv(a.T @ (a * precision[:, None]))
-    influence = covariance @ a.T  # n x size: M^-1 a_x per column
-    prefix = np.vstack((np.zeros((1, tree.size)), np.cumsum(influence, axis=0)))
-    windows = prefix[spec.length :] - prefix[: n - spec.length + 1]
-    return np.asarray(np.sum(windows**2, axis=0), dtype=np.float64)
-
-
-def listed_gradient_unavailable(size: int, workload: Workload) -> str | None:
-    """Why the gradient for a list of ranges on a tree of ``size`` nodes is over its work
-    limit (``None`` if it is not, or the workload is not a list).
-
-    Parameters
-    ----------
-    size : int
-        Number of tree nodes.
-    workload : Workload
-        A parsed workload.
-
-    Returns
-    -------
-    str or None
-        The reason (lower-case, for a message), or ``None``.
-    """
-    work = len(workload.ranges) * size
-    if workload.kind != "ranges" or work <= LISTED_GRADIENT_WORK:
-        return None
-    return (
-        f"the exact gradient for {len(workload.ranges):,} listed ranges on {size:,} nodes "
-        f"costs {work:,} range-node steps, above the limit of {LISTED_GRADIENT_WORK:,}; "
-        "list fewer ranges or use a smaller tree"
-    )
-
-
-_LISTED_CHUNK = 2_000_000
-"""Batch size of :func:`_listed_influence_norms`: at most this many (node, range) entries."""
-
-
-def _listed_influence_norms(tree: Tree, eps: FloatArray, spec: Workload) -> FloatArray:
-    """``||W M^{-1} a_x||^2`` for every node and a list of ranges, ``O(m * size)``.
-
-    The BLUE weights ``c = Λ A M^{-1} w`` of a range (``Λ = diag(ε^2)``, so
-    ``M^{-1} = 2 (A^T Λ A)^{-1}``) give ``(M^{-1} w)_i = 2 c_l / ε_l^2`` at the
-    leaf ``l`` of bin ``i``; node ``x`` then has ``a_x^T M^{-1} w = U[hi_x + 1] - U[lo_x]``
-    with ``U`` the prefix sums over the bins.
-    """
-    reason = listed_gradient_unavailable(tree.size, spec)
-    if reason is not None:
-        raise ValueError(reason[0].upper() + reason[1:])
-    smoother = consistency.BlueSmoother.build(tree, eps)
-    leaf = tree.leaf_of_bin
-    bins = np.arange(tree.n_bins)
-    a, b = spec.bounds()
-    influence = np.zeros(tree.size)
-    step = max(1, _LISTED_CHUNK // tree.size)
-    for first in range(0, a.size, step):
-        lo, hi = a[first : first + step], b[first : first + step]
-        picked = np.zeros((tree.size, lo.size))
-        picked[leaf] = (bins[:, None] >= lo) & (bins[:, None] <= hi)
-        weights = smoother.transpose(picked)
-        solved = 2.0 * weights[leaf] / (eps[leaf] ** 2)[:, None]  # M^{-1} w, per bin
-        prefix = np.vstack((np.zeros((1, lo.size)), np.cumsum(solved, axis=0)))
-        influence += np.sum((prefix[tree.hi + 1] - prefix[tree.lo]) ** 2, axis=1)
-    return influence
-
-
-# --------------------------------------------------------------- optimising
-
-
 def consistent_optimal_budgets(
     tree: Tree,
     eps: float,
@@ -430,8 +79,8 @@ def consistent_optimal_budgets(
     4th level only (:data:`SKIP_STRIDES`). ``"node"``: one
     share of its path's remaining budget per internal node (leaves take what
     is left, so every path sums to ``eps``), optimised with the exact
-    gradient (:func:`blue_error_gradient`) from the best of uniform, H_b,
-    LUE-DPTree's per-node raw optimum and the consistent per-level result,
+    gradient (:func:`dpcore.hist.blue_gradient.blue_error_gradient`) from the best of
+    uniform, H_b, LUE-DPTree's per-node raw optimum and the consistent per-level result,
     for at most ``max_iter`` and ``NODE_WORK / size`` iterations.
     L-BFGS-B (scipy) finds a local optimum (the error is convex in the
     precisions but the privacy constraint is not), and the result is never
@@ -439,10 +88,11 @@ def consistent_optimal_budgets(
     iteration of the per-node search.
 
     ``workload``: ``"uniform"``, ``"prefix"``, ``"length:L"`` (``n <=``
-    :data:`DENSE_GRADIENT_LIMIT`) or a list of ranges (``"ranges:a-b,..."`` or
-    :func:`dpcore.hist.workload.listed_ranges`, 0-based inclusive; at most
-    :data:`dpcore.hist.workload.MAX_LISTED_RANGES` ranges and ``m * size <=``
-    :data:`LISTED_GRADIENT_WORK`); a ``ValueError`` says which limit is exceeded.
+    :data:`dpcore.hist.blue_gradient.DENSE_GRADIENT_LIMIT`) or a list of ranges
+    (``"ranges:a-b,..."`` or :func:`dpcore.hist.workload.listed_ranges`, 0-based inclusive;
+    at most :data:`dpcore.hist.workload.MAX_LISTED_RANGES` ranges and ``m * size <=``
+    :data:`dpcore.hist.blue_gradient.LISTED_GRADIENT_WORK`); a ``ValueError`` says which
+    limit is exceeded.
 
     .. math:: \\min_{\\epsilon} \\mathrm{tr}(G M(\\epsilon)^{-1}) / m \\ \\text{s.t.}
               \\sum_{x \\in \\mathrm{path}} \\epsilon_x = \\epsilon \\ \\forall\\ \\text{leaves}
@@ -472,7 +122,7 @@ def consistent_optimal_budgets(
     ValueError
         If ``eps`` is not a finite number in ``[1e-300, inf)``, ``granularity`` is neither
         value, ``workload`` is invalid for ``tree.n_bins`` bins, or its gradient is over a
-        limit (see :func:`blue_error_gradient`).
+        limit (see :func:`dpcore.hist.blue_gradient.blue_error_gradient`).
     """
     eps = _validate.positive("epsilon", eps)
     if granularity not in ("level", "node"):
@@ -675,118 +325,3 @@ def _optimise_nodes(
     shares = np.ones(tree.size)
     shares[inner] = np.asarray(result.x, dtype=np.float64)
     return blue_expected_error(tree, budget.budgets_from_shares(tree, 1.0, shares), load), shares
-
-
-# ------------------------------------------------- allocations and fan-outs
-
-AllocationRule = Literal[
-    "uniform", "hb", "per_level", "optimal", "consistent_level", "consistent_node"
-]
-ALLOCATION_RULES: tuple[AllocationRule, ...] = (
-    "uniform",
-    "hb",
-    "per_level",
-    "optimal",
-    "consistent_level",
-    "consistent_node",
-)
-"""``uniform``: eps/Δ (root measured); ``hb``: root not measured, eps/(Δ-1) per level;
-``per_level`` / ``optimal``: optimal for the RAW tree (Boost-UN / LUE-DPTree);
-``consistent_*``: optimal after BLUE (:func:`consistent_optimal_budgets`)."""
-
-
-def allocation_budgets(
-    tree: Tree, eps: float, workload: str | Workload, rule: AllocationRule
-) -> FloatArray:
-    """The budgets of one named allocation rule (see :data:`ALLOCATION_RULES`).
-
-    Parameters
-    ----------
-    tree : Tree
-        The tree.
-    eps : float
-        Total privacy budget, in ``[1e-300, inf)``.
-    workload : str or Workload
-        The workload the workload-dependent rules optimise for.
-    rule : str
-        One of :data:`ALLOCATION_RULES`.
-
-    Returns
-    -------
-    ndarray of float64, shape (tree.size,)
-        Per-node budgets.
-
-    Raises
-    ------
-    ValueError
-        If ``rule`` is unknown, ``eps`` is not a finite number in ``[1e-300, inf)``, or a
-        rule that uses ``workload`` finds it invalid or over a gradient limit (see
-        :func:`blue_error_gradient`).
-    """
-    if rule == "uniform":
-        return budget.uniform_budgets(tree, eps)
-    if rule == "hb":
-        return budget.uniform_budgets(tree, eps, measure_root=False)
-    if rule in ("per_level", "optimal"):
-        p = coverage.coverage_probabilities(tree, workload)
-        make = budget.per_level_budgets if rule == "per_level" else budget.optimal_budgets
-        return make(tree, eps, p)
-    if rule in ("consistent_level", "consistent_node"):
-        granularity: Granularity = "level" if rule == "consistent_level" else "node"
-        return consistent_optimal_budgets(tree, eps, workload, granularity=granularity)
-    raise ValueError(f"unknown allocation '{rule}'; choose from {', '.join(ALLOCATION_RULES)}")
-
-
-def fanout_after_consistency(
-    n: int,
-    eps: float,
-    workload: str | Workload,
-    rule: AllocationRule,
-    *,
-    max_fanout: int = MAX_FANOUT,
-    progress: Callable[[float], object] | None = None,
-) -> tuple[int, dict[int, float]]:
-    """The fan-out ``k`` whose ``k``-ary tree, with allocation ``rule``, has the least error
-    after BLUE; returns ``(k, {k: error})`` over ``k = 2..max_fanout``.
-
-    Struct-Construct's ``k*`` minimises the RAW tree's error with uniform
-    budgets; this is the answer for what a user sees after consistency.
-    ``progress(fraction)`` is called after each fan-out.
-
-    Parameters
-    ----------
-    n : int
-        Number of bins (``>= 2``).
-    eps : float
-        Total privacy budget, in ``[1e-300, inf)``.
-    workload : str or Workload
-        The workload of the error.
-    rule : str
-        One of :data:`ALLOCATION_RULES`.
-    max_fanout : int, default MAX_FANOUT (20)
-        Largest fan-out tried (capped at ``n``).
-    progress : callable, optional
-        Called with the fraction done, in ``[0, 1]``.
-
-    Returns
-    -------
-    k : int
-        The best fan-out (the smallest on ties).
-    errors : dict of int to float
-        Mean range MSE after BLUE per fan-out tried.
-
-    Raises
-    ------
-    ValueError
-        If ``n < 2``, or as :func:`allocation_budgets` raises.
-    """
-    if n < 2:
-        raise ValueError(f"a fan-out needs at least 2 bins, got n={n}")
-    scores: dict[int, float] = {}
-    fanouts = range(2, min(max_fanout, n) + 1)
-    for k in fanouts:
-        t = kary_tree(n, k)
-        scores[k] = blue_expected_error(t, allocation_budgets(t, eps, workload, rule), workload)
-        if progress is not None:
-            progress((k - 1) / len(fanouts))
-    return min(scores, key=scores.__getitem__), scores

@@ -26,6 +26,7 @@ from dpcore.hist import (
     budget,
     coverage,
     privelet,
+    privelet_error,
     raw_error,
 )
 from dpcore.hist.budget import BUDGET_RULES, BudgetRule
@@ -115,7 +116,7 @@ def privelet_table2(
 ) -> PriveletTable2:
     """Table 2 of Wu et al. (2018): every range of ``N = 2^m`` bins, ``MSE = 2(m+1)²/ε² · c̄``.
 
-    ``c̄`` is eq. 16 (exact, :func:`dpcore.hist.privelet.average_error_coefficient`)
+    ``c̄`` is eq. 16 (exact, :func:`dpcore.hist.privelet_error.average_error_coefficient`)
     or eq. 17 (``m/6 + 1/36``); the simulation releases ``N`` zero bins
     ``releases`` times for each ``m <= simulate_up_to`` and scores every range
     (errors do not depend on the data: the mechanism is linear and unbiased).
@@ -158,8 +159,10 @@ def privelet_table2(
     releases = _validate.whole("releases", releases)
     sizes = [2 ** int(k) for k in m]
     scale = np.array([privelet.noise_variance(size, eps) for size in sizes])
-    eq16 = scale * np.array([privelet.average_error_coefficient(size) for size in sizes])
-    eq17 = scale * np.array([privelet.asymptotic_average_error_coefficient(size) for size in sizes])
+    eq16 = scale * np.array([privelet_error.average_error_coefficient(size) for size in sizes])
+    eq17 = scale * np.array(
+        [privelet_error.asymptotic_average_error_coefficient(size) for size in sizes]
+    )
     simulated = np.full(m.size, np.nan)
     ci = np.full(m.size, np.nan)
     for i, k in enumerate(m):

@@ -11,8 +11,8 @@ covariance ``B D B^T`` with ``D = diag(2 / eps_r^2)``; the weighted least-square
 .. math:: \\mathrm{MSE}(w) = w^T \\, \\mathrm{Cov}(\\hat v) \\, w .
 
 This module is the dense oracle for every closed form in
-:mod:`dpcore.hist.plans` and :mod:`dpcore.hist.privelet`: cubic in ``n``, for small ``n``
-only. Strategies may be dense arrays or ``scipy.sparse`` matrices.
+:mod:`dpcore.hist.plans` and :mod:`dpcore.hist.privelet_error`: cubic in ``n``, for small
+``n`` only. Strategies may be dense arrays or ``scipy.sparse`` matrices.
 """
 
 from __future__ import annotations

@@ -4,7 +4,8 @@
 BLUE-consistent) and Privelet; :func:`prepare` sets one up for ``n`` bins and ``eps``, and
 :func:`plan_range_errors` / :func:`plan_expected_error` give its exact mean squared errors
 (per range, and over a workload) from :mod:`~dpcore.hist.flat_error`,
-:mod:`~dpcore.hist.raw_error`, :mod:`~dpcore.hist.blue_error` and :mod:`~dpcore.hist.privelet`.
+:mod:`~dpcore.hist.raw_error`, :mod:`~dpcore.hist.blue_error` and
+:mod:`~dpcore.hist.privelet_error`.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from dpcore import _validate
-from dpcore.hist import budget, consistent_budget, coverage, privelet
+from dpcore.hist import budget, consistent_budget, coverage, hb, privelet, privelet_error
 from dpcore.hist.blue_error import blue_expected_error, blue_range_errors
 from dpcore.hist.flat_error import flat_expected_error, flat_range_errors
 from dpcore.hist.raw_error import raw_expected_error, raw_range_errors
@@ -219,7 +220,7 @@ def prepare(key: str, n: int, eps: float, workload: str | Workload = "uniform") 
         If ``key`` is unknown, ``n < 1``, ``eps`` is not a finite number in
         ``[1e-300, inf)``, ``workload`` is invalid for ``n`` bins, or (``"consistent"``) the
         workload's gradient is over a limit (see
-        :func:`dpcore.hist.consistent_budget.blue_error_gradient`).
+        :func:`dpcore.hist.blue_gradient.blue_error_gradient`).
     """
     if key not in ALGORITHMS:
         raise ValueError(f"unknown algorithm '{key}'; choose from {', '.join(ALGORITHMS)}")
@@ -233,7 +234,7 @@ def prepare(key: str, n: int, eps: float, workload: str | Workload = "uniform") 
     if spec.shape == "sc":
         shape = struct_construct(n)
     else:
-        shape = kary_tree(n, 2 if spec.shape == "binary" else consistent_budget.hb_fanout(n))
+        shape = kary_tree(n, 2 if spec.shape == "binary" else hb.hb_fanout(n))
     if spec.budgets == "hb":
         eps_x = budget.uniform_budgets(shape, eps, measure_root=False)
     elif spec.budgets == "consistent_level":
@@ -273,7 +274,7 @@ def plan_range_errors(plan: Plan, a: ArrayLike, b: ArrayLike) -> FloatArray:
     if plan.spec.kind == "flat":
         return flat_range_errors(plan.eps, a_arr, b_arr)
     if plan.spec.kind == "privelet":
-        coefficient = privelet.range_error_coefficients(plan.n, a_arr, b_arr)
+        coefficient = privelet_error.range_error_coefficients(plan.n, a_arr, b_arr)
         return privelet.noise_variance(plan.n, plan.eps) * coefficient
     assert plan.tree is not None and plan.budgets is not None
     return range_errors(plan.tree, plan.budgets, a_arr, b_arr, consistent=plan.spec.consistent)
@@ -336,6 +337,6 @@ def privelet_average_coefficient(n: int, workload: str | Workload = "uniform") -
     """
     spec = parse_workload(workload, n)
     if spec.kind == "uniform":
-        return privelet.average_error_coefficient(n)
+        return privelet_error.average_error_coefficient(n)
     a, b = workload_ranges(n, spec)
-    return float(privelet.range_error_coefficients(n, a, b).mean())
+    return float(privelet_error.range_error_coefficients(n, a, b).mean())

@@ -21,7 +21,7 @@ import streamlit as st
 from numpy.typing import NDArray
 
 from dpcore.hist import matrix_mechanism as mm
-from dpcore.hist import privelet
+from dpcore.hist import privelet, privelet_error
 from dpui.errors import figures
 from dpui.errors.simulation import progress_bar
 from dpui.kit import limits
@@ -69,7 +69,7 @@ def matrices(n: int) -> Matrices:
     return Matrices(
         a,
         privelet.reconstruction_matrix(n),
-        privelet.covariance_matrix(n),
+        privelet_error.covariance_matrix(n),
         privelet.padded_size(n),
         mm.l1_sensitivity(a),
     )
@@ -106,9 +106,9 @@ def three_ways(
     variance = privelet.noise_variance(n, eps)
     w = np.zeros(n)
     w[left - 1 : right] = 1.0
-    by_algorithm3 = privelet.range_error_coefficient(n, left, right)
+    by_algorithm3 = privelet_error.range_error_coefficient(n, left, right)
     by_submatrix = float(mats.covariance[left - 1 : right, left - 1 : right].sum())
-    by_transform = float(privelet.linear_query_coefficient(w))
+    by_transform = float(privelet_error.linear_query_coefficient(w))
     sizes = np.diff(np.linspace(0, releases, SIMULATION_CHUNKS + 1).astype(int))
     parts = []
     for chunk, size in enumerate(sizes):

@@ -17,11 +17,14 @@ import pandas as pd
 from numpy.typing import NDArray
 
 from dpcore.hist import (
+    allocation_rules,
     blue_error,
+    blue_gradient,
     budget,
     cnp,
     consistency,
     coverage,
+    hb,
     plans,
     queries,
     raw_error,
@@ -57,7 +60,7 @@ AUTO_DENSE_BINS = 256
 AUTO_LISTED_WORK = 1_000_000
 """Typed ranges cost O(ranges x nodes) per gradient: automatic only up to this product
 (e.g. 100 ranges on 10,000 nodes, about a second)."""
-RULES: dict[str, cb.AllocationRule] = {
+RULES: dict[str, allocation_rules.AllocationRule] = {
     "uniform": "uniform",
     "hb": "hb",
     "level": "per_level",
@@ -135,7 +138,7 @@ def page_cost(n: int, choice: str) -> limits.Cost:
 def build_tree(n: int, choice: str) -> tree.Tree:
     if choice == "sc":
         return tree.struct_construct(n)
-    return tree.kary_tree(n, cb.hb_fanout(n) if choice == "hb" else int(choice))
+    return tree.kary_tree(n, hb.hb_fanout(n) if choice == "hb" else int(choice))
 
 
 @dataclass(frozen=True)
@@ -163,13 +166,16 @@ def _allocation(t: tree.Tree, b: FloatArray, workload: str) -> Allocation:
 
 def consistent_unavailable(n: int, choice: str, workload: str) -> str | None:
     """Why the searches after BLUE cannot run for this workload (``None`` if they can)."""
-    if workload.startswith("length:") and n > cb.DENSE_GRADIENT_LIMIT:
+    limit = blue_gradient.DENSE_GRADIENT_LIMIT
+    if workload.startswith("length:") and n > limit:
         return (
             f"The allocations optimal after consistency need the exact gradient, computed "
-            f"densely for ranges of one length up to n = {cb.DENSE_GRADIENT_LIMIT:,} bins; "
+            f"densely for ranges of one length up to n = {limit:,} bins; "
             "choose all ranges or prefix ranges for this histogram."
         )
-    too_much = cb.listed_gradient_unavailable(build_tree(n, choice).size, parse_workload(workload))
+    too_much = blue_gradient.listed_gradient_unavailable(
+        build_tree(n, choice).size, parse_workload(workload)
+    )
     if too_much is not None:
         return f"The allocations optimal after consistency are not available: {too_much}."
     return None
@@ -253,12 +259,12 @@ def all_allocations(
     return {k: ready[k] for k in ALLOCATIONS if k in ready}
 
 
-def fanout_rule(alloc: str, measure_root: bool) -> cb.AllocationRule:
+def fanout_rule(alloc: str, measure_root: bool) -> allocation_rules.AllocationRule:
     """The rule scored per fan-out for allocation ``alloc`` (uniform without root: H_b)."""
     return "hb" if alloc == "uniform" and not measure_root else RULES[alloc]
 
 
-def rule_text(rule: cb.AllocationRule) -> str:
+def rule_text(rule: allocation_rules.AllocationRule) -> str:
     names = {"per_level": "level", "optimal": "node", "consistent_level": "consistent"}
     return ALLOCATIONS[names.get(rule, rule)]
 
@@ -269,7 +275,7 @@ def k_star(n: int) -> int:
 
 
 def fanout_after_consistency(
-    n: int, eps: float, workload: str, rule: cb.AllocationRule
+    n: int, eps: float, workload: str, rule: allocation_rules.AllocationRule
 ) -> int | None:
     """The fan-out whose k-ary tree has the least error after BLUE under ``rule``,
     if it has been computed (:func:`find_fanout`)."""
@@ -285,19 +291,21 @@ def fanout_scan(n: int, listed: int = 0) -> limits.Cost:
     return limits.Cost(19 * n * (35e-6 + listed * 1.6e-6), n * 300 / limits.MB)
 
 
-def fanout_unavailable(n: int, workload: str, rule: cb.AllocationRule) -> str | None:
+def fanout_unavailable(n: int, workload: str, rule: allocation_rules.AllocationRule) -> str | None:
     """Why the fan-outs cannot be scored under ``rule`` (``None`` if they can): the search
     after BLUE over typed ranges is over its limit on the binary tree."""
     if rule != "consistent_level" or not workload.startswith("ranges:"):
         return None
     binary_nodes = 2 * n - 1  # a binary tree splits down to single bins
-    reason = cb.listed_gradient_unavailable(binary_nodes, parse_workload(workload))
+    reason = blue_gradient.listed_gradient_unavailable(binary_nodes, parse_workload(workload))
     if reason is None:
         return None
     return f"The fan-outs cannot be scored under {rule_text(rule)}: on the binary tree, {reason}."
 
 
-def find_fanout(n: int, eps: float, workload: str, rule: cb.AllocationRule) -> int | None:
+def find_fanout(
+    n: int, eps: float, workload: str, rule: allocation_rules.AllocationRule
+) -> int | None:
     """Search k = 2..20 (once, with a progress bar) for :func:`fanout_after_consistency`;
     None (with the reason shown) when the search is over the work limit."""
     listed = parse_workload(workload).size(n) if workload.startswith("ranges:") else 0
@@ -305,12 +313,14 @@ def find_fanout(n: int, eps: float, workload: str, rule: cb.AllocationRule) -> i
         f"scoring fan-outs 2–{tree.MAX_FANOUT} after BLUE over {n:,} bins",
         fanout_scan(n, listed if rule == "consistent_level" else 0),
         smaller="use a histogram with fewer bins",
-        library="dpcore.hist.consistent_budget.fanout_after_consistency",
+        library="dpcore.hist.allocation_rules.fanout_after_consistency",
     ):
         return None
 
     def compute(progress: slow.Progress) -> int:
-        return cb.fanout_after_consistency(n, eps, workload, rule, progress=progress)[0]
+        return allocation_rules.fanout_after_consistency(n, eps, workload, rule, progress=progress)[
+            0
+        ]
 
     text = f"Scoring fan-outs 2–{tree.MAX_FANOUT} after BLUE…"
     found: int = slow.run("fanout", (n, eps, workload, rule), compute, text)
