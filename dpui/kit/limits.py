@@ -288,13 +288,6 @@ def accuracy_index(keys: Iterable[str], max_m: int) -> Cost:
     return Cost(seconds, 2**max_m * 300 / MB)
 
 
-def tree_page(n: int, choice: str) -> Cost:
-    """Tree & budgets: the tree (Struct-Construct 9 µs per bin, k-ary 0.3 µs), three budget
-    allocations with their exact errors after BLUE (8 µs per bin), one release (0.3 µs)."""
-    build = 9e-6 if choice == "sc" else 0.3e-6
-    return Cost(n * (build + 8e-6 + 0.3e-6), n * 250 / MB)
-
-
 def exponential_page(k: int, draws: int) -> Cost:
     """Exponential: probabilities, the exact utility distribution and the charts (1.2 µs and
     60 bytes per candidate) and the runs (50 ns per draw)."""

@@ -37,6 +37,11 @@ def _unpin(page: str) -> None:
     st.session_state[_key(page)] = None
 
 
+def pinned(page: str) -> bool:
+    """Whether ``page`` shows a pinned view A now (after :func:`controls` ran)."""
+    return st.session_state.get(_key(page)) is not None
+
+
 def describe(values: Mapping[str, Any]) -> str:
     """The pinned settings as ``name=value`` pairs (what the URL would say)."""
     return ", ".join(

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -32,11 +31,9 @@ from dpcore.hist import (
 from dpcore.hist import consistent_budget as cb
 from dpcore.hist.workload import parse_workload
 from dpcore.histogram import MAX_BINS, Histogram
-from dpui.kit import limits, pin, slow
+from dpui.kit import limits, slow
 from dpui.kit.params import BoolParam, ChoiceParam, IntParam, RangeParam, TextParam
-from dpui.tree import figures as tree_figures
 from dpui.tree import typed_ranges
-from dpui.tree.range_explorer import clamp
 
 FloatArray = NDArray[np.float64]
 
@@ -128,17 +125,13 @@ def workload_spec(kind: str, length: int, typed: str, n: int) -> tuple[str, str 
     return kind, None
 
 
-def allowed(n: int, choice: str) -> bool:
-    """Whether building and analysing a ``choice`` tree over ``n`` bins is within the limit."""
-    return limits.allow(
-        f"a {tree_label(choice)} tree over {n:,} bins with three budget allocations",
-        limits.tree_page(n, choice),
-        smaller="use a histogram with fewer bins, or a k-ary tree instead of Struct-Construct",
-        library="dpcore.hist.tree / dpcore.hist.budget",
-    )
+def page_cost(n: int, choice: str) -> limits.Cost:
+    """Tree & budgets: the tree (Struct-Construct 9 µs per bin, k-ary 0.3 µs), three budget
+    allocations with their exact errors after BLUE (8 µs per bin), one release (0.3 µs)."""
+    build = 9e-6 if choice == "sc" else 0.3e-6
+    return limits.Cost(n * (build + 8e-6 + 0.3e-6), n * 250 / limits.MB)
 
 
-@limits.cache_by_bytes(max_entries=8, spinner="Building the tree…")
 def build_tree(n: int, choice: str) -> tree.Tree:
     if choice == "sc":
         return tree.struct_construct(n)
@@ -407,28 +400,6 @@ def key_numbers(
     numbers["chosen range's error, raw"] = raw
     numbers["chosen range's error, BLUE"] = blue
     return numbers
-
-
-def show_comparison(n: int, pinned: Mapping[str, Any], current: Mapping[str, Any]) -> None:
-    """Pinned view A beside the current view B: the allocation chart on shared axes and the
-    key numbers with their ratio."""
-
-    def numbers_and_bars(v: Mapping[str, Any]) -> tuple[dict[str, float], dict[str, Any]]:
-        spec = workload_spec(v[WORKLOAD.name], v[LENGTH.name], v[RANGES.name], n)[0]
-        first, last = clamp(v["tb_from"], v["tb_to"], n)
-        done = all_allocations(n, v[TREE.name], v["eps"], spec, v[ROOT.name])
-        numbers = key_numbers(n, v[TREE.name], done, v[ALLOCATION.name], first, last)
-        return numbers, error_bars(done)
-
-    (a, bars_a), (b, bars_b) = numbers_and_bars(pinned), numbers_and_bars(current)
-
-    def view(v: Mapping[str, Any], bars: dict[str, Any]) -> tuple[str, Any, dict[str, Any]]:
-        text = f"{tree_label(v[TREE.name])}, ε = {v['eps']:g}, {WORKLOADS[v[WORKLOAD.name]]}"
-        fig = tree_figures.allocation_errors(bars, ALLOCATIONS[v[ALLOCATION.name]])
-        return text, fig, {"n": n, "ε": v["eps"], "tree": tree_label(v[TREE.name])}
-
-    pin.side_by_side(view(pinned, bars_a), view(current, bars_b), key="compare")
-    pin.show_table(a, b)
 
 
 def node_table(
