@@ -132,5 +132,6 @@ def test_page_flags_a_privacy_violation_and_keeps_bad_text() -> None:
     at = _page(px_ct_eps="0.5,0.6667,0.3333,0.6667,0.3333,0.3333")
     assert any("Privacy violation" in e.value and "1.16" in e.value for e in at.error)
     at = _page(px_ct_tree="1 4\n1\n2 3\n4\n2")
-    assert any("node [2, 3] (line 3)" in e.value for e in at.error)
+    # the view is refused: the runner shows the message as inert (escaped) markdown
+    assert any("node [2, 3] (line 3)" in w.value.replace("\\", "") for w in at.warning)
     assert at.text_area(key="px_ct_tree").value == "1 4\n1\n2 3\n4\n2"

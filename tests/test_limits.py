@@ -19,6 +19,7 @@ from dpui.errors import view as errors_view
 from dpui.kit import limits, sidebar
 from dpui.mechanisms import exponential as em
 from dpui.mechanisms import laplace as lap
+from dpui.papers import view as papers
 from dpui.tree import view as tree_view
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -66,6 +67,9 @@ def test_cost_models_separate_the_issue_links_from_the_defaults() -> None:
         em.page_cost(2**16, 100),
         errors_index.index_cost(("binary_raw", "boost", "lue_dptree"), 16),
         errors_simulation.error_simulation(("dwork", "boost", "lue_dptree"), 1024, 1, 50, 550),
+        papers.table2_cost(10, 10, 100),
+        papers.lengths_cost(2010, 50, 200),
+        papers.fanout_cost(2010, 64),
     )
     beyond = (
         limits.kv_generation(1_000_000, 5000, 200, "uniform"),
@@ -74,6 +78,9 @@ def test_cost_models_separate_the_issue_links_from_the_defaults() -> None:
         lap.page_cost(2**22, 20 * 2**22),
         errors_index.index_cost(("boost", "lue_dptree"), 22),
         errors_simulation.error_simulation(("dwork", "boost", "lue_dptree"), 65_536, 7, 1000, 2000),
+        papers.table2_cost(24, 16, 1000),
+        papers.lengths_cost(200_000, 500, 200),
+        papers.fanout_cost(100_000, 64),
     )
     assert all(_refusal(c) is None for c in within)
     assert all(_refusal(c) is not None for c in beyond)
@@ -143,6 +150,9 @@ LINKS = {
     "tree 2^22 upload": ("tree_budgets.py", {}, True),
     "laplace 2^22 sidebar": ("laplace.py", {"lap_source": "sidebar"}, True),
     "exponential 2^22 sidebar": ("exponential.py", {"exp_source": "sidebar"}, True),
+    "papers lengths 200,000 x 500": ("paper_experiments.py", {
+        "px_view": "lengths", "px_n": "200000", "px_len_releases": "500",
+    }, False),
 }  # fmt: skip
 
 

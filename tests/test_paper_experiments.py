@@ -2,15 +2,22 @@
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
+from urllib.parse import parse_qsl
 
 import numpy as np
+import pandas as pd
 import pytest
 from streamlit.testing.v1 import AppTest
 
 from dpcore.hist import budget, coverage, experiments, privelet_error, tree
 from dpcore.hist import matrix_mechanism as mm
+from dpcore.histogram import from_counts
+from dpui.kit import limits
+from dpui.kit.page import Estimate, Inputs
 from dpui.papers import figures as figures
+from dpui.papers import page
 from dpui.papers import view as view
 from tests.oracles import canonical_nodes, strategy_matrix, workload_ranges
 
@@ -92,7 +99,7 @@ def test_uniform_raw_sweep_minimum_is_struct_constructs_k_star(n: int) -> None:
 
 def test_length_experiment_exact_columns_match_enumeration() -> None:
     n, eps = 20, 1.0
-    table = view.lengths(n, eps, 30, 200, 5, None)
+    table = view.lengths(n, eps, 30, 200, 5)
     assert set(table["algorithm"]) == {
         "Dwork (Laplace per bin)",
         "Binary tree, raw",
@@ -115,13 +122,45 @@ def test_length_experiment_exact_columns_match_enumeration() -> None:
     assert np.all(np.abs(table["empirical"] - table["exact"]) < 4 * table["ci"])
 
 
-def test_work_limits_scale_down_or_refuse_with_a_reason() -> None:
-    assert view.table2_simulation_limit(10, 10, 100).message == ""
-    scaled = view.table2_simulation_limit(20, 16, 1000)
-    assert scaled.value == 13 and "instead of 16" in scaled.message
-    assert view.length_queries_limit(48130, 500, 1000).value < 1000
-    assert view.fanout_check(2010, 64) == ""
-    assert "n ≤" in view.fanout_check(48130, 64)
+def _refused(estimate: object) -> str | None:
+    assert isinstance(estimate, Estimate)
+    return limits.refusal(
+        estimate.what,
+        estimate.cost,
+        smaller=estimate.smaller,
+        library=estimate.library,
+        limits=limits.Limits(5.0, 600.0, 600.0),
+    )
+
+
+def _values(**changed: object) -> dict[str, object]:
+    return {p.name: p.default for p in page.PINNED} | changed
+
+
+def test_cost_models_refuse_the_heavy_settings_and_allow_the_defaults() -> None:
+    for experiment in ("table2", "lengths", "fanout", "custom"):
+        estimate = page.cost(Inputs(_values(px_view=experiment), from_counts([1.0], "one")))
+        assert estimate is None or _refused(estimate) is None, experiment
+    for n in view.PAPER_SIZES.values():  # the chapter's sizes at the default releases and ranges
+        assert _refused(view.lengths_estimate(_values(px_n=n))) is None
+    heavy = _refused(view.lengths_estimate(_values(px_n=200_000, px_len_releases=500)))
+    assert heavy is not None and "lower the releases (at most" in heavy
+    table2 = _refused(
+        view.table2_estimate(_values(px_t2_m=20, px_t2_sim_m=16, px_t2_releases=1000))
+    )
+    assert table2 is not None and "up to m = 14 fits with 1000 releases" in table2
+    assert _refused(view.fanout_estimate(_values(px_fan_n=2010, px_fan_k=64))) is None
+    fanout = _refused(view.fanout_estimate(_values(px_fan_n=100_000, px_fan_k=64)))
+    assert fanout is not None and "n ≤" in fanout
+
+
+def test_cost_models_follow_the_measured_times() -> None:
+    """The docstrings' measurements, within the factor of two a limit needs."""
+    every_m = 0.43 * (2**13 - 1) / 2**12  # 0.43 s measured for m = 12 alone, same rate below
+    assert every_m <= view.table2_cost(12, 12, 1000).seconds <= 2 * every_m
+    assert 2.5 <= view.fanout_cost(100_000, 20).seconds <= 2 * 2.5
+    assert 0.48 <= view.fanout_cost(2010, 64).seconds <= 2 * 0.48
+    assert 24 <= view.lengths_cost(200_000, 500, 333).seconds <= 2 * 26
 
 
 def test_fanout_figure_marks_k_star_and_each_best_k() -> None:
@@ -153,9 +192,10 @@ def test_page_fanout_view_and_too_large_n() -> None:
     minima = at.dataframe[0].value
     uniform_raw = minima[(minima["budgets"] == "uniform ε/Δ") & (minima["answered"] == "raw")]
     assert int(uniform_raw["k"].iloc[0]) == tree.best_fanout(100)
-    at.number_input(key="px_fan_n").set_value(100_000).run()
+    at.number_input(key="px_fan_n").set_value(100_000)
+    at.number_input(key="px_fan_k").set_value(64).run()
     assert not at.exception
-    assert any("too much work" in str(e.value) for e in at.error)
+    assert any("Not computed" in w.value and "n ≤" in w.value for w in at.warning)
     assert at.number_input(key="px_fan_n").value == 100_000
 
 
@@ -168,3 +208,73 @@ def test_page_lengths_view_runs_on_a_chosen_n() -> None:
     assert not at.exception and not at.error
     table = at.dataframe[0].value
     assert table["range length"].max() == 256 and table["algorithm"].nunique() == 3
+
+
+HEAVY = {"px_view": "lengths", "px_n": "200000", "px_len_releases": "500"}
+
+
+def _page(params: dict[str, str]) -> AppTest:
+    at = AppTest.from_file(PAGE, default_timeout=120)
+    for key, value in params.items():
+        at.query_params[key] = value
+    return at
+
+
+def test_heavy_lengths_link_is_refused_quickly_naming_the_limit() -> None:
+    """24-26 s of computing before the page had a cost model: now refused before it starts."""
+    at = _page(HEAVY)
+    start = time.perf_counter()
+    at.run()
+    assert time.perf_counter() - start < 15
+    assert not at.exception and not at.error
+    refusals = [w.value for w in at.warning if "Not computed" in w.value]
+    assert len(refusals) == 1 and limits.SECONDS_VARIABLE in refusals[0]
+    assert "lower the releases" in refusals[0]
+    assert not at.dataframe  # nothing computed below the refusal
+
+
+def _compared(at: AppTest) -> pd.DataFrame:
+    return next(d.value for d in at.dataframe if "quantity" in d.value.columns).set_index(
+        "quantity"
+    )
+
+
+@pytest.mark.parametrize("experiment", ["table2", "lengths", "fanout", "custom"])
+def test_a_view_pinned_against_itself_gives_ratios_of_one(experiment: str) -> None:
+    at = _page({"px_view": experiment, "px_n": "300", "px_len_releases": "10", "px_fan_n": "100"})
+    at.run()
+    next(b for b in at.button if b.label == "Pin this view").click().run()
+    assert not at.exception and not at.error
+    numbers = _compared(at)
+    assert (numbers["B / A"] == "1").all(), numbers
+    raw = at.query_params["pin"]
+    pinned = dict(parse_qsl(raw[0] if isinstance(raw, list) else raw))
+    assert pinned["px_view"] == experiment and pinned["eps"] == "1"
+
+
+def test_a_pinned_view_of_another_experiment_gets_its_own_axes() -> None:
+    """A: Table 2 pinned from the link; B: the fan-out sweep."""
+    at = _page({"px_view": "fanout", "px_fan_n": "100", "pin": "px_view=table2&px_t2_m=8&eps=2"})
+    at.run()
+    assert not at.exception and not at.error
+    numbers = _compared(at)
+    assert numbers.loc["largest m", "A (pinned)"] == 8
+    assert np.isnan(numbers.loc["largest m", "B (current)"])
+    assert numbers.loc["k* (Struct-Construct)", "B (current)"] == tree.best_fanout(100)
+    # eq. 16 at m = 8 and eps = 2 (A's own epsilon, not the sidebar's)
+    expected = experiments.privelet_table2(
+        [8], 2.0, releases=2, rng=np.random.default_rng(0), simulate_up_to=-1
+    ).eq16[0]
+    assert numbers.loc["eq. 16 (exact) at the largest m", "A (pinned)"] == pytest.approx(expected)
+    assert any("axes are not shared" in c.value for c in at.caption)
+
+
+def test_a_pinned_heavy_view_is_refused_like_the_current_one() -> None:
+    pin = "&".join(f"{k}={v}" for k, v in HEAVY.items())
+    at = _page({"pin": pin})
+    at.run()
+    assert not at.exception and not at.error
+    refusals = [w.value for w in at.warning if "Not computed" in w.value]
+    assert len(refusals) == 1 and "Not computed: Pinned view A: " in refusals[0]
+    table = at.dataframe[0].value  # B, the default Table 2, still computes
+    assert len(table) == 11 and table["simulated"].notna().all()

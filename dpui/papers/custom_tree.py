@@ -1,23 +1,29 @@
-"""The Paper experiments page's custom-tree section: a typed tree, hand-set budgets, scores.
+"""The Paper experiments page's custom-tree view: a typed tree, hand-set budgets, scores.
 
-The tree text and the budgets (one per line, in the same order) live in the URL. The
-budget table is a ``st.data_editor`` keyed by a digest of both, so it starts afresh from
-the URL's budgets whenever the tree or the budgets change outside it.
+The tree text and the budgets (one per line, in the same order) live in the URL. The tree
+is typed in the page's settings; the budget table is a ``st.data_editor`` below the view,
+whose edits are folded into the URL's budgets as they happen (so the view, computed before
+the table is drawn, and a pinned view see them). The editor starts afresh from the URL's
+budgets whenever the tree or the budgets change outside it.
 """
 
 from __future__ import annotations
 
 import hashlib
 import math
+from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
 import streamlit as st
+from numpy.typing import NDArray
 
 from dpcore.hist import budget, consistent_budget, coverage
 from dpcore.hist import custom_tree as ct
-from dpui.kit import state
+from dpui.kit import present, sidebar, state
+from dpui.kit.page import Inputs, Refused, View
 from dpui.kit.params import TextParam
+from dpui.papers import figures
 
 FIG_3_14B = "1 4\n1 1\n2 3\n4 4\n2 2\n3 3"
 FIG_3_14B_BUDGETS = ",".join(f"{b:.10g}" for b in (1 / 3, 2 / 3, 1 / 3, 2 / 3, 1 / 3, 1 / 3))
@@ -100,13 +106,9 @@ def _load_example() -> None:
     _restart_editor(FIG_3_14B_BUDGETS)
 
 
-def render(eps: float, prose: str) -> None:
-    """The whole section (call between the page's shared controls and its end)."""
-    state.load(PARAMS)
-    st.subheader("Custom tree and hand-set budgets (LUE-DPTree fig. 3.14(b))")
-    st.markdown(prose)
-    left, right = st.columns([1, 2])
-    left.text_area(
+def controls() -> None:
+    """The tree's text and the example button (in the page's settings)."""
+    st.text_area(
         "Intervals: one node per line, first and last bin",
         key=TREE_TEXT.name,
         height=240,
@@ -114,16 +116,113 @@ def render(eps: float, prose: str) -> None:
         help=f"E.g. '2 3' or '2-3'; one number is a single bin. Up to {ct.MAX_NODES} nodes; "
         "every bin must be a leaf and each node's children must partition it.",
     )
-    left.button("Fig. 3.14(b) example", on_click=_load_example)
-    text = str(st.session_state[TREE_TEXT.name])
+    st.button("Fig. 3.14(b) example", on_click=_load_example)
+
+
+RAW_OPTIMUM = "per-node optimum for the raw tree (LUE-DPTree)"
+BLUE_OPTIMUM = "optimum after BLUE (numerical)"
+YOURS = "yours (hand-set)"
+
+
+@dataclass(frozen=True)
+class Custom:
+    """One custom-tree view: the tree, the budgets by line (the URL's, or uniform when they
+    do not fit the tree), why the hand-set budgets cannot be scored ("" when they can) and
+    the scores of every set of budgets scored."""
+
+    text: str
+    custom: ct.CustomTree
+    eps: float
+    by_line: NDArray[np.float64]
+    fitted: bool
+    problem: str
+    scores: pd.DataFrame
+
+
+def scored(
+    custom: ct.CustomTree, text: str, eps: float, hand: NDArray[np.float64] | None, *, blue: bool
+) -> pd.DataFrame:
+    """The scores of the hand-set budgets (when valid), the raw optimum and, with ``blue``, the
+    numerical optimum after BLUE."""
+    rows = {} if hand is None else {YOURS: hand}
+    rows[RAW_OPTIMUM] = budget.optimal_budgets(
+        custom.tree, eps, coverage.coverage_probabilities(custom.tree)
+    )
+    if blue:
+        rows[BLUE_OPTIMUM] = blue_optimum(text, eps)
+    return scores_table(custom, rows)
+
+
+def setup(text: str, budgets: str, eps: float) -> Custom:
+    """The view of tree ``text`` with ``budgets``; :class:`Refused` when the tree is invalid."""
     custom = parse(text)
     if isinstance(custom, str):
-        right.error(f"{custom} Your text is kept; fix it to continue.", icon=":material/error:")
-        state.save(PARAMS)
+        raise Refused(f"{custom} Your text is kept; fix it in the settings to continue.")
+    by_line = decode_budgets(budgets, custom.lo.size)
+    fitted = by_line is not None
+    if by_line is None:
+        by_line = uniform_by_line(custom, eps)
+    try:
+        hand, problem = ct.check_budgets(custom, by_line), ""
+    except ct.CustomTreeError as err:
+        hand, problem = None, str(err)
+    scores = scored(custom, text, eps, hand, blue=custom.tree.size <= AUTO_BLUE_NODES)
+    return Custom(text, custom, eps, by_line, fitted, problem, scores)
+
+
+def view(inputs: Inputs) -> View:
+    """The scores of the hand-set budgets and the optima as bars; key numbers: the release ε
+    and the errors of the hand-set budgets and of the raw optimum."""
+    eps = float(inputs[sidebar.EPSILON])
+    c = setup(str(inputs[TREE_TEXT]), str(inputs[BUDGETS]), eps)
+    by_name = {
+        str(row["budgets"]): row for row in c.scores.to_dict("records")
+    }  # budgets -> that row's scores
+    numbers: dict[str, float] = {"nodes": float(c.custom.tree.size)}
+    if YOURS in by_name:
+        yours = by_name[YOURS]
+        numbers["release ε of your budgets"] = float(yours["release ε (max path sum)"])
+        numbers["raw error (yours)"] = float(yours["raw error"])
+        numbers["error after BLUE (yours)"] = float(yours["error after BLUE"])
+    numbers["raw error (raw optimum)"] = float(by_name[RAW_OPTIMUM]["raw error"])
+    numbers["error after BLUE (raw optimum)"] = float(by_name[RAW_OPTIMUM]["error after BLUE"])
+    return View(
+        f"custom tree of {c.custom.tree.size} nodes over {c.custom.tree.n_bins} bins, ε = {eps:g}",
+        figures.custom_scores(c.scores),
+        {"ε": eps, "nodes": c.custom.tree.size, "bins": c.custom.tree.n_bins},
+        numbers,
+        detail=c,
+        share="y",
+        kind="custom",
+        note="Errors: expected squared error of a range, every range equally likely.",
+    )
+
+
+def _fold_edits(editor: str, size: int) -> None:
+    """Write the editor's edits (relative to the budgets it started from) into the URL's
+    budgets before the rerun, so the view computed before the editor is drawn uses them."""
+    base = decode_budgets(str(st.session_state.get(BASE, "")), size)
+    edits = st.session_state.get(editor)
+    if base is None or not isinstance(edits, dict):
         return
+    for row, change in edits.get("edited_rows", {}).items():
+        if BUDGET_COLUMN in change:
+            value = change[BUDGET_COLUMN]
+            base[int(row)] = np.nan if value is None else float(value)
+    st.session_state[BUDGETS.name] = encode_budgets(base)
+
+
+def body(shown: View, prose: str) -> None:
+    """The budget table, the scores of the hand-set budgets and the optima."""
+    c: Custom = shown.detail
+    custom, eps, text = c.custom, c.eps, c.text
+    st.subheader("Custom tree and hand-set budgets (LUE-DPTree fig. 3.14(b))")
+    st.markdown(prose)
+    left, right = st.columns([1, 2])
+    left.caption("The tree's intervals are typed under **Settings**.")
     if st.session_state.get(BASE_TREE) != text or BASE not in st.session_state:
         st.session_state[BASE_TREE] = text
-        _restart_editor(str(st.session_state[BUDGETS.name]))
+        _restart_editor(str(state.get(BUDGETS)))
     by_line = decode_budgets(str(st.session_state[BASE]), custom.lo.size)
     if by_line is None:
         by_line = uniform_by_line(custom, eps)
@@ -155,9 +254,10 @@ def render(eps: float, prose: str) -> None:
             BUDGET_COLUMN: by_line,
         }
     )
+    editor = f"px_ct_editor_{st.session_state[VERSION]}"
     edited = right.data_editor(
         table,
-        key=f"px_ct_editor_{st.session_state[VERSION]}",
+        key=editor,
         hide_index=True,
         disabled=["line", "first bin", "last bin", "coverage p_x"],
         column_config={
@@ -165,6 +265,8 @@ def render(eps: float, prose: str) -> None:
             "coverage p_x": st.column_config.NumberColumn(format="%.4f"),
         },
         height=min(420, 40 + 35 * custom.lo.size),
+        on_change=_fold_edits,
+        args=(editor, custom.lo.size),
     )
     hand = edited[BUDGET_COLUMN].to_numpy(dtype=np.float64, na_value=np.nan)
     st.session_state[BUDGETS.name] = encode_budgets(hand)
@@ -174,20 +276,15 @@ def render(eps: float, prose: str) -> None:
     except ct.CustomTreeError as err:
         st.error(f"{err} The other budgets are kept.", icon=":material/error:")
         return
-    rows = {
-        "yours (hand-set)": hand_nodes,
-        "per-node optimum for the raw tree (LUE-DPTree)": budget.optimal_budgets(
-            custom.tree, eps, coverage.coverage_probabilities(custom.tree)
-        ),
-    }
     digest = hashlib.blake2b(f"{text}|{eps!r}".encode(), digest_size=8).hexdigest()
-    if custom.tree.size <= AUTO_BLUE_NODES or st.session_state.get(f"px_ct_blue_{digest}"):
-        rows["optimum after BLUE (numerical)"] = blue_optimum(text, eps)
-    elif st.button(f"Compute the optimum after BLUE ({custom.tree.size} nodes: takes seconds)"):
-        st.session_state[f"px_ct_blue_{digest}"] = True
-        rows["optimum after BLUE (numerical)"] = blue_optimum(text, eps)
-    scores = scores_table(custom, rows)
+    blue = custom.tree.size <= AUTO_BLUE_NODES or bool(st.session_state.get(f"px_ct_blue_{digest}"))
+    if not blue and st.button(
+        f"Compute the optimum after BLUE ({custom.tree.size} nodes: takes seconds)"
+    ):
+        st.session_state[f"px_ct_blue_{digest}"] = blue = True
+    scores = scored(custom, text, eps, hand_nodes, blue=blue)
     release = float(scores["release ε (max path sum)"].iloc[0])
+    present.show_chart(figures.custom_scores(scores), shown.stamp, key="px_custom_chart")
     m1, m2, m3 = st.columns(3)
     over = release > eps * (1 + TOLERANCE)
     m1.metric(

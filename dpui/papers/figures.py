@@ -101,3 +101,27 @@ def fanout(table: pd.DataFrame, k_star: int) -> go.Figure:
         x="fan-out k",
         y="expected MSE (uniform workload)",
     )
+
+
+def custom_scores(scores: pd.DataFrame) -> go.Figure:
+    """Raw error and error after BLUE per set of budgets (an unmeasured node's infinite error
+    is left out)."""
+    fig = go.Figure()
+    for i, column in enumerate(("raw error", "error after BLUE")):
+        values = scores[column].to_numpy(dtype=float)
+        shown = np.where(np.isfinite(values), values, np.nan)
+        fig.add_bar(
+            x=scores["budgets"],
+            y=shown,
+            name=column,
+            marker={"color": PALETTE[i]},
+            text=[f"{v:.4g}" if np.isfinite(v) else "∞" for v in values],
+            textposition="outside",
+        )
+    fig.update_layout(barmode="group")
+    return _frame(
+        fig,
+        title="Expected range MSE of each set of budgets",
+        x="budgets",
+        y="expected MSE (uniform workload)",
+    )
