@@ -5,12 +5,16 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+import numpy as np
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from dpcore.histogram import from_counts
 from dpui.kit import limits
+from dpui.kit.page import Inputs, Refused
 from dpui.ldp import settings as kv
 from dpui.ldp import simulation as sim
+from dpui.ldp import view as kv_view
 
 ROOT = Path(__file__).resolve().parents[1]
 PAGE = str(ROOT / "pages" / "kv_ldp.py")
@@ -212,3 +216,22 @@ def test_simulation_hands_over_each_finished_mechanism_before_the_rest() -> None
     assert seen == [["HISKV"], ["HISKV", "PCKV-GRR"]]  # the last one is the full result
     assert list(dict.fromkeys(runs["mechanism"])) == list(names)
     assert set(runs["eps"]) == set(grid)
+
+
+def test_view_leaves_only_the_uncached_simulation_of_the_view_set_now_to_the_body() -> None:
+    limits.clear_caches()
+    values = {p.name: p.default for p in kv.PARAMS} | {
+        kv.USERS.name: 1_000, kv.KEYS.name: 20, kv.REPS.name: 1,
+        **{flag.name: name == "HISKV" for name, flag in kv.MECHANISM_FLAGS.items()},
+    }  # fmt: skip
+    hist = from_counts(np.ones(4), "any")
+    now = Inputs(values | {"eps": 1.0}, hist, {kv_view.SET_NOW: values})
+    b = kv_view.view(now)
+    assert b.detail.pending and b.detail.acc.summary is None  # the body streams it
+    assert "HISKV: MSE of frequencies" not in b.numbers
+    a = kv_view.view(Inputs(values | {"eps": 1.0}, hist))  # another view: simulated here
+    assert not a.detail.pending and "HISKV: MSE of frequencies" in a.numbers
+    b = kv_view.view(now)  # cached now
+    assert not b.detail.pending and b.numbers == a.numbers and b.kind == a.kind == "mse_freq"
+    with pytest.raises(Refused, match="No file is uploaded"):
+        kv_view.view(Inputs(values | {kv.SOURCE.name: kv.UPLOAD, "eps": 1.0}, hist))

@@ -12,7 +12,7 @@ view (a pinned A) is simulated here, without drawing.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Collection, Hashable, Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -108,7 +108,9 @@ def cost(inputs: Inputs) -> Estimate | None:
     )
 
 
-def plan(values: Mapping[str, Any], spec: DataSpec, data: KVData, requested: Any) -> sim.Accuracy:
+def plan(
+    values: Mapping[str, Any], spec: DataSpec, data: KVData, requested: Collection[Hashable]
+) -> sim.Accuracy:
     """The accuracy simulation of ``values`` on ``data``, not run yet: the ticked mechanisms,
     the ε grid, and as many repetitions as the work limit allows (all of them when
     ``requested`` holds its request)."""
