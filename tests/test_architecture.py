@@ -46,8 +46,6 @@ def test_every_registered_page_exists_and_every_page_is_registered():
 
 LAYERS = ("dpcore", "dpui")
 MAX_LINES = 600
-# Page scripts not yet declared on the runner, which still import dpcore (may only shrink).
-PAGES_NOT_YET_ON_THE_RUNNER = {"pages/kv_ldp.py"}
 
 
 def _module_name(path: Path) -> str:
@@ -124,8 +122,7 @@ def test_page_scripts_never_import_dpcore():
     offenders = {
         f"pages/{p.name}" for p in (ROOT / "pages").glob("*.py") if "dpcore" in imported_modules(p)
     }
-    assert offenders <= PAGES_NOT_YET_ON_THE_RUNNER
-    assert offenders == PAGES_NOT_YET_ON_THE_RUNNER, "a page moved to the runner: shrink the list"
+    assert offenders == set()
 
 
 def test_no_module_over_600_lines():

@@ -17,6 +17,8 @@ from dpui.errors import optimised, settings
 from dpui.errors import simulation as errors_simulation
 from dpui.errors import view as errors_view
 from dpui.kit import limits, sidebar
+from dpui.ldp import settings as kv
+from dpui.ldp import simulation as kv_sim
 from dpui.mechanisms import exponential as em
 from dpui.mechanisms import laplace as lap
 from dpui.papers import view as papers
@@ -52,16 +54,16 @@ def test_expected_set_length_matches_sampled_lengths() -> None:
     rng = np.random.default_rng(0)
     for model, top in (("heavy", 50), ("heavy", 8), ("uniform", 200)):
         sampled = kvdata.sample_lengths(model, 200_000, top, rng=rng)  # type: ignore[arg-type]
-        expected = limits.kv_expected_length(model, top, 10_000)
+        expected = kv.expected_length(model, top, 10_000)
         # the standard error of a mean of 200,000 lengths is below 0.15 here
         assert abs(sampled.mean() - expected) < 0.5, (model, top)
-    assert limits.kv_expected_length("uniform", 200, 5) == 3.0  # capped at d
+    assert kv.expected_length("uniform", 200, 5) == 3.0  # capped at d
 
 
 def test_cost_models_separate_the_issue_links_from_the_defaults() -> None:
     within = (
-        limits.kv_generation(20_000, 100, 50, "heavy"),
-        limits.kv_simulation(20_000, 363_000, (9 * 4 + 9) * 3, 50, round_runs=10 * 4 * 3),
+        kv.generation_cost(20_000, 100, 50, "heavy"),
+        kv_sim.work_cost(20_000, 363_000, (9 * 4 + 9) * 3, 50, round_runs=10 * 4 * 3),
         tree_view.page_cost(65_536, "sc"),
         lap.page_cost(142, 142 * 1000),
         em.page_cost(2**16, 100),
@@ -72,8 +74,8 @@ def test_cost_models_separate_the_issue_links_from_the_defaults() -> None:
         papers.fanout_cost(2010, 64),
     )
     beyond = (
-        limits.kv_generation(1_000_000, 5000, 200, "uniform"),
-        limits.kv_simulation(1_000_000, 18_000_000, (9 * 6 + 9) * 200, 50),
+        kv.generation_cost(1_000_000, 5000, 200, "uniform"),
+        kv_sim.work_cost(1_000_000, 18_000_000, (9 * 6 + 9) * 200, 50),
         tree_view.page_cost(2**22, "sc"),
         lap.page_cost(2**22, 20 * 2**22),
         errors_index.index_cost(("boost", "lue_dptree"), 22),
@@ -310,16 +312,13 @@ def test_error_simulation_over_the_limit_shows_closed_forms_then_runs_on_request
 def test_kv_simulation_over_the_limit_scales_repetitions_then_runs_all_on_request(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    from dpui.ldp import view as ldp_view
-
     params = {"kv_users": "2000", "kv_reps": "3"}
-    spec = ldp_view.DataSpec("gauss", "heavy", 2000, 100, 50, 0, b"")
-    data = ldp_view.load_data(spec)
-    names = tuple(n for n, flag in ldp_view.MECHANISM_FLAGS.items() if flag.default)
-    grid = ldp_view.EPS_GRIDS[ldp_view.GRID.default]
+    spec = kv.DataSpec("gauss", "heavy", 2000, 100, 50, 0, b"")
+    data = kv.load_data(spec)
+    names = tuple(n for n, flag in kv.MECHANISM_FLAGS.items() if flag.default)
+    grid = kv.EPS_GRIDS[kv.GRID.default]
     one, two = (
-        ldp_view.simulation_cost(data, names, grid, r, ldp_view.ROUNDS.default).seconds
-        for r in (1, 2)
+        kv_sim.simulation_cost(data, names, grid, r, kv.ROUNDS.default).seconds for r in (1, 2)
     )
     monkeypatch.setenv(limits.SECONDS_VARIABLE, str((one + two) / 2))  # 1 repetition fits
     at, _ = _limited("kv_ldp.py", params)

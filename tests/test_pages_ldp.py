@@ -5,11 +5,16 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+import numpy as np
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from dpcore.histogram import from_counts
 from dpui.kit import limits
-from dpui.ldp import view as view
+from dpui.kit.page import Inputs, Refused
+from dpui.ldp import settings as kv
+from dpui.ldp import simulation as sim
+from dpui.ldp import view as kv_view
 
 ROOT = Path(__file__).resolve().parents[1]
 PAGE = str(ROOT / "pages" / "kv_ldp.py")
@@ -23,9 +28,9 @@ def _errors_as_read(at: AppTest) -> str:
 
 def _page() -> AppTest:
     at = AppTest.from_file(PAGE, default_timeout=120)
-    at.session_state[view.USERS.name] = 2_000
-    at.session_state[view.KEYS.name] = 30
-    at.session_state[view.REPS.name] = 2
+    at.session_state[kv.USERS.name] = 2_000
+    at.session_state[kv.KEYS.name] = 30
+    at.session_state[kv.REPS.name] = 2
     return at
 
 
@@ -40,7 +45,7 @@ def _metric(at: AppTest, label: str) -> str:
 
 def _show(at: AppTest, section: str) -> AppTest:
     """The page with ``section`` chosen below the accuracy charts."""
-    at.button_group(key=view.SECTION.name).set_value(section)
+    at.button_group(key=kv.SECTION.name).set_value(section)
     return at.run()
 
 
@@ -63,7 +68,7 @@ def test_defaults_render_every_section_and_label_the_reconstruction() -> None:
         _show(at, section)
         assert not at.exception and not at.error, section
         assert [h.value for h in at.header] == ["Accuracy vs ε", header]
-        shown = at.query_params[view.SECTION.name]
+        shown = at.query_params[kv.SECTION.name]
         assert (shown[0] if isinstance(shown, list) else shown) == section
     _show(at, "privacy")
     privacy = next(d.value for d in at.dataframe if "holds" in d.value.columns)
@@ -76,7 +81,7 @@ def test_defaults_render_every_section_and_label_the_reconstruction() -> None:
 
 def test_a_link_opens_its_section() -> None:
     at = _page()
-    at.query_params[view.SECTION.name] = "split"
+    at.query_params[kv.SECTION.name] = "split"
     at.run()
     assert not at.exception
     assert at.header[-1].value == "Value / key budget split (HISKV)"
@@ -84,15 +89,15 @@ def test_a_link_opens_its_section() -> None:
 
 def test_mechanism_selection_and_eps_not_in_grid() -> None:
     at = _page()
-    at.query_params[view.SECTION.name] = "re"  # where the ε for RE is used
+    at.query_params[kv.SECTION.name] = "re"  # where the ε for RE is used
     at.run()
-    for flag in view.MECHANISM_FLAGS.values():
+    for flag in kv.MECHANISM_FLAGS.values():
         at.checkbox(key=flag.name).uncheck()
     at.run()
     assert not at.exception
     assert "Tick at least one mechanism" in _text(at)
-    at.checkbox(key=view.MECHANISM_FLAGS["HISKV"].name).check()
-    at.selectbox(key=view.RE_EPS.name).set_value("0.1")  # not in the default grid
+    at.checkbox(key=kv.MECHANISM_FLAGS["HISKV"].name).check()
+    at.selectbox(key=kv.RE_EPS.name).set_value("0.1")  # not in the default grid
     at.run()
     assert not at.exception and not at.error
     assert "is not in the grid; showing ε = 0.4" in _text(at)
@@ -100,22 +105,22 @@ def test_mechanism_selection_and_eps_not_in_grid() -> None:
 
 def test_settings_survive_in_the_url_and_bad_links_fall_back() -> None:
     at = _page()
-    at.query_params[view.GRID.name] = "bogus"
-    at.query_params[view.SHARE.name] = "0.3"
+    at.query_params[kv.GRID.name] = "bogus"
+    at.query_params[kv.SHARE.name] = "0.3"
     at.run()
     assert not at.exception
     assert any("kv_grid=bogus" in w.value for w in at.warning)
-    assert at.session_state[view.GRID.name] == "coarse"
-    assert at.session_state[view.SHARE.name] == pytest.approx(0.3)
+    assert at.session_state[kv.GRID.name] == "coarse"
+    assert at.session_state[kv.SHARE.name] == pytest.approx(0.3)
 
 
 def test_upload_source_waits_for_a_file_then_uses_it() -> None:
     at = _page().run()
-    at.selectbox(key=view.SOURCE.name).set_value(view.UPLOAD)
+    at.selectbox(key=kv.SOURCE.name).set_value(kv.UPLOAD)
     at.run()
     assert not at.exception and not at.error
     assert "Upload a CSV with columns user,key,value" in _text(at)
-    at.file_uploader(key=view.UPLOAD_WIDGET).set_value(("mine.csv", GOOD_CSV, "text/csv"))
+    at.file_uploader(key=kv.UPLOAD_WIDGET).set_value(("mine.csv", GOOD_CSV, "text/csv"))
     at.run()
     assert not at.exception and not at.error, [e.value for e in at.error]
     assert _metric(at, "Keys d") == "3" and _metric(at, "Users n") == "3"
@@ -137,11 +142,11 @@ def test_upload_source_waits_for_a_file_then_uses_it() -> None:
 )
 def test_bad_csv_is_rejected_and_previous_data_kept(content: bytes, reason: str) -> None:
     at = _page().run()
-    at.selectbox(key=view.SOURCE.name).set_value(view.UPLOAD)
+    at.selectbox(key=kv.SOURCE.name).set_value(kv.UPLOAD)
     at.run()
-    at.file_uploader(key=view.UPLOAD_WIDGET).set_value(("mine.csv", GOOD_CSV, "text/csv"))
+    at.file_uploader(key=kv.UPLOAD_WIDGET).set_value(("mine.csv", GOOD_CSV, "text/csv"))
     at.run()
-    at.file_uploader(key=view.UPLOAD_WIDGET).set_value(("bad.csv", content, "text/csv"))
+    at.file_uploader(key=kv.UPLOAD_WIDGET).set_value(("bad.csv", content, "text/csv"))
     at.run()
     assert not at.exception
     errors = _errors_as_read(at)
@@ -152,9 +157,9 @@ def test_bad_csv_is_rejected_and_previous_data_kept(content: bytes, reason: str)
 
 def test_a_wrong_file_type_is_rejected_with_a_message() -> None:
     at = _page().run()
-    at.selectbox(key=view.SOURCE.name).set_value(view.UPLOAD)
+    at.selectbox(key=kv.SOURCE.name).set_value(kv.UPLOAD)
     at.run()
-    at.file_uploader(key=view.UPLOAD_WIDGET).set_value(("photo.png", b"\x89PNG", "image/png"))
+    at.file_uploader(key=kv.UPLOAD_WIDGET).set_value(("photo.png", b"\x89PNG", "image/png"))
     at.run()
     assert not at.exception
     assert "photo.png is not a .csv or .txt file" in " ".join(e.value for e in at.error)
@@ -162,9 +167,9 @@ def test_a_wrong_file_type_is_rejected_with_a_message() -> None:
 
 def test_a_bad_file_without_a_previous_one_shows_only_the_error() -> None:
     at = _page().run()
-    at.selectbox(key=view.SOURCE.name).set_value(view.UPLOAD)
+    at.selectbox(key=kv.SOURCE.name).set_value(kv.UPLOAD)
     at.run()
-    at.file_uploader(key=view.UPLOAD_WIDGET).set_value(("bad.csv", b"user,key\n", "text/csv"))
+    at.file_uploader(key=kv.UPLOAD_WIDGET).set_value(("bad.csv", b"user,key\n", "text/csv"))
     at.run()
     assert not at.exception
     assert "missing column(s) value" in _errors_as_read(at)
@@ -174,8 +179,8 @@ def test_a_bad_file_without_a_previous_one_shows_only_the_error() -> None:
 def test_share_slider_and_accounting_change_the_probability_table() -> None:
     at = _show(_page().run(), "split")
     before = at.dataframe[0].value
-    at.slider(key=view.SHARE.name).set_value(1.0)
-    at.toggle(key=view.AMPLIFIED.name).set_value(False)
+    at.slider(key=kv.SHARE.name).set_value(1.0)
+    at.toggle(key=kv.AMPLIFIED.name).set_value(False)
     at.run()
     assert not at.exception and not at.error
     after = at.dataframe[0].value
@@ -198,16 +203,35 @@ def test_sidebar_eps_above_the_ldp_cap_is_capped_and_said() -> None:
 
 def test_simulation_hands_over_each_finished_mechanism_before_the_rest() -> None:
     limits.clear_caches()  # computed here, not found in the cache
-    spec = view.DataSpec("gauss", "heavy", 1000, 20, 10, 0, b"")
-    settings = view.settings_for(
-        view.load_data(spec), share=0.5, amplified=False, beta=0.1, pckv_l=0, rounds=2
+    spec = kv.DataSpec("gauss", "heavy", 1000, 20, 10, 0, b"")
+    settings = kv.settings_for(
+        kv.load_data(spec), share=0.5, amplified=False, beta=0.1, pckv_l=0, rounds=2
     )
     names, grid = ("HISKV", "PCKV-GRR", "SUE"), (0.5, 2.0)
     seen: list[list[str]] = []
-    runs, _ = view.simulation(
+    runs, _ = sim.simulation(
         spec, names, grid, 1, settings, 0, 20,
         _partial=lambda frame: seen.append(list(dict.fromkeys(frame["mechanism"]))),
     )  # fmt: skip
     assert seen == [["HISKV"], ["HISKV", "PCKV-GRR"]]  # the last one is the full result
     assert list(dict.fromkeys(runs["mechanism"])) == list(names)
     assert set(runs["eps"]) == set(grid)
+
+
+def test_view_leaves_only_the_uncached_simulation_of_the_view_set_now_to_the_body() -> None:
+    limits.clear_caches()
+    values = {p.name: p.default for p in kv.PARAMS} | {
+        kv.USERS.name: 1_000, kv.KEYS.name: 20, kv.REPS.name: 1,
+        **{flag.name: name == "HISKV" for name, flag in kv.MECHANISM_FLAGS.items()},
+    }  # fmt: skip
+    hist = from_counts(np.ones(4), "any")
+    now = Inputs(values | {"eps": 1.0}, hist, {kv_view.SET_NOW: values})
+    b = kv_view.view(now)
+    assert b.detail.pending and b.detail.acc.summary is None  # the body streams it
+    assert "HISKV: MSE of frequencies" not in b.numbers
+    a = kv_view.view(Inputs(values | {"eps": 1.0}, hist))  # another view: simulated here
+    assert not a.detail.pending and "HISKV: MSE of frequencies" in a.numbers
+    b = kv_view.view(now)  # cached now
+    assert not b.detail.pending and b.numbers == a.numbers and b.kind == a.kind == "mse_freq"
+    with pytest.raises(Refused, match="No file is uploaded"):
+        kv_view.view(Inputs(values | {kv.SOURCE.name: kv.UPLOAD, "eps": 1.0}, hist))

@@ -7,6 +7,7 @@ view modules.
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from urllib.parse import parse_qsl
 
@@ -56,6 +57,11 @@ def _titles(at: AppTest) -> dict[str, str]:
 
 def _warnings(at: AppTest) -> str:
     return " ".join(w.value for w in at.warning)
+
+
+def _warnings_as_read(at: AppTest) -> str:
+    """The warnings as the user reads them (a view's refusal is markdown, its words escaped)."""
+    return re.sub(r"\\(.)", r"\1", _warnings(at))
 
 
 # --- Exponential mechanism ------------------------------------------------------------------
@@ -308,12 +314,13 @@ def test_kv_a_from_an_upload_or_over_the_work_limit_says_so():
     at.query_params["pin"] = _kv_link(kv_source="upload")
     at.run()
     assert not at.exception
-    assert "A (pinned)** uses an uploaded file and none is loaded" in _warnings(at)
-    assert "A** uses the uploaded file of this session" in " ".join(i.value for i in at.info)
+    warnings = _warnings_as_read(at)
+    assert "Pinned view A: No file is uploaded in this session for this view" in warnings
+    assert "A pin keeps settings, never files" in warnings
     at = _kv()
     at.query_params["pin"] = _kv_link(kv_users=1_000_000)  # generation alone is ~25 s
     at.run()
     assert not at.exception
     warnings = _warnings(at)
-    assert "generating 1,000,000 users" in warnings and "A (pinned)** cannot be shown" in warnings
+    assert "Not computed: Pinned view A: generating 1,000,000 users" in warnings
     assert not any("quantity" in d.value.columns for d in at.dataframe)

@@ -33,7 +33,6 @@ from __future__ import annotations
 
 import functools
 import hashlib
-import math
 import os
 import threading
 from collections import OrderedDict
@@ -44,7 +43,6 @@ from typing import Any, ParamSpec, TypeVar
 import numpy as np
 import pandas as pd
 import streamlit as st
-from scipy import special
 
 P = ParamSpec("P")
 R = TypeVar("R")
@@ -205,36 +203,6 @@ def scaled_down(what: str, *, library: str) -> None:
 
 
 # --- cost models ------------------------------------------------------------------------
-
-
-def kv_expected_length(model: str, max_length: int, d: int) -> float:
-    """Mean set length of :func:`dpcore.ldp.data.sample_lengths` (capped at ``min(max, d)``)."""
-    top = max(1, min(max_length, d))
-    if model == "uniform":
-        return (top + 1) / 2
-    # heavy: ceil of a log-normal (median 15, log-sd 0.6) clipped to 1..top;
-    # E[X] = sum over j = 1..top of P[X >= j] = 1 + sum_{j=2}^{top} P[lognormal > j - 1]
-    j = np.arange(1, top, dtype=np.float64)
-    tail = 0.5 * special.erfc((np.log(j) - math.log(15.0)) / (0.6 * math.sqrt(2.0)))
-    return float(1.0 + tail.sum())
-
-
-def kv_generation(users: int, d: int, max_length: int, lengths: str) -> Cost:
-    """Synthetic key-value data: 1.5 µs and 130 bytes at peak per (user, key) pair."""
-    pairs = users * kv_expected_length(lengths, max_length, d)
-    return Cost(pairs * 1.5e-6, (pairs * 130 + d * 8) / MB)
-
-
-def kv_simulation(
-    users: int, pairs: int, runs: int, truncation_lengths: int, *, round_runs: int = 0
-) -> Cost:
-    """The Key-value LDP page's simulations: ``runs`` (mechanism, ε, repetition) releases at
-    0.5 µs and 100 bytes per user, ``round_runs`` PrivKVM rounds at 0.6 µs per user, and the
-    truncation table at 15 ns per pair and length."""
-    return Cost(
-        users * (runs * 0.5e-6 + round_runs * 0.6e-6) + pairs * truncation_lengths * 15e-9,
-        (users * 100 + pairs * 40) / MB,
-    )
 
 
 # --- byte-bounded caches ------------------------------------------------------------------

@@ -173,3 +173,12 @@ def share_tradeoff(sweep: pd.DataFrame, current: float) -> go.Figure:
     )
     fig.update_yaxes(type="log")
     return fig
+
+
+def placeholder(text: str) -> go.Figure:
+    """An empty chart saying why it is empty (a view without results beside one with)."""
+    fig = go.Figure()
+    fig.add_annotation(text=text, x=0.5, y=0.5, xref="paper", yref="paper", showarrow=False)
+    fig.update_xaxes(visible=False)
+    fig.update_yaxes(visible=False)
+    return fig

@@ -18,7 +18,7 @@ from dpcore.ldp import hiskv_analysis as analysis
 from dpui.kit import present, references, state
 from dpui.kit.params import FloatParam
 from dpui.ldp import hiskv_figures
-from dpui.ldp.view import DataSpec, load_data
+from dpui.ldp.settings import DataSpec, load_data
 
 TILT = FloatParam("kv_tilt", 2.0, 1.0, 50.0)
 PARAMS = (TILT,)
