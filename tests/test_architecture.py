@@ -133,3 +133,19 @@ def test_no_module_over_600_lines():
         if len(p.read_text(encoding="utf-8").splitlines()) > MAX_LINES
     }
     assert long == set()
+
+
+def test_every_page_is_a_declaration_on_the_runner():
+    """A page script only runs its declaration; a page with a view has pin and compare and
+    says which data it shows."""
+    from dpui.registry import PAGES
+
+    for page in PAGES:
+        code = [
+            line
+            for line in (ROOT / page.path).read_text(encoding="utf-8").splitlines()
+            if line.strip() and not line.startswith(('"""', "#"))
+        ]
+        assert len(code) <= 4 and code[-1].startswith("run("), page.path
+        if page.view is not None:
+            assert page.pinned and page.data, page.key

@@ -28,5 +28,6 @@ PAGE = Page(
         "they first use a term."
     ),
     charts=False,
+    data="",
     body=body,
 )

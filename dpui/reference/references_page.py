@@ -24,5 +24,6 @@ PAGE = Page(
         "the available copies, with English titles in brackets."
     ),
     charts=False,
+    data="",
     body=body,
 )
