@@ -12,7 +12,7 @@ from tests.test_browser import browser, server  # noqa: F401  (module-scoped fix
 def test_dragging_on_the_histogram_selects_the_range(server, browser):  # noqa: F811
     page = browser.new_page()
     page.goto(f"{server}/tree_budgets?data=bimodal-1024&tb_tree=4", wait_until="domcontentloaded")
-    page.get_by_text("Explore one range").wait_for(timeout=60_000)
+    page.get_by_role("heading", name="Explore one range").wait_for(timeout=60_000)
     page.wait_for_function(
         "document.querySelectorAll('.js-plotly-plot').length >= 3", timeout=60_000
     )
@@ -100,7 +100,7 @@ def test_a_redrawn_chart_is_computed_once(server, browser):  # noqa: F811
     page = browser.new_page()
     page.add_init_script(RECALCS)
     page.goto(f"{server}/tree_budgets", wait_until="domcontentloaded")
-    page.get_by_text("Explore one range").wait_for(timeout=60_000)
+    page.get_by_role("heading", name="Explore one range").wait_for(timeout=60_000)
     page.locator('[data-testid="stStatusWidget"]').wait_for(state="detached", timeout=60_000)
     page.evaluate(f"window.__recalcs = []; {CHARTS}.forEach(gd => {{ gd.__marked = true; }})")
     first = page.get_by_label("First bin", exact=True)
