@@ -16,7 +16,7 @@ from dpui.errors import index as errors_index
 from dpui.errors import optimised, settings
 from dpui.errors import simulation as errors_simulation
 from dpui.errors import view as errors_view
-from dpui.kit import limits, sidebar
+from dpui.kit import byte_cache, limits, sidebar
 from dpui.ldp import settings as kv
 from dpui.ldp import simulation as kv_sim
 from dpui.mechanisms import exponential as em
@@ -94,7 +94,7 @@ def test_byte_cache_drops_least_recently_used_beyond_its_budget(
     monkeypatch.setenv(limits.CACHE_VARIABLE, "2.5")  # room for two 1 MB entries
     calls: list[int] = []
 
-    @limits.cache_by_bytes(max_entries=10)
+    @byte_cache.cache_by_bytes(max_entries=10)
     def block(i: int, _ignored: object = None) -> np.ndarray:
         calls.append(i)
         return np.full(125_000, float(i))  # 1 MB
@@ -103,14 +103,14 @@ def test_byte_cache_drops_least_recently_used_beyond_its_budget(
     block(2)
     block(1)  # 1 is now the most recently used
     block(3)  # drops 2
-    assert limits.cached_bytes() == 2_000_000  # entries of other tests were older: dropped
+    assert byte_cache.cached_bytes() == 2_000_000  # entries of other tests were older: dropped
     block(1)
     block(2)
     assert calls == [1, 2, 3, 2]
 
 
 def test_byte_cache_keys_arrays_by_content() -> None:
-    @limits.cache_by_bytes(max_entries=4)
+    @byte_cache.cache_by_bytes(max_entries=4)
     def total(x: np.ndarray) -> float:
         return float(x.sum())
 
@@ -197,7 +197,7 @@ def test_byte_cache_computes_a_key_once_for_concurrent_callers() -> None:
 
     calls: list[int] = []
 
-    @limits.cache_by_bytes(max_entries=4)
+    @byte_cache.cache_by_bytes(max_entries=4)
     def slow(i: int) -> int:
         calls.append(i)
         time.sleep(0.2)
@@ -213,7 +213,7 @@ def test_byte_cache_computes_a_key_once_for_concurrent_callers() -> None:
 
 
 def test_byte_cache_keeps_at_most_max_entries_per_function() -> None:
-    @limits.cache_by_bytes(max_entries=2)
+    @byte_cache.cache_by_bytes(max_entries=2)
     def square(i: int) -> int:
         return i * i
 

@@ -10,7 +10,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from dpcore.histogram import from_counts
-from dpui.kit import limits
+from dpui.kit import byte_cache
 from dpui.kit.page import Inputs, Refused
 from dpui.ldp import settings as kv
 from dpui.ldp import simulation as sim
@@ -202,7 +202,7 @@ def test_sidebar_eps_above_the_ldp_cap_is_capped_and_said() -> None:
 
 
 def test_simulation_hands_over_each_finished_mechanism_before_the_rest() -> None:
-    limits.clear_caches()  # computed here, not found in the cache
+    byte_cache.clear_caches()  # computed here, not found in the cache
     spec = kv.DataSpec("gauss", "heavy", 1000, 20, 10, 0, b"")
     settings = kv.settings_for(
         kv.load_data(spec), share=0.5, amplified=False, beta=0.1, pckv_l=0, rounds=2
@@ -219,7 +219,7 @@ def test_simulation_hands_over_each_finished_mechanism_before_the_rest() -> None
 
 
 def test_view_leaves_only_the_uncached_simulation_of_the_view_set_now_to_the_body() -> None:
-    limits.clear_caches()
+    byte_cache.clear_caches()
     values = {p.name: p.default for p in kv.PARAMS} | {
         kv.USERS.name: 1_000, kv.KEYS.name: 20, kv.REPS.name: 1,
         **{flag.name: name == "HISKV" for name, flag in kv.MECHANISM_FLAGS.items()},

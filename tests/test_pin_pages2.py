@@ -21,7 +21,7 @@ from dpcore.histogram import parse_histogram
 from dpcore.ldp import data as kvdata
 from dpcore.ldp import experiment
 from dpcore.ldp.mechanisms import KVSettings
-from dpui.kit import limits
+from dpui.kit import byte_cache, limits
 
 ROOT = Path(__file__).resolve().parents[1]
 SPORTS = np.array([30.0, 24.0, 9.0, 6.0])
@@ -268,7 +268,7 @@ def test_kv_pin_then_change_compares_a_with_b_and_unpin_returns():
 
 def test_kv_pinning_and_unpinning_reuse_the_cached_simulation(monkeypatch):
     st.cache_data.clear()
-    limits.clear_caches()
+    byte_cache.clear_caches()
     calls = []
     run_cell = experiment.run_cell
 

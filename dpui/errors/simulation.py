@@ -26,7 +26,7 @@ from numpy.typing import NDArray
 
 from dpcore.hist import empirical, plans
 from dpui.errors.settings import ALL_RANGES_LIMIT, EPSILONS, SIMULATED_MAX_M, label
-from dpui.kit import limits
+from dpui.kit import byte_cache, limits
 
 FloatArray = NDArray[np.float64]
 Progress = Callable[[float], object] | None
@@ -57,7 +57,7 @@ def progress_bar(shown: bool, text: str = "Simulating…") -> Iterator[Progress]
         bar.empty()
 
 
-@limits.cache_by_bytes(max_entries=32, spinner="Building trees and budgets…")
+@byte_cache.cache_by_bytes(max_entries=32, spinner="Building trees and budgets…")
 def plan(key: str, n: int, eps: float) -> plans.Plan:
     """A prepared algorithm (tree and budgets); cached as a resource, never mutated."""
     return plans.prepare(key, n, eps)

@@ -16,7 +16,6 @@ from typing import Any
 import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
-import streamlit as st
 
 from dpcore.histogram import Histogram
 from dpui.errors import figures as figures
@@ -148,18 +147,8 @@ def simulation_runs(s: Settings, n: int) -> bool:
     """Whether the simulation of view ``s`` runs now: within the work limit, or asked for by
     this session's "Run it" for exactly ``(n, s)`` and within the limit of a requested run
     (the test :func:`dpui.kit.limits.allow_or_offer` makes, without drawing its offer)."""
-    current = limits.current()
-    if (n, s) in st.session_state.get(limits._REQUESTED, ()):
-        seconds = limits._env(limits.REQUEST_VARIABLE)
-        current = limits.Limits(seconds, current.megabytes, current.cache_megabytes)
-    refused = limits.refusal(
-        simulation_what(s),
-        settings_cost(s, n, releases=s.releases),
-        smaller=SIMULATION_SMALLER,
-        library=SIMULATION_LIBRARY,
-        limits=current,
-    )
-    return refused is None
+    cost = settings_cost(s, n, releases=s.releases)
+    return limits.within(cost, on_request=(n, s) in limits.requested())
 
 
 def view(inputs: Inputs) -> View:

@@ -1,11 +1,12 @@
-"""Work limits: what one request may cost, estimated before it runs.
+"""Work limits, the gate: what one request may cost, estimated before it runs.
 
 One Streamlit server serves a whole class from one process, so a single link
 must not occupy it for minutes or fill its memory. Every page's expensive
-computation first asks :func:`allow` with a :class:`Cost` estimated from its
-parameters by one of the cost models below; above the limit the page shows a
-message saying what was limited, the estimate, and how to run it bigger, and
-skips the computation.
+computation first asks :func:`allow` (the page runner does it with the page's
+``cost``) with a :class:`Cost` estimated from its parameters by a cost model that
+lives beside the computation it estimates (``page_cost`` in the feature packages);
+above the limit the page shows a message saying what was limited, the estimate,
+and how to run it bigger, and skips the computation.
 
 The limits are environment variables, read at each check (Streamlit's own
 config file has no place for application settings):
@@ -15,8 +16,9 @@ config file has no place for application settings):
 ``DP_EXPLORER_MEMORY_MB`` (default 600)
     its estimated peak memory;
 ``DP_EXPLORER_CACHE_MB`` (default 600)
-    the total size of the big arrays kept between reruns by the :func:`cache_by_bytes`
-    caches together (trees, releases, key-value datasets, prepared algorithms);
+    the total size of the big arrays kept between reruns by the
+    :func:`dpui.kit.byte_cache.cache_by_bytes` caches together (trees, releases,
+    key-value datasets, prepared algorithms);
 ``DP_EXPLORER_REQUEST_SECONDS`` (default 120)
     estimated seconds of a search a user starts with a button (:func:`allow_requested`):
     it shows progress, runs once and is then kept for every session, so it may take
@@ -31,17 +33,11 @@ of about two, which is what a limit needs. Recalibrate them when dpcore gets fas
 
 from __future__ import annotations
 
-import functools
-import hashlib
 import os
-import threading
-from collections import OrderedDict
 from collections.abc import Callable, Hashable, Iterable
-from dataclasses import dataclass, fields, is_dataclass
-from typing import Any, ParamSpec, TypeVar
+from dataclasses import dataclass
+from typing import ParamSpec, TypeVar
 
-import numpy as np
-import pandas as pd
 import streamlit as st
 
 P = ParamSpec("P")
@@ -174,6 +170,19 @@ def allow_or_offer(what: str, cost: Cost, *, key: Hashable, smaller: str, librar
 _REQUESTED = "_limits.requested"
 
 
+def requested() -> frozenset[Hashable]:
+    """The keys of this session's "Run it" clicks (see :func:`allow_or_offer`)."""
+    return frozenset(st.session_state.get(_REQUESTED, ()))
+
+
+def within(cost: Cost, *, on_request: bool = False) -> bool:
+    """Whether ``cost`` fits the per-change limits, or (``on_request``) those of a run the
+    user asked for (``DP_EXPLORER_REQUEST_SECONDS``); draws nothing."""
+    limits = current()
+    seconds = _env(REQUEST_VARIABLE) if on_request else limits.seconds
+    return cost.seconds <= seconds and cost.megabytes <= limits.megabytes
+
+
 def allow(what: str, cost: Cost, *, smaller: str, library: str) -> bool:
     """True when ``cost`` is within the current limits; otherwise show why, return False."""
     message = refusal(what, cost, smaller=smaller, library=library, limits=current())
@@ -200,145 +209,3 @@ def scaled_down(what: str, *, library: str) -> None:
         f"**Reduced by this server's work limit: {what}.** {_bigger(library)}",
         icon=":material/hourglass_bottom:",
     )
-
-
-# --- cost models ------------------------------------------------------------------------
-
-
-# --- byte-bounded caches ------------------------------------------------------------------
-
-
-def nbytes(value: Any) -> int:
-    """Bytes held by the numpy arrays (and tables) inside ``value``; small objects count 0."""
-    if isinstance(value, np.ndarray):
-        return int(value.nbytes)
-    if isinstance(value, pd.DataFrame | pd.Series):
-        return int(np.sum(value.memory_usage(index=True, deep=False)))
-    if is_dataclass(value) and not isinstance(value, type):
-        return sum(nbytes(getattr(value, f.name)) for f in fields(value))
-    if isinstance(value, dict):
-        return sum(nbytes(v) for v in value.values())
-    if isinstance(value, list | tuple):
-        return sum(nbytes(v) for v in value)
-    return 0
-
-
-def _key_part(value: Any) -> Any:
-    if isinstance(value, np.ndarray):
-        digest = hashlib.blake2b(np.ascontiguousarray(value).tobytes(), digest_size=16)
-        return ("ndarray", value.dtype.str, value.shape, digest.hexdigest())
-    return value
-
-
-class _ByteLRU:
-    """Entries of every :func:`cache_by_bytes` function in one least-recently-used order,
-    dropped while their total exceeds the byte budget or a function exceeds its count."""
-
-    def __init__(self) -> None:
-        self.entries: OrderedDict[tuple[str, Any], tuple[Any, int]] = OrderedDict()
-        self.computing: dict[tuple[str, Any], threading.Lock] = {}
-        self.lock = threading.Lock()
-
-    def get(self, key: tuple[str, Any]) -> tuple[bool, Any]:
-        with self.lock:
-            if key not in self.entries:
-                return False, None
-            self.entries.move_to_end(key)
-            return True, self.entries[key][0]
-
-    def put(self, key: tuple[str, Any], value: Any, max_entries: int) -> None:
-        budget = current().cache_megabytes * MB
-        with self.lock:
-            self.entries[key] = (value, nbytes(value))
-            self.entries.move_to_end(key)
-            own = [k for k in self.entries if k[0] == key[0]]
-            for old in own[: max(0, len(own) - max_entries)]:
-                del self.entries[old]
-            total = sum(size for _, size in self.entries.values())
-            while len(self.entries) > 1 and total > budget:  # the newest entry stays
-                _, (_, dropped) = self.entries.popitem(last=False)
-                total -= dropped
-
-    def get_or_compute(
-        self, key: tuple[str, Any], compute: Callable[[], Any], max_entries: int
-    ) -> Any:
-        """The cached value, else ``compute()`` once: concurrent callers of a key wait for it."""
-        found, value = self.get(key)
-        if found:
-            return value
-        with self.lock:
-            key_lock = self.computing.setdefault(key, threading.Lock())
-        try:
-            with key_lock:
-                found, value = self.get(key)
-                if not found:
-                    value = compute()
-                    self.put(key, value, max_entries)
-        finally:
-            with self.lock:
-                self.computing.pop(key, None)
-        return value
-
-    def clear(self) -> None:
-        with self.lock:
-            self.entries.clear()
-
-    def total(self) -> int:
-        with self.lock:
-            return sum(size for _, size in self.entries.values())
-
-    def count(self, name: str) -> int:
-        with self.lock:
-            return sum(k[0] == name for k in self.entries)
-
-
-_CACHE = _ByteLRU()  # shared by all sessions, like st.cache_resource; holds immutable results
-
-
-def clear_caches() -> None:
-    """Drop every :func:`cache_by_bytes` entry (Streamlit's "clear cache" does not)."""
-    _CACHE.clear()
-
-
-def cached_bytes() -> int:
-    """Bytes of numpy arrays held by all :func:`cache_by_bytes` caches together."""
-    return _CACHE.total()
-
-
-def cache_by_bytes(
-    *, max_entries: int, spinner: str | None = None
-) -> Callable[[Callable[P, R]], Callable[P, R]]:
-    """Like ``st.cache_resource`` (one shared, never mutated copy per key), but bounded by
-    bytes: all such caches together hold at most ``DP_EXPLORER_CACHE_MB`` (least recently
-    used entries are dropped first; the newest entry is always kept), and each function at
-    most ``max_entries`` entries.
-
-    ``st.cache_resource`` bounds only the number of entries, which at 2^22 bins lets a
-    few caches of trees and releases reach gigabytes. Arguments are the key (numpy
-    arrays by a digest of their bytes; arguments named ``_x`` are left out, as
-    Streamlit does). Sessions asking for a key being computed wait for that computation.
-    Streamlit's "clear cache" does not reach these caches.
-    """
-
-    def decorate(func: Callable[P, R]) -> Callable[P, R]:
-        name = f"{func.__module__}.{func.__qualname__}"
-        names = func.__code__.co_varnames[: func.__code__.co_argcount]
-
-        @functools.wraps(func)
-        def cached(*args: P.args, **kwargs: P.kwargs) -> R:
-            named = {**dict(zip(names, args, strict=False)), **kwargs}
-            key = tuple((k, _key_part(v)) for k, v in named.items() if not k.startswith("_"))
-
-            def compute() -> R:
-                if spinner is None:
-                    return func(*args, **kwargs)
-                with st.spinner(spinner):
-                    return func(*args, **kwargs)
-
-            result: R = _CACHE.get_or_compute((name, key), compute, max_entries)
-            return result
-
-        cached.entries = functools.partial(_CACHE.count, name)  # type: ignore[attr-defined]
-        return cached
-
-    return decorate

@@ -120,7 +120,7 @@ def extra() -> Mapping[str, Any]:
     :func:`dpui.kit.limits.allow_or_offer`), and the values set now (view B's)."""
     return {
         kv_view.UPLOADED_CSV: st.session_state.get(kv.UPLOADED),
-        kv_view.REQUESTED: frozenset(st.session_state.get(limits._REQUESTED, ())),
+        kv_view.REQUESTED: limits.requested(),
         kv_view.SET_NOW: {p.name: state.get(p) for p in kv.PARAMS},
     }
 

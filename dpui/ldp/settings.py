@@ -2,7 +2,7 @@
 (synthetic, generated from them, or an uploaded CSV), what generating it costs, and its cache.
 
 Datasets are cached as shared objects bounded by bytes
-(:func:`dpui.kit.limits.cache_by_bytes`: a million users are hundreds of MB of arrays
+(:func:`dpui.kit.byte_cache.cache_by_bytes`: a million users are hundreds of MB of arrays
 that ``cache_data`` would pickle on every rerun; they are never mutated), and
 generated only when the page's cost estimate (:func:`generation_cost`) is within the limits.
 """
@@ -22,7 +22,7 @@ from dpcore.ldp import data as kvdata
 from dpcore.ldp import hiskv, mechanisms
 from dpcore.ldp.data import KVData
 from dpcore.ldp.mechanisms import KVSettings
-from dpui.kit import limits, untrusted
+from dpui.kit import byte_cache, limits, untrusted
 from dpui.kit.params import BoolParam, ChoiceParam, FloatParam, IntParam, Param
 
 SYNTHETIC = {
@@ -141,7 +141,7 @@ def generation_cost(users: int, d: int, max_length: int, lengths: str) -> limits
     return limits.Cost(pairs * 1.5e-6, (pairs * 130 + d * 8) / limits.MB)
 
 
-@limits.cache_by_bytes(max_entries=4, spinner="Generating the key-value data…")
+@byte_cache.cache_by_bytes(max_entries=4, spinner="Generating the key-value data…")
 def load_data(spec: DataSpec) -> KVData:
     """The dataset of ``spec`` (raises :class:`~dpcore.ldp.data.KVDataError` on a bad CSV)."""
     if spec.source == UPLOAD:

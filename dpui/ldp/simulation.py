@@ -18,7 +18,7 @@ import streamlit as st
 from dpcore.ldp import experiment, hiskv, mechanisms, privacy
 from dpcore.ldp.data import KVData
 from dpcore.ldp.mechanisms import KVSettings
-from dpui.kit import limits
+from dpui.kit import byte_cache, limits
 from dpui.ldp.settings import DataSpec, load_data
 
 T_VALUES = (10, 20, 30, 40, 50)
@@ -152,7 +152,7 @@ def experiment_cell(
     )
 
 
-@limits.cache_by_bytes(max_entries=16)
+@byte_cache.cache_by_bytes(max_entries=16)
 def simulation(
     spec: DataSpec,
     names: tuple[str, ...],

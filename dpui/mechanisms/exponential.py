@@ -34,7 +34,7 @@ from dpcore.mechanisms import (
     parse_score_table,
     sample_exponential,
 )
-from dpui.kit import limits, references, state, untrusted
+from dpui.kit import byte_cache, limits, references, state, untrusted
 from dpui.kit.page import Estimate, Inputs, Refused, View
 from dpui.kit.params import ChoiceParam, FloatParam, IntParam
 from dpui.kit.sidebar import EPSILON
@@ -154,7 +154,7 @@ def page_cost(k: int, draws: int) -> limits.Cost:
     return limits.Cost(k * 1.2e-6 + draws * 50e-9, (k * 60 + draws * 8) / limits.MB)
 
 
-@limits.cache_by_bytes(max_entries=16)
+@byte_cache.cache_by_bytes(max_entries=16)
 def analyse(scores: NDArray[np.float64], eps: float, sensitivity: float) -> Analysis:
     log_weights = exponential_log_weights(scores, eps, sensitivity)
     probabilities = exponential_probabilities(scores, eps, sensitivity)

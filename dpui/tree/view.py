@@ -3,7 +3,7 @@
 Trees and releases are cached as shared objects (never mutated) rather than with
 ``cache_data``: at 2^20 bins a tree is ~100 MB of arrays, and ``cache_data``
 would copy (pickle) them on every rerun. The caches are bounded by bytes
-(:func:`dpui.kit.limits.cache_by_bytes`), and the page runs only when
+(:func:`dpui.kit.byte_cache.cache_by_bytes`), and the page runs only when
 :func:`allowed` accepts the estimated cost.
 """
 
@@ -34,7 +34,7 @@ from dpcore.hist import (
 from dpcore.hist import consistent_budget as cb
 from dpcore.hist.workload import parse_workload
 from dpcore.histogram import MAX_BINS, Histogram
-from dpui.kit import limits, slow
+from dpui.kit import byte_cache, limits, slow
 from dpui.kit.params import BoolParam, ChoiceParam, IntParam, RangeParam, TextParam
 from dpui.tree import typed_ranges
 
@@ -193,7 +193,7 @@ def automatic(n: int, choice: str, workload: str) -> tuple[str, ...]:
     return ("consistent",) if small and unavailable is None else ()
 
 
-@limits.cache_by_bytes(max_entries=16, spinner="Computing coverage and budgets…")
+@byte_cache.cache_by_bytes(max_entries=16, spinner="Computing coverage and budgets…")
 def analyse(n: int, choice: str, eps: float, workload: str, measure_root: bool) -> Analysis:
     """Coverage and every allocation that runs without a click (see :func:`automatic`)."""
     t = build_tree(n, choice)
@@ -210,7 +210,7 @@ def analyse(n: int, choice: str, eps: float, workload: str, measure_root: bool) 
     return Analysis(p, done)
 
 
-@limits.cache_by_bytes(max_entries=16, spinner="Searching the per-level budgets after BLUE…")
+@byte_cache.cache_by_bytes(max_entries=16, spinner="Searching the per-level budgets after BLUE…")
 def _consistent_level(n: int, choice: str, eps: float, workload: str) -> Allocation:
     t = build_tree(n, choice)
     return _allocation(t, cb.consistent_optimal_budgets(t, eps, workload), workload)
@@ -338,7 +338,7 @@ class Release:
     consistent_leaves: FloatArray
 
 
-@limits.cache_by_bytes(max_entries=16, spinner="Adding noise and making it consistent…")
+@byte_cache.cache_by_bytes(max_entries=16, spinner="Adding noise and making it consistent…")
 def make_release(
     digest: str,
     _hist: Histogram,
@@ -367,7 +367,7 @@ def make_release(
     )
 
 
-@limits.cache_by_bytes(max_entries=256)
+@byte_cache.cache_by_bytes(max_entries=256)
 def _range_errors(
     budgets: FloatArray, n: int, choice: str, first: int, last: int
 ) -> tuple[float, float]:
