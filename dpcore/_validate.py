@@ -29,7 +29,7 @@ MAX_LDP_EPS = 10.0
 """Largest local-DP epsilon accepted. Keep-probabilities such as ``e^eps / (e^eps + D - 1)``
 lose their distance to 1 in float64 as eps grows: from eps = 20 an exact privacy check of
 PCKV-GRR fails by rounding alone (and from ~37 probabilities round to exactly 1, an infinite
-loss). Every mechanism passes its exact check at every eps <= 19 (tests/test_ldp_privacy.py);
+loss). Every mechanism passes its exact check at every eps <= 19 (tests/core/test_ldp_privacy.py);
 10 keeps a wide margin and covers every setting the HISKV paper and its baselines use."""
 
 MIN_BUDGET = 1e-300

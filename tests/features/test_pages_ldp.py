@@ -16,7 +16,7 @@ from dpui.ldp import settings as kv
 from dpui.ldp import simulation as sim
 from dpui.ldp import view as kv_view
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 PAGE = str(ROOT / "pages" / "kv_ldp.py")
 GOOD_CSV = b"user,key,value\nu1,apple,0.5\nu2,apple,-1\nu2,pear,1\nu3,fig,0\nu3,pear,0.2\n"
 

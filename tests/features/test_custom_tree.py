@@ -15,7 +15,7 @@ from dpcore.hist import budget, coverage
 from dpcore.hist import custom_tree as ct
 from tests.oracles import coverage_by_enumeration, strategy_matrix, workload_ranges
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 FIG = "1 4\n1 1\n2 3\n4 4\n2 2\n3 3"
 # fig. 3.14(b): the root and [2, 3] get 1/3, [1] and [4] 2/3, [2] and [3] 1/3 (every path: 1)
 HAND = [

@@ -14,7 +14,7 @@ from dpui.tree import figures as tree_figures
 from dpui.tree import range_explorer as rx
 from dpui.tree import range_figures
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.mark.parametrize(

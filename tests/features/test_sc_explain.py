@@ -11,7 +11,7 @@ from streamlit.testing.v1 import AppTest
 
 from dpui.tree import sc_explain
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def _split(lo: int, hi: int, w: int) -> list[tuple[int, int]]:

@@ -165,19 +165,19 @@ def test_laplace_sensitivity_text_follows_delta_f(value: float) -> None:
 
 
 def test_presentation_mode_from_the_link_collapses_prose_and_stacks_columns() -> None:
-    at = AppTest.from_file("../pages/laplace.py", default_timeout=60)
+    at = AppTest.from_file("../../pages/laplace.py", default_timeout=60)
     at.query_params["present"] = "1"
     at.run()
     assert not at.exception
     assert at.toggle(key=present.PRESENT.name).value is True
     assert any(e.label == "Explanation" for e in at.expander)
-    plain = AppTest.from_file("../pages/laplace.py", default_timeout=60).run()
+    plain = AppTest.from_file("../../pages/laplace.py", default_timeout=60).run()
     assert not any(e.label == "Explanation" for e in plain.expander)
     assert len(at.columns) < len(plain.columns)  # figures full width, text below
 
 
 def test_export_format_switch_reaches_the_chart_config() -> None:
-    at = AppTest.from_file("../pages/home.py", default_timeout=60).run()
+    at = AppTest.from_file("../../pages/home.py", default_timeout=60).run()
     at.segmented_control(key=present.EXPORT.name).set_value("svg").run()
     assert not at.exception
     assert at.query_params["export"] == "svg"
@@ -202,14 +202,14 @@ def test_a_long_stamp_wraps_at_its_separators() -> None:
 
 
 def test_tables_show_missing_values_as_a_dash() -> None:
-    at = AppTest.from_file("../pages/matrix_privelet.py", default_timeout=60).run()
+    at = AppTest.from_file("../../pages/matrix_privelet.py", default_timeout=60).run()
     table = at.dataframe[0].value
     assert (table["95% CI ±"].iloc[:3] == "—").all()
     assert float(table["95% CI ±"].iloc[3]) > 0  # the simulation's interval is kept
 
 
 def test_unselecting_the_download_format_falls_back_to_png() -> None:
-    at = AppTest.from_file("../pages/home.py", default_timeout=60).run()
+    at = AppTest.from_file("../../pages/home.py", default_timeout=60).run()
     at.segmented_control(key=present.EXPORT.name).set_value(None).run()
     assert not at.exception
     at.run()
@@ -217,7 +217,7 @@ def test_unselecting_the_download_format_falls_back_to_png() -> None:
 
 
 def test_pages_without_charts_have_no_download_format() -> None:
-    at = AppTest.from_file("../pages/glossary.py", default_timeout=60).run()
+    at = AppTest.from_file("../../pages/glossary.py", default_timeout=60).run()
     assert not at.exception and not at.segmented_control
 
 

@@ -21,7 +21,7 @@ from dpui.papers import page
 from dpui.papers import view as view
 from tests.oracles import canonical_nodes, strategy_matrix, workload_ranges
 
-PAGE = str(Path(__file__).resolve().parents[1] / "pages" / "paper_experiments.py")
+PAGE = str(Path(__file__).resolve().parents[2] / "pages" / "paper_experiments.py")
 
 
 def test_all_ranges_mean_squared_error_equals_enumeration() -> None:

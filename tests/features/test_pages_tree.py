@@ -14,7 +14,7 @@ from dpui.tree import typed_ranges
 from dpui.tree import view as tree_view
 from tests.oracles import canonical_nodes
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def metric(at: AppTest, label: str) -> str:
@@ -172,7 +172,7 @@ def test_page_handles_one_bin_to_a_million_bins(n, monkeypatch):
 
     from dpcore.histogram import from_counts
 
-    # a million bins are beyond the default work limit (tests/test_limits.py): lift it
+    # a million bins are beyond the default work limit (tests/kit/test_limits.py): lift it
     monkeypatch.setenv(limits.SECONDS_VARIABLE, "600")
     at = AppTest.from_file(str(ROOT / "pages" / "tree_budgets.py"), default_timeout=300)
     at.session_state[sidebar.UPLOADED] = from_counts(np.ones(n), "ones")

@@ -20,7 +20,7 @@ from dpcore.hist import plans
 from dpcore.mechanisms import laplace_mechanism
 from dpui.errors import figures as errors_figures
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 A, B = "A (pinned)", "B (current)"
 
 

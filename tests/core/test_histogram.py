@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 from dpcore.histogram import HistogramError, parse_histogram
 
-SHARED_DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
+SHARED_DATA = Path(__file__).resolve().parents[3] / "shared" / "data"
 
 
 def test_counts_with_and_without_header():

@@ -16,7 +16,7 @@ from dpui.errors import matrix as mp
 from dpui.errors import optimised, settings
 from dpui.kit import limits
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 ERRORS_PAGE = str(ROOT / "pages" / "error_analysis.py")
 MATRIX_PAGE = str(ROOT / "pages" / "matrix_privelet.py")
 

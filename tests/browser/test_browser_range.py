@@ -5,7 +5,7 @@ import re
 import pytest
 from playwright.sync_api import expect
 
-from tests.test_browser import browser, server  # noqa: F401  (module-scoped fixtures)
+from tests.browser.test_browser import browser, server  # noqa: F401  (module-scoped fixtures)
 
 
 @pytest.mark.browser

@@ -14,7 +14,7 @@ from dpcore.ldp import hiskv, pckv, privacy
 from dpcore.ldp import hiskv_analysis as analysis
 from dpcore.ldp.data import from_pairs
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.mark.parametrize(("eps", "d", "length"), [(0.5, 5, 1), (1.6, 100, 33), (3.2, 20, 4)])

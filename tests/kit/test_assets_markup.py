@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-ASSETS = Path(__file__).resolve().parents[1] / "assets"
+ASSETS = Path(__file__).resolve().parents[2] / "assets"
 PROSE = sorted(ASSETS.glob("*.md"))
 # characters that only occur in formulas; Streamlit renders `...` as literal code
 FORMULA_MARKS = re.compile(r"[\^_{}≤≥εδΔΣ√·ᵀ⁻²³]")

@@ -11,7 +11,7 @@ from streamlit.testing.v1 import AppTest
 
 from dpui.mechanisms.exponential import ADULT_EDUCATION, SPORTS_VOTE, batch_size
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def metric(at: AppTest, label: str) -> str:

@@ -14,7 +14,7 @@ from dpcore.hist import budget, raw_error
 from dpcore.hist.tree import kary_tree
 from dpui.kit import pin
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_compare_table_gives_ratios_and_a_dash_where_undefined():

@@ -23,7 +23,7 @@ from dpcore.ldp import experiment
 from dpcore.ldp.mechanisms import KVSettings
 from dpui.kit import byte_cache, limits
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 SPORTS = np.array([30.0, 24.0, 9.0, 6.0])
 ADULT = np.array(
     [10501, 7291, 5355, 1723, 1382, 1175, 1067, 933, 646, 576, 514, 433, 413, 333, 168, 51],

@@ -24,7 +24,7 @@ from dpui.mechanisms import laplace as lap
 from dpui.papers import view as papers
 from dpui.tree import view as tree_view
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 LIMITS = limits.Limits(seconds=5.0, megabytes=600.0, cache_megabytes=600.0)
 
 

@@ -8,7 +8,7 @@ from streamlit.testing.v1 import AppTest
 from dpui.kit import examples
 from dpui.meaning import neighbours as nbv
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def page(**params: str) -> AppTest:

@@ -14,7 +14,7 @@ from dpui.kit import downloads, untrusted
 from dpui.kit.params import ChoiceParam, FloatParam, decode
 from dpui.mechanisms.figures import true_vs_noisy
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 LINK = "[Your session expired - click here](http://attacker)"
 IMAGE = "![x](http://attacker/p.png)"
 

@@ -206,7 +206,7 @@ def test_diagonal_sum_is_right_only_for_single_bins_and_the_middle_pair() -> Non
     block = _brute_covariance(8)[3:5, 3:5]  # bins 4 and 5 (1-based)
     assert block.sum() == pytest.approx(np.trace(block)) == pytest.approx(0.6875)
     assert privelet_error.range_error_coefficient(8, 4, 5) == pytest.approx(0.6875)
-    root = Path(__file__).resolve().parents[1]
+    root = Path(__file__).resolve().parents[2]
     assert "0.6875" in (root / "assets" / "matrix_privelet.md").read_text()
     notice = next(p for p in registry.PAGES if p.path.endswith("matrix_privelet.py"))
     assert "[N/2, N/2+1]" in notice.notice

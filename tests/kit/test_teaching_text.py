@@ -10,7 +10,7 @@ from dpui import registry
 from dpui.kit import present, references
 from dpui.reference import glossary
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 USER_FACING = sorted(
     [ROOT / "app.py", ROOT / "README.md"]
     + [p for d in ("pages", "dpui", "dpcore") for p in (ROOT / d).rglob("*.py")]

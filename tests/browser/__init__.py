@@ -1,0 +1,1 @@
+"""A real headless Chromium against the served app."""

@@ -1,0 +1,1 @@
+"""dpcore: brute-force and dense oracles, seeded simulations."""

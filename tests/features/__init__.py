@@ -1,0 +1,1 @@
+"""Each feature's pages (AppTest), views and figure factories."""
