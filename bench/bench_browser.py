@@ -7,18 +7,24 @@ or text of the page has changed for 300 ms (the quiet time is subtracted). The s
 are then timed as AppTest re-renders (server side only) in the same run. Prints median and
 max per control.
 
-Usage: ``python bench/bench_browser.py [--repeats 3]``. Numbers on a loaded machine are
-upper bounds; the issue's targets are for an otherwise idle 2-core machine.
+Usage: ``python bench/bench_browser.py [--repeats 3] [--baseline REF]``. With ``--baseline``
+the same changes are first timed in the browser on the app as it was at git revision ``REF``
+(checked out in a temporary worktree and served the same way), and the table prints both.
+Numbers on a loaded machine are upper bounds; the issue's targets are for an otherwise idle
+2-core machine.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import shutil
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -219,19 +225,41 @@ def apptest_times(changes: list[Change], repeats: int) -> dict[Change, list[floa
     return times
 
 
+@contextlib.contextmanager
+def checkout(ref: str) -> Iterator[Path]:
+    """The repository at git revision ``ref``, in a temporary worktree removed afterwards."""
+    with tempfile.TemporaryDirectory() as parent:
+        path = Path(parent) / "baseline"
+        git = ["git", "-C", str(ROOT)]
+        subprocess.run([*git, "worktree", "add", "--detach", str(path), ref], check=True)
+        try:
+            yield path
+        finally:
+            subprocess.run([*git, "worktree", "remove", "--force", str(path)], check=True)
+
+
+def median(values: list[tuple[float, float]]) -> float:
+    return statistics.median(settled for settled, _ in values)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeats", type=int, default=2)
     parser.add_argument("--only", default="", help="time only cases containing this text")
+    parser.add_argument("--baseline", default="", help="git revision to time first, as 'before'")
     args = parser.parse_args()
     changes = [c for c in CHANGES if args.only in f"{c.title} {c.label}"]
+    before: dict[Change, list[tuple[float, float]]] = {}
+    if args.baseline:
+        with checkout(args.baseline) as old, serve(app=old) as (url, _):
+            before = browser_times(url, changes, args.repeats)
     with serve() as (url, _):
         in_browser = browser_times(url, changes, args.repeats)
     server_side = apptest_times(changes, args.repeats)
     print("Widget change -> settled page (seconds; 65,536 bins: the spiky-65536 dataset)\n")
     header = (
-        f"{'page':<44} {'control':<17} {'browser med':>11} {'max':>6} {'first med':>9} "
-        f"{'target':>6} {'AppTest med':>11} {'max':>6}"
+        f"{'page':<44} {'control':<17} {'before med':>10} {'browser med':>11} {'max':>6} "
+        f"{'first med':>9} {'target':>6} {'AppTest med':>11} {'max':>6}"
     )
     print(header)
     print("-" * len(header))
@@ -241,12 +269,19 @@ def main() -> None:
         a = server_side[change]
         timed = change.page in FIRST_RESULT or bool(change.watch)
         shown_first = f"{statistics.median(first):>9.2f}" if timed else " " * 9
+        was = f"{median(before[change]):>10.2f}" if before else " " * 10
         print(
-            f"{change.title:<44} {change.label:<17} {statistics.median(b):>11.2f} {max(b):>6.2f} "
-            f"{shown_first} {change.target_s:>6.1f} {statistics.median(a):>11.2f} {max(a):>6.2f}"
+            f"{change.title:<44} {change.label:<17} {was} {statistics.median(b):>11.2f} "
+            f"{max(b):>6.2f} {shown_first} {change.target_s:>6.1f} "
+            f"{statistics.median(a):>11.2f} {max(a):>6.2f}"
         )
     print(
-        "\nTargets (idle machine): the median, settled; for key-value LDP the first chart "
+        (
+            f"\n'before': the app at {args.baseline}, served and timed the same way in this run. "
+            if args.baseline
+            else "\n"
+        )
+        + "Targets (idle machine): the median, settled; for key-value LDP the first chart "
         "('first med') within its target while the rest streams in. 'First bin': 'first med' "
         f"is the range explorer's numbers ('{ANSWER}' changed), the charts settle after them."
     )
