@@ -157,11 +157,11 @@ def decode(params: Sequence[Param], raw: Mapping[str, str]) -> tuple[dict[str, A
 
     Missing keys take the default silently; invalid ones take the default and
     produce a notice naming the parameter, the bad value and what is accepted. The
-    notice is markdown: the value is escaped and cut (:func:`dpui.kit.untrusted.markdown`),
+    notice is markdown: the value is inline code, cut (:func:`dpui.kit.untrusted.markdown`),
     so a link cannot put its own links, images or pages of text into the app's warning.
 
     >>> decode([IntParam("k", 2, 2, 20)], {"k": "99"})
-    ({'k': 2}, ['Ignored k=99 in the link (99 is outside [2, 20]); using 2.'])
+    ({'k': 2}, ['Ignored `k=99` in the link (99 is outside [2, 20]); using 2.'])
     """
     values: dict[str, Any] = {}
     notices: list[str] = []
@@ -174,7 +174,8 @@ def decode(params: Sequence[Param], raw: Mapping[str, str]) -> tuple[dict[str, A
         except ValueError as err:
             values[param.name] = param.default
             notices.append(
-                f"Ignored {param.name}={untrusted.markdown(raw[param.name])} in the link ({err}); "
+                f"Ignored {untrusted.markdown(f'{param.name}={raw[param.name]}')} in the link "
+                f"({err}); "
                 f"using {param.encode(param.default)}."
             )
     return values, notices

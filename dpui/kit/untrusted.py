@@ -5,8 +5,8 @@ a value such as ``[Your session expired](http://attacker)`` from a query string
 would become a clickable link inside the app's own warning, and
 ``![x](http://attacker/p.png)`` would make the browser fetch a remote image.
 Plotly renders a subset of HTML in labels (``<a href=...>``, ``<b>``). Every value
-echoed from a link or a file goes through :func:`markdown` or :func:`plot_label`
-first: special characters are escaped, line breaks flattened and long values cut.
+echoed from a link or a file goes through :func:`markdown` (a code span: inert) or
+:func:`plot_label` (HTML entities) first, line breaks flattened and long values cut.
 This module is pure (no Streamlit).
 """
 
@@ -22,10 +22,6 @@ MARKDOWN_LIMIT = 80
 LABEL_LIMIT = 40
 """Characters of an untrusted label shown in a chart before it is cut."""
 
-MARKDOWN_SPECIAL = "\\`*_{}[]()#!|<>~$:.@&"
-"""Characters that can start markdown syntax inside a line (links, images, emphasis, code,
-HTML, directives such as ``:red[...]``, math, and www./email autolinks)."""
-_SPECIAL = re.compile("([" + re.escape(MARKDOWN_SPECIAL) + "])")
 _BREAKS = re.compile(r"[\x00-\x1f\x7f\u2028\u2029]+")
 
 
@@ -40,14 +36,22 @@ def shorten(value: object, limit: int) -> str:
 
 
 def markdown(value: object, limit: int = MARKDOWN_LIMIT) -> str:
-    """``value`` as literal text inside a line of Streamlit markdown: one line, shortened,
-    every :data:`MARKDOWN_SPECIAL` character backslash-escaped (CommonMark renders ``\\x``
-    as ``x``), so no link, image, emphasis, directive, math or autolink can form.
+    """``value`` as literal text inside a line of Streamlit markdown: one line, shortened, and
+    set as inline code, where markdown forms nothing: no link, autolink (``www.``, e-mail,
+    ``http://``, which backslash escapes do not stop), image, HTML, emphasis, directive or math.
+
+    The code span's fence is one backtick longer than the longest run inside the value, and
+    a value starting or ending with a backtick is padded with a space (CommonMark strips one).
 
     >>> print(markdown("[a](b)"))
-    \\[a\\]\\(b\\)
+    `[a](b)`
+    >>> print(markdown("a `b` c"))
+    ``a `b` c``
     """
-    return _SPECIAL.sub(r"\\\1", shorten(value, limit))
+    text = shorten(value, limit) or " "
+    fence = "`" * (max((len(run) for run in re.findall("`+", text)), default=0) + 1)
+    pad = " " if text[0] == "`" or text[-1] == "`" else ""
+    return f"{fence}{pad}{text}{pad}{fence}"
 
 
 def plot_label(value: object, limit: int = LABEL_LIMIT) -> str:
@@ -75,13 +79,17 @@ def plot_labels(values: Sequence[object], limit: int = LABEL_LIMIT) -> list[str]
 
 
 def file_name(name: str, limit: int = 60) -> str:
-    """An uploaded file's name reduced to letters, digits, ``. - _`` and spaces, so that it
-    can be shown anywhere (messages, captions, chart legends) as it is.
+    """An uploaded file's name reduced to letters, digits, ``. - _`` and spaces, with no
+    ``www.`` (which markdown would make a link), so that it can be shown anywhere (messages,
+    captions, chart legends) as it is.
 
     >>> file_name("![x](http://a/p.png).csv")
     'x_http_a_p.png_.csv'
+    >>> file_name("www.evil.example.csv")
+    'www_evil.example.csv'
     """
     kept = re.sub(r"[^\w.\- ]+", "_", shorten(name, limit)).strip("_ ")
+    kept = re.sub(r"(?i)\bwww\.", lambda m: m.group(0)[:3] + "_", kept)
     return kept or "upload"
 
 

@@ -166,3 +166,42 @@ def test_presentation_mode_from_the_link(server, browser, screenshots):
     main = page.locator('[data-testid="stMainBlockContainer"]').bounding_box()
     assert chart is not None and main is not None and chart["width"] > 0.8 * main["width"]
     page.close()
+
+
+PAYLOADS = (
+    "www.evil.example",
+    "user@evil.example",
+    "https://evil.example/x",
+    "[Log in again](http://evil.example)",
+    "![p](http://127.0.0.1:9/p.png)",
+    "<img src=x>",
+    "$$\\href{http://evil.example}{x}$$",
+)
+QUOTING_LINKS = (  # each quotes the payload back in a message
+    "?eps={}",
+    "tree_budgets?tb_workload=ranges&tb_ranges={}",
+    "laplace?lap_delta={}",
+    "epsilon?pin=nb_mech%3D{}",
+)
+
+
+@pytest.mark.browser
+def test_user_text_in_every_quoting_message_is_inert(server, browser):
+    """A link's values shown back in a warning never become a link, an image or math."""
+    from urllib.parse import quote, urlparse
+
+    page = browser.new_page()
+    requests: list[str] = []
+    page.on("request", lambda r: requests.append(r.url))
+    for link in QUOTING_LINKS:
+        for payload in PAYLOADS:
+            page.goto(f"{server}/{link.format(quote(payload, safe=''))}")
+            alerts = page.locator('[data-testid="stAlert"]')
+            alerts.first.wait_for(timeout=60_000)
+            shown = " ".join(alerts.all_inner_texts())
+            assert payload[:40] in shown, (link, payload, shown)
+            for kind in ("a", "img", ".katex"):
+                assert alerts.locator(kind).count() == 0, (link, payload, kind)
+    own = urlparse(server).netloc
+    assert [u for u in requests if urlparse(u).netloc not in (own, "")] == []  # no fetch elsewhere
+    page.close()

@@ -19,31 +19,32 @@ LINK = "[Your session expired - click here](http://attacker)"
 IMAGE = "![x](http://attacker/p.png)"
 
 
-def _unescaped_specials(text: str) -> list[str]:
-    """Special characters not preceded by a backslash (each backslash escapes one char)."""
-    bare, i = [], 0
-    while i < len(text):
-        if text[i] == "\\":
-            i += 2
-            continue
-        if text[i] in untrusted.MARKDOWN_SPECIAL:
-            bare.append(text[i])
-        i += 1
-    return bare
+def code_span(text: str) -> str | None:
+    """The literal content of ``text`` if it is exactly one CommonMark code span, else None:
+    an opening run of backticks, content with no run of that length, the same closing run
+    (one space stripped from each end when both ends are spaces and the content is not)."""
+    match = re.fullmatch(r"(`+)(.*?)(`+)", text, flags=re.S)
+    if match is None or match.group(1) != match.group(3):
+        return None
+    fence, content = match.group(1), match.group(2)
+    if any(len(run) == len(fence) for run in re.findall("`+", content)):
+        return None
+    if len(content) >= 2 and content[0] == content[-1] == " " and content.strip(" "):
+        content = content[1:-1]
+    return content
 
 
 @given(st.text(max_size=120))
-def test_markdown_escapes_every_special_character_and_keeps_the_text(value: str) -> None:
+def test_markdown_is_one_code_span_holding_exactly_the_text(value: str) -> None:
     shown = untrusted.markdown(value)
-    assert _unescaped_specials(shown) == []
     assert "\n" not in shown and "\r" not in shown
-    unescaped = re.sub(r"\\(.)", r"\1", shown)
-    assert unescaped == untrusted.shorten(value, untrusted.MARKDOWN_LIMIT)
+    expected = untrusted.shorten(value, untrusted.MARKDOWN_LIMIT) or " "
+    assert code_span(shown) == expected
 
 
 def test_long_values_are_cut() -> None:
     shown = untrusted.markdown("9" * 60_000)
-    assert len(shown) == untrusted.MARKDOWN_LIMIT and shown.endswith("…")
+    assert len(shown) == untrusted.MARKDOWN_LIMIT + 2 and shown.endswith("…`")
 
 
 def test_link_notice_cannot_carry_a_link_or_an_image() -> None:
@@ -51,10 +52,8 @@ def test_link_notice_cannot_carry_a_link_or_an_image() -> None:
     _, notices = decode(params, {"eps": LINK, "view": IMAGE + "x" * 60_000})
     assert len(notices) == 2
     for notice in notices:
-        assert "](" not in notice and "![" not in notice and "http://" not in notice
         assert len(notice) < 400
-    assert r"\[Your session expired \- click here\]" not in notices[0]  # '-' is left alone
-    assert r"\[Your session expired - click here\]\(http\://attacker\)" in notices[0]
+    assert f"Ignored `eps={LINK}` in the link" in notices[0]  # inert: inside inline code
 
 
 def test_app_warning_echoes_the_link_value_escaped() -> None:
@@ -63,7 +62,7 @@ def test_app_warning_echoes_the_link_value_escaped() -> None:
     at.run()
     assert not at.exception
     text = " ".join(w.value for w in at.warning)
-    assert "Ignored eps=" in text and "](" not in text
+    assert f"Ignored `eps={LINK}`" in text
 
 
 def test_plot_labels_are_entities_and_stay_distinct() -> None:
@@ -79,6 +78,7 @@ def test_uploaded_file_names_keep_only_plain_characters() -> None:
     assert untrusted.file_name(IMAGE + ".csv") == "x_http_attacker_p.png_.csv"
     assert untrusted.file_name("counts 2024-01_v2.csv") == "counts 2024-01_v2.csv"
     assert untrusted.file_name("[]()") == "upload"
+    assert untrusted.file_name("www.evil.example.csv") == "www_evil.example.csv"  # no autolink
 
 
 def test_csv_cells_that_look_like_formulas_become_text() -> None:
