@@ -14,7 +14,7 @@ import hashlib
 import streamlit as st
 
 from dpcore.histogram import MAX_BINS, Histogram, HistogramError, parse_histogram
-from dpui.kit import epsilon_input, examples, routing, state, untrusted
+from dpui.kit import epsilon_input, examples, routing, session_memory, state, untrusted
 from dpui.kit.params import ChoiceParam, FloatParam, IntParam
 
 UPLOADED = "your uploaded file"
@@ -137,6 +137,13 @@ def _parse_upload() -> None:
     except HistogramError as err:
         st.session_state["upload_error"] = (
             f"{untrusted.file_name(file.name)} was not loaded: {untrusted.markdown(err, 600)} "
+            "The previous dataset is still in use."
+        )
+        return
+    refused = session_memory.admit("histogram upload", hist, session_memory.size_of(hist))
+    if refused is not None:
+        st.session_state["upload_error"] = (
+            f"{untrusted.file_name(file.name)} was not loaded: {refused} "
             "The previous dataset is still in use."
         )
         return

@@ -1,0 +1,86 @@
+"""Data a session holds for itself (uploads), counted against one budget for all sessions.
+
+One server holds every student's uploads in memory: a 2^22-bin labelled histogram is about
+375 MB in Python objects. Before a session keeps an upload, :func:`admit` adds its size to
+what the live sessions already hold and refuses it, saying so, when the total would pass
+``DP_EXPLORER_SESSIONS_MB`` (default 1,500). What a session holds is released with the
+session: Streamlit drops a closed tab's session state after ``server.disconnectedSessionTTL``
+(30 s in ``.streamlit/config.toml``), and the registry here only holds weak references.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import threading
+import weakref
+from typing import Any
+
+import numpy as np
+from streamlit.runtime.scriptrunner import get_script_run_ctx
+
+VARIABLE = "DP_EXPLORER_SESSIONS_MB"
+DEFAULT_MB = 1500.0
+MB = 1e6
+
+_LOCK = threading.Lock()
+_HELD: dict[tuple[str, str], tuple[weakref.ref[Any], int]] = {}
+
+
+def budget_mb() -> float:
+    """The budget in MB from the environment (the default for unset or invalid values)."""
+    try:
+        value = float(os.environ.get(VARIABLE, ""))
+    except ValueError:
+        return DEFAULT_MB
+    return value if value > 0 else DEFAULT_MB
+
+
+def size_of(value: Any) -> int:
+    """Bytes of an upload as held: numpy arrays, bytes, and tuples of strings (labels)."""
+    if isinstance(value, np.ndarray):
+        return int(value.nbytes)
+    if isinstance(value, bytes | str):
+        return sys.getsizeof(value)
+    if isinstance(value, tuple | list):
+        return sys.getsizeof(value) + sum(size_of(v) for v in value)
+    if hasattr(value, "__dataclass_fields__"):
+        return sum(size_of(getattr(value, name)) for name in value.__dataclass_fields__)
+    return 0
+
+
+def held_bytes() -> int:
+    """What the live sessions hold now (entries whose object is gone are dropped)."""
+    with _LOCK:
+        for key in [k for k, (ref, _) in _HELD.items() if ref() is None]:
+            del _HELD[key]
+        return sum(size for _, size in _HELD.values())
+
+
+def _session() -> str:
+    ctx = get_script_run_ctx()
+    return ctx.session_id if ctx is not None else "bare"
+
+
+class Held:
+    """A handle kept in a session's state beside data that cannot be weakly referenced
+    (bytes): the data counts while the handle lives."""
+
+
+def admit(kind: str, owner: Any, size: int) -> str | None:
+    """Count ``size`` bytes as this session's ``kind`` (replacing what it held under that
+    name) for as long as ``owner`` (kept in the session's state) lives; a message saying why,
+    and nothing counted, when the budget would be exceeded."""
+    key = (_session(), kind)
+    budget = budget_mb() * MB
+    with _LOCK:
+        others = sum(s for k, (ref, s) in _HELD.items() if k != key and ref() is not None)
+        if others + size > budget:
+            return (
+                f"This server keeps at most {budget / MB:,.4g} MB of uploads for all its "
+                f"sessions together; this file needs about {size / MB:,.0f} MB and the other "
+                f"sessions hold {others / MB:,.0f} MB. Upload a smaller file (fewer bins or "
+                "rows, no labels), or try again when other sessions have closed."
+            )
+        _HELD[key] = (weakref.ref(owner), size)
+    return None

@@ -1,0 +1,61 @@
+"""Uploads count against one memory budget for all sessions and are released with them."""
+
+import gc
+from pathlib import Path
+
+import numpy as np
+from streamlit.testing.v1 import AppTest
+
+from dpcore.histogram import from_counts
+from dpui.kit import session_memory, sidebar
+from dpui.ldp import settings as kv
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_a_labelled_histogram_counts_its_arrays_and_its_labels():
+    hist = from_counts(np.ones(1000), "h", labels=tuple(f"bin {i}" for i in range(1000)))
+    size = session_memory.size_of(hist)
+    assert size >= 8_000 + 1000 * 50  # the counts, and at least 50 bytes per label string
+
+
+def test_admitted_data_is_counted_while_its_owner_lives_and_refused_over_the_budget(monkeypatch):
+    monkeypatch.setenv(session_memory.VARIABLE, "1")  # 1 MB for every session together
+    before = session_memory.held_bytes()
+    owner = session_memory.Held()
+    assert session_memory.admit("test upload", owner, 600_000) is None
+    assert session_memory.held_bytes() - before == 600_000
+    other = session_memory.Held()
+    message = session_memory.admit("another upload", other, 600_000)
+    assert message is not None and "at most 1 MB" in message
+    del owner
+    gc.collect()
+    assert session_memory.held_bytes() == before  # released with its session's state
+    assert session_memory.admit("another upload", other, 600_000) is None
+
+
+def test_an_upload_over_the_budget_is_refused_and_the_previous_dataset_kept(monkeypatch):
+    monkeypatch.setenv(session_memory.VARIABLE, "0.001")  # 1 kB
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120).run()
+    big = "count\n" + "\n".join(str(i % 7) for i in range(2000)) + "\n"
+    at.file_uploader(key="upload_file").set_value(("big.csv", big.encode(), "text/csv"))
+    at.run()
+    assert not at.exception
+    errors = " ".join(e.value for e in at.error)
+    assert "big.csv was not loaded" in errors and "at most 0.001 MB of uploads" in errors
+    assert at.session_state["data"] != sidebar.UPLOADED
+
+
+def test_a_key_value_file_over_the_work_limit_is_refused_before_it_is_read(monkeypatch):
+    monkeypatch.setenv("DP_EXPLORER_WORK_SECONDS", "0.001")
+    at = AppTest.from_file(str(ROOT / "pages" / "kv_ldp.py"), default_timeout=120).run()
+    at.selectbox(key=kv.SOURCE.name).set_value(kv.UPLOAD).run()
+    rows = "".join(f"u{u},k{k},0.5\n" for u in range(300) for k in range(10))
+    at.file_uploader(key=kv.UPLOAD_WIDGET).set_value(
+        ("many.csv", ("user,key,value\n" + rows).encode(), "text/csv")
+    )
+    at.run()
+    assert not at.exception
+    shown = " ".join(e.value for e in at.error)
+    assert "Not computed: reading a" in shown and "key-value file" in shown
+    assert kv.UPLOADED not in at.session_state or at.session_state[kv.UPLOADED] is None
