@@ -88,6 +88,36 @@ def laplace_release(
     return noisy
 
 
+def largest_count(eps: float) -> float:
+    """The largest node sum a Laplace release can perturb at budget ``eps`` (sensitivity 1).
+
+    Noise of scale ``b = 1/eps`` added to a value beyond ``2^32 b`` would be rounded away in
+    float64 (:func:`laplace_release` refuses it), so data whose total exceeds this cannot be
+    released at ``eps``: a smaller ε, or the counts in larger units, can.
+
+    Parameters
+    ----------
+    eps : float
+        The largest budget of any node, > 0.
+
+    Returns
+    -------
+    float
+        ``2^32 / eps``.
+
+    Raises
+    ------
+    ValueError
+        If ``eps`` is not a positive finite number.
+
+    Examples
+    --------
+    >>> largest_count(1.0) == 2.0**32
+    True
+    """
+    return _validate.PERTURBABLE_RATIO / _validate.positive("epsilon", eps)
+
+
 def laplace_variance(budgets: FloatArray) -> FloatArray:
     """Per-node noise variance ``2 / eps_x^2`` (inf where unmeasured).
 

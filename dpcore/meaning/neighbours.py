@@ -292,7 +292,8 @@ def neighbours(
     ValueError
         On an unknown mechanism, a count below the sensitivity (an empty bin has nobody to
         remove), ε or Δ not positive, a non-integer count or Δ for the geometric mechanism,
-        or δ outside (0, 1) for the Gaussian one.
+        δ outside (0, 1) for the Gaussian one, or a count too large for float64 noise of
+        this scale.
 
     Examples
     --------
@@ -310,11 +311,16 @@ def neighbours(
             f"the bin holds {count:g} people: D' removes one person from it, so it needs at "
             f"least {delta_f:g}; choose a bin that is not empty"
         )
+    spread = delta_f / eps if mechanism != "gaussian" else gaussian_sigma(eps, delta, delta_f)
+    if count > _validate.PERTURBABLE_RATIO * spread:
+        raise ValueError(
+            f"a count of {count:.4g} with noise of scale {spread:.4g} is beyond float64 (the "
+            "noise would be rounded away); choose a smaller ε or count in larger units"
+        )
     if mechanism == "laplace":
         return Neighbours(mechanism, count, eps, delta_f, delta_f / eps, 0.0)
     if mechanism == "geometric":
         if count != round(count) or delta_f != round(delta_f):
             raise ValueError("the geometric mechanism releases integers: count and Δ must be whole")
         return Neighbours(mechanism, count, eps, delta_f, math.exp(-eps / delta_f), 0.0)
-    sigma = gaussian_sigma(eps, delta, delta_f)
-    return Neighbours(mechanism, count, eps, delta_f, sigma, float(delta))
+    return Neighbours(mechanism, count, eps, delta_f, spread, float(delta))

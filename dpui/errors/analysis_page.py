@@ -85,6 +85,8 @@ def body(view: View | None) -> None:
     detail: ea.Detail = view.detail
     s, result = detail.settings, detail.result
     offer_optimised_strategy(s, detail.hist.n_bins)
+    if detail.problem is not None:
+        st.warning(detail.problem, icon=":material/data_alert:")
     if s.view == "index" and s.index_m < detail.wanted_index_m:
         limits.scaled_down(
             f"trees up to m = {s.index_m} (N = 2^{s.index_m}) instead of "

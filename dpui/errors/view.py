@@ -17,6 +17,7 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
+from dpcore.hist import release
 from dpcore.histogram import Histogram
 from dpui.errors import figures as figures
 from dpui.errors.index import (
@@ -69,6 +70,8 @@ class Detail:
     hist: Histogram
     wanted_index_m: int
     offer: tuple[int, Settings] | None
+    problem: str | None = None
+    """Why the data cannot be simulated at this ε (:func:`data_problem`)."""
 
 
 def work_cost(
@@ -151,6 +154,27 @@ def simulation_runs(s: Settings, n: int) -> bool:
     return limits.within(cost, on_request=(n, s) in limits.requested())
 
 
+def data_problem(s: Settings, hist: Histogram) -> str | None:
+    """Why view ``s`` cannot simulate releases of ``hist`` (None when it can): the node sums it
+    would perturb (the histogram, or for the fixed ranges the histogram repeated or cut to N)
+    are beyond what float64 noise at its largest ε keeps. The exact values do not depend on
+    the data, so they are shown all the same."""
+    if s.view not in ("length", "fixed", "epsilon"):
+        return None  # all-zero histograms, or exact values only
+    eps = max(EPSILONS) if s.view == "epsilon" else s.eps
+    data = np.resize(hist.counts, s.fixed_n) if s.view == "fixed" else hist.counts
+    total = float(np.abs(data).sum())
+    limit = release.largest_count(eps)
+    if total <= limit:
+        return None
+    what = "the histogram repeated or cut to N" if s.view == "fixed" else "the histogram"
+    return (
+        f"Not simulated: releases of {what} reach node sums of {total:.4g}, more than Laplace "
+        f"noise at ε = {eps:g} can perturb in float64 ({limit:.4g}); exact values only. "
+        "Choose a smaller ε, or a histogram counted in larger units (e.g. thousands)."
+    )
+
+
 def view(inputs: Inputs) -> View:
     """The view set by ``inputs``: its chart at half width (as a comparison draws it), its
     key numbers, and the full result for the body; :class:`Refused` without algorithms."""
@@ -160,7 +184,10 @@ def view(inputs: Inputs) -> View:
     hist = inputs.hist
     s = fitted(asked)
     offer = None
-    if s.simulate and s.view != "index":
+    problem = data_problem(s, hist) if s.simulate else None
+    if problem is not None:
+        s = replace(s, simulate=False)
+    elif s.simulate and s.view != "index":
         offer = (hist.n_bins, s)
         s = replace(s, simulate=simulation_runs(s, hist.n_bins))
     with progress_bar(s.simulate or s.view == "index") as progress:
@@ -170,12 +197,14 @@ def view(inputs: Inputs) -> View:
         note += f" Trees up to m = {s.index_m}, not {asked.index_m}: this server's work limit."
     if offer is not None and not s.simulate:
         note += " Simulation over this server's work limit: exact values only."
+    if problem is not None:
+        note += " " + problem
     return View(
         s.describe(),
         figures.half_width(result.figure),
         chart_settings(s, hist),
         key_numbers(s, result),
-        detail=Detail(s, result, hist, asked.index_m, offer),
+        detail=Detail(s, result, hist, asked.index_m, offer, problem),
         share="y" if s.view == "index" else "xy",
         kind=s.view,
         note=note,

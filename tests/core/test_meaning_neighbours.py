@@ -123,3 +123,9 @@ def test_bad_inputs_say_what_is_accepted():
         neighbours("laplace", 3, 0.0)
     with pytest.raises(ValueError, match="unknown mechanism"):
         neighbours("exponential", 3, 1.0)  # type: ignore[arg-type]
+
+
+def test_a_count_too_large_for_float64_noise_is_refused():
+    with pytest.raises(ValueError, match="beyond float64"):
+        neighbours("laplace", 2.0**40, 100.0)
+    assert neighbours("laplace", 2.0**40, 1e-3).count == 2.0**40  # scale 1,000: fine

@@ -10,11 +10,12 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from dpcore.hist import privelet, privelet_error
+from dpcore.histogram import from_counts
 from dpui.errors import figures as figures
 from dpui.errors import index as errors_index
 from dpui.errors import matrix as mp
 from dpui.errors import optimised, settings
-from dpui.kit import limits
+from dpui.kit import limits, sidebar
 
 ROOT = Path(__file__).resolve().parents[2]
 ERRORS_PAGE = str(ROOT / "pages" / "error_analysis.py")
@@ -302,3 +303,18 @@ def test_matrix_page_a_large_n_is_refused_by_the_default_limit() -> None:
     assert not at.exception
     assert any("Not computed" in str(w.value) for w in at.warning)
     assert at.number_input(key="mp_n").value == 1000  # the input is kept
+
+
+@pytest.mark.parametrize("view", ["fixed", "length", "epsilon"])
+def test_a_histogram_too_large_to_simulate_shows_the_exact_values_and_says_why(view):
+    """Twelve countries' populations in persons (total 4e9): repeated to N, or at ε = 10,
+    float64 cannot keep the noise; the closed forms do not depend on the data."""
+    populations = [1318e6, 1125e6, 302e6, 232e6, 190e6, 169e6, 150e6, 144e6, 141e6, 127e6]
+    at = AppTest.from_file(str(ROOT / "pages" / "error_analysis.py"), default_timeout=120)
+    at.session_state[sidebar.UPLOADED] = from_counts(np.array([*populations, 109e6, 91e6]), "c")
+    at.session_state["data"] = sidebar.UPLOADED
+    at.query_params["ea_view"] = view
+    at.query_params["eps"] = "100"
+    at.run()
+    assert not at.exception, at.exception
+    assert any("Not simulated" in w.value and "larger units" in w.value for w in at.warning)
