@@ -116,7 +116,7 @@ def cost(inputs: Inputs) -> Estimate:
     """Building the tree and its three budget allocations."""
     n, choice = inputs.hist.n_bins, str(inputs[TREE])
     return Estimate(
-        f"a {tree_view.tree_label(choice)} tree over {n:,} bins with three budget allocations",
+        f"the tree '{tree_view.tree_label(choice)}' over {n:,} bins with three budget allocations",
         tree_view.page_cost(n, choice),
         smaller="use a histogram with fewer bins, or a k-ary tree instead of Struct-Construct",
         library="dpcore.hist.tree / dpcore.hist.budget",

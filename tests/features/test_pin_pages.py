@@ -17,8 +17,11 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from dpcore.hist import plans
+from dpcore.histogram import from_counts
 from dpcore.mechanisms import laplace_mechanism
 from dpui.errors import figures as errors_figures
+from dpui.kit import sidebar
+from dpui.tree import view as tree_view
 
 ROOT = Path(__file__).resolve().parents[2]
 A, B = "A (pinned)", "B (current)"
@@ -55,7 +58,8 @@ def _titles(at: AppTest) -> list[str]:
 
 
 def _texts(elements) -> str:
-    return " ".join(str(e.value) for e in elements)
+    """The messages' text as read: without the backticks that set quoted text as code."""
+    return " ".join(str(e.value).replace("`", "") for e in elements)
 
 
 # --- oracles -----------------------------------------------------------------------------
@@ -245,3 +249,21 @@ def test_laplace_bad_pinned_values_fall_back_and_an_empty_a_is_not_computed():
     assert not at.exception
     assert "Pinned view A: No country" in _texts(at.warning)
     assert not _has_table(at) and not _titles(at)
+
+
+def test_a_pinned_view_passes_the_same_work_limit_as_the_current_one(monkeypatch):
+    """Hardening: a pinned A of a Struct-Construct tree, refused on its own at this size, is
+    refused as A too (it was computed regardless), while B (a 16-ary tree) is drawn."""
+    monkeypatch.setenv("DP_EXPLORER_WORK_SECONDS", "0.5")
+    n = 40_000  # Struct-Construct: about 0.7 s by its estimate; 16-ary: about 0.35 s
+    assert tree_view.page_cost(n, "sc").seconds > 0.5 > tree_view.page_cost(n, "16").seconds
+    at = AppTest.from_file(str(ROOT / "pages" / "tree_budgets.py"), default_timeout=120)
+    at.session_state[sidebar.UPLOADED] = from_counts(np.ones(n), "flat")
+    at.session_state["data"] = sidebar.UPLOADED
+    at.query_params["tb_tree"] = "16"
+    at.query_params["pin"] = "tb_tree=sc"
+    at.run()
+    assert not at.exception
+    warnings = " ".join(w.value for w in at.warning)
+    assert "Not computed: Pinned view A: the tree 'optimise (Struct-Construct)'" in warnings
+    assert any(m.label == "Bins n" and m.value == "40,000" for m in at.metric)  # B is drawn
