@@ -213,6 +213,45 @@ REFERENCES: tuple[Reference, ...] = (
         "Randomised response on unary (one-hot) encodings; its basic one-time form is the "
         "symmetric unary encoding used here.",
     ),
+    Reference(
+        "kairouz-2015",
+        "Kairouz, Oh and Viswanath 2015 (composition and hypothesis testing)",
+        "Peter Kairouz, Sewoong Oh and Pramod Viswanath",
+        "The composition theorem for differential privacy",
+        "ICML",
+        "2015",
+        "ε-DP as a hypothesis test: every test's (FPR, TPR) satisfies TPR ≤ e^ε·FPR and "
+        "1 − FPR ≥ e^ε·(1 − TPR) (thm. 2.1).",
+    ),
+    Reference(
+        "wasserman-zhou-2010",
+        "Wasserman and Zhou 2010",
+        "Larry Wasserman and Shuheng Zhou",
+        "A statistical framework for differential privacy",
+        "Journal of the American Statistical Association 105(489)",
+        "2010",
+        "Differential privacy read as a limit on the power of tests of one person's presence.",
+    ),
+    Reference(
+        "bun-steinke-2016",
+        "Bun and Steinke 2016 (zero-concentrated DP)",
+        "Mark Bun and Thomas Steinke",
+        "Concentrated differential privacy: simplifications, extensions, and lower bounds",
+        "Theory of Cryptography Conference (TCC)",
+        "2016",
+        "zCDP: Gaussian noise σ is Δ²/(2σ²)-zCDP (prop. 1.6), ρ adds up over queries (lemma "
+        "1.7), and ρ-zCDP implies (ρ + 2√(ρ ln(1/δ)), δ)-DP (prop. 1.3).",
+    ),
+    Reference(
+        "dinur-nissim-2003",
+        "Dinur and Nissim 2003 (reconstruction)",
+        "Irit Dinur and Kobbi Nissim",
+        "Revealing information while preserving privacy",
+        "ACM PODS",
+        "2003",
+        "Answers to many random subset sums, each with error well below √n, let an attacker "
+        "reconstruct almost all of a secret bit vector.",
+    ),
 )
 
 _NUMBER = {ref.key: i for i, ref in enumerate(REFERENCES, start=1)}

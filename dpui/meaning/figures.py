@@ -7,6 +7,8 @@ import plotly.graph_objects as go
 from numpy.typing import NDArray
 from plotly.subplots import make_subplots
 
+from dpcore.meaning.attacks import Attack
+
 FloatArray = NDArray[np.float64]
 
 # Okabe-Ito colours (colour-blind safe), and a dash per series so colour is never needed
@@ -108,4 +110,120 @@ def neighbours(
     fig.update_yaxes(title_text="probability" if discrete else "density", row=1, col=1)
     fig.update_yaxes(title_text="ln p(o|D)/p(o|D′)", row=2, col=1)
     fig.update_xaxes(title_text="released count o", row=2, col=1)
+    return fig
+
+
+def roc(
+    fpr: FloatArray, tpr: FloatArray, bound: FloatArray, attack: Attack, *, eps: float
+) -> go.Figure:
+    """The optimal test's ROC (exact), the ε-DP bound region shaded, and the simulated attack
+    with 95% intervals on both rates."""
+    fig = go.Figure()
+    fig.add_trace(
+        go.Scatter(
+            x=fpr,
+            y=bound,
+            mode="lines",
+            name=f"ε-DP bound: TPR ≤ e^ε·FPR, 1−FPR ≥ e^ε(1−TPR) (ε = {eps:g})",
+            line={"color": BOUND_COLOUR, "dash": "dot", "width": 2},
+            fill="tozeroy",
+            fillcolor="rgba(85, 85, 85, 0.10)",
+        )
+    )
+    fig.add_trace(
+        go.Scatter(
+            x=fpr,
+            y=tpr,
+            mode="lines",
+            name="optimal test on one Laplace release (exact)",
+            line={"color": D_STYLE["color"], "width": 2.5},
+        )
+    )
+    fig.add_trace(
+        go.Scatter(
+            x=[0, 1],
+            y=[0, 1],
+            mode="lines",
+            name="guessing",
+            line={"color": "#999999", "dash": "dash", "width": 1},
+        )
+    )
+    fig.add_trace(
+        go.Scatter(
+            x=attack.fpr,
+            y=attack.tpr,
+            mode="markers",
+            name=f"simulated attack, {attack.trials:,} releases per world (95% intervals)",
+            marker={"color": "#009E73", "symbol": "x", "size": 9},
+            error_x={
+                "type": "data",
+                "array": attack.fpr_hi - attack.fpr,
+                "arrayminus": attack.fpr - attack.fpr_lo,
+            },
+            error_y={
+                "type": "data",
+                "array": attack.tpr_hi - attack.tpr,
+                "arrayminus": attack.tpr - attack.tpr_lo,
+            },
+        )
+    )
+    fig.update_layout(title={"text": "Is Alice in the data? Every test's ROC under the bound"})
+    fig.update_xaxes(title_text="false-positive rate (says 'in' when she is out)", range=[0, 1])
+    fig.update_yaxes(title_text="true-positive rate", range=[0, 1.02])
+    return fig
+
+
+def posterior(
+    priors: FloatArray,
+    lower: FloatArray,
+    upper: FloatArray,
+    *,
+    prior: float,
+    draws: FloatArray,
+) -> go.Figure:
+    """The posterior band ``e^{±ε}`` in odds against the prior, and the spread of simulated
+    posteriors at the chosen prior (their 5%, 25%, 50%, 75%, 95% quantiles and extremes)."""
+    fig = go.Figure()
+    fig.add_trace(
+        go.Scatter(
+            x=priors,
+            y=upper,
+            mode="lines",
+            name="highest posterior (odds × e^ε)",
+            line={"color": NEIGHBOUR_STYLE["color"], "width": 2},
+        )
+    )
+    fig.add_trace(
+        go.Scatter(
+            x=priors,
+            y=lower,
+            mode="lines",
+            name="lowest posterior (odds × e^−ε)",
+            line={"color": D_STYLE["color"], "width": 2, "dash": "dash"},
+            fill="tonexty",
+            fillcolor="rgba(0, 114, 178, 0.10)",
+        )
+    )
+    fig.add_trace(
+        go.Scatter(
+            x=[0, 1],
+            y=[0, 1],
+            mode="lines",
+            name="no release (posterior = prior)",
+            line={"color": "#999999", "dash": "dot", "width": 1},
+        )
+    )
+    fig.add_trace(
+        go.Box(
+            x=np.full(draws.size, prior),
+            y=draws,
+            name=f"simulated posteriors at prior {prior:g}",
+            marker={"color": "#009E73"},
+            boxpoints=False,
+            width=0.04,
+        )
+    )
+    fig.update_layout(title={"text": "The attacker's belief after one release"})
+    fig.update_xaxes(title_text="prior: P[Alice is in] before the release", range=[0, 1])
+    fig.update_yaxes(title_text="posterior after the release", range=[0, 1])
     return fig

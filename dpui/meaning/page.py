@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 
 import streamlit as st
 
@@ -11,10 +12,25 @@ from dpcore.meaning.neighbours import Neighbours
 from dpui.kit import present, references, sidebar, state
 from dpui.kit.page import Page, View
 from dpui.meaning import neighbours as nbv
+from dpui.meaning import parts, sections
 from dpui.reference import glossary
 
 
 def controls() -> None:
+    """The part switch (in the sidebar under ε, so that it stays in view and stays usable
+    when a part refuses its inputs), then the chosen part's settings."""
+    with st.sidebar:
+        chosen = present.section_choice("What ε means: part", parts.PART, parts.PARTS)
+    CONTROLS[chosen]()
+
+
+def body(view: View | None) -> None:
+    """The chosen part's chart, what to notice, numbers and second chart or table."""
+    assert view is not None
+    BODIES[str(state.get(parts.PART))](view)
+
+
+def neighbours_controls() -> None:
     """The bin, the mechanism (and δ for Gaussian noise) and the simulation."""
     n = sidebar.current_histogram().n_bins
     c1, c2, c3 = st.columns([1, 1.6, 1])
@@ -46,9 +62,8 @@ def controls() -> None:
     c3.number_input("Seed", nbv.SEED.lo, nbv.SEED.hi, key=nbv.SEED.name)
 
 
-def body(view: View | None) -> None:
+def neighbours_body(view: View) -> None:
     """The chart with its formulas, the key numbers, and what they mean in words."""
-    assert view is not None
     nb: Neighbours = view.detail
     left, right = present.columns([2, 1])
     present.show_chart(view.figure, view.stamp, key="nb_chart", where=left)
@@ -89,6 +104,15 @@ def words(nb: Neighbours) -> str:
     return text + f"See {glossary.link('privacy-loss', 'privacy loss')}."
 
 
+CONTROLS: dict[str, Callable[[], None]] = {
+    "neighbours": neighbours_controls,
+    "attacker": sections.attacker_controls,
+}
+BODIES: dict[str, Callable[[View], None]] = {
+    "neighbours": neighbours_body,
+    "attacker": sections.attacker_body,
+}
+
 PAGE = Page(
     key="epsilon",
     title="What ε means",
@@ -111,10 +135,10 @@ PAGE = Page(
         "over them. Teaching and exploration tool: numpy's generator is not a hardened noise "
         "source."
     ),
-    params=nbv.PARAMS,
-    pinned=nbv.PINNED,
+    params=parts.PARAMS,
+    pinned=parts.PINNED,
     controls=controls,
-    cost=nbv.cost,
-    view=nbv.view,
+    cost=parts.cost,
+    view=parts.view,
     body=body,
 )

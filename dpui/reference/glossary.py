@@ -240,6 +240,52 @@ TERMS: tuple[Term, ...] = (
         "The error of an estimate divided by the true value, averaged over the top-t most "
         "frequent keys; it compares keys of very different sizes on one scale.",
     ),
+    Term(
+        "membership-inference",
+        "Membership inference (hypothesis test)",
+        "Deciding from a release whether one person (Alice) is in the data: a test between "
+        "$D$ (with her) and $D'$ (without). Its *false-positive rate* (FPR) is how often it "
+        "says 'in' when she is out, its *true-positive rate* (TPR) how often it catches her; "
+        "the ROC curve traces the best TPR at each FPR. Under ε-DP every test obeys "
+        "$\\mathrm{TPR} \\le e^{\\varepsilon}\\mathrm{FPR}$ and "
+        "$1-\\mathrm{FPR} \\ge e^{\\varepsilon}(1-\\mathrm{TPR})$ [@kairouz-2015], and a "
+        "Bayesian attacker's odds move by at most $e^{\\pm\\varepsilon}$ "
+        "[@wasserman-zhou-2010].",
+    ),
+    Term(
+        "differencing-attack",
+        "Differencing attack",
+        "Two exact answers whose queries differ only in one person (a count of everyone, and "
+        "of everyone but Alice) reveal that person by their difference. Noise on each answer, "
+        "with the budget spent on both counted, is what stops it [@dwork-roth-2014].",
+    ),
+    Term(
+        "composition",
+        "Composition (privacy budget)",
+        "Answering $k$ queries at $\\varepsilon_1, \\dots, \\varepsilon_k$ each is "
+        "$(\\sum_i \\varepsilon_i)$-DP (*basic composition*), so ε is a budget that every "
+        "answer spends: asking one count $k$ times at ε each costs $k\\varepsilon$, and the "
+        "average of the answers converges to the true count [@dwork-roth-2014]. Splitting a "
+        "total ε among queries (as the tree splits it among its nodes) trades one answer's "
+        "error for another's.",
+    ),
+    Term(
+        "zcdp",
+        "Zero-concentrated DP (zCDP)",
+        "A mechanism is ρ-zCDP when the Rényi divergence of order α between its outputs on "
+        "neighbours is at most ρα for every α > 1. Gaussian noise of σ on a query of L2 "
+        "sensitivity Δ is $\\Delta^2/(2\\sigma^2)$-zCDP, ρ adds up over queries, and ρ-zCDP "
+        "implies $(\\rho + 2\\sqrt{\\rho \\ln(1/\\delta)}, \\delta)$-DP for every δ > 0 "
+        "[@bun-steinke-2016]: the ε of k Gaussian answers grows like √k, not k.",
+    ),
+    Term(
+        "reconstruction-attack",
+        "Reconstruction attack",
+        "Recovering a secret dataset (here n private bits) from many aggregate answers. "
+        "Dinur and Nissim showed that answers to random subset sums with errors well below √n "
+        "let least squares or linear programming recover almost every bit [@dinur-nissim-2003]; "
+        "answers that are ε-DP with a modest total ε leave the attacker near chance.",
+    ),
 )
 
 _KEYS = {term.key for term in TERMS}

@@ -6,7 +6,9 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from dpui.kit import examples
+from dpui.meaning import attacker as atv
 from dpui.meaning import neighbours as nbv
+from dpui.meaning import parts
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -67,3 +69,26 @@ def test_a_bad_link_value_falls_back_with_a_notice():
     assert not at.exception
     assert at.radio(key=nbv.MECHANISM.name).value == "laplace"
     assert sum("Ignored" in w.value for w in at.warning) == 2
+
+
+def test_the_part_switch_is_in_the_link_and_the_attacker_part_shows_its_numbers():
+    at = page(eps_part="attacker", eps="1")
+    assert not at.exception and not at.error
+    assert at.segmented_control(key=parts.PART.name).value == "attacker"
+    assert float(metric(at, "Best accuracy (even odds)")) == pytest.approx(0.731, abs=1e-3)
+    assert any("under the bound within its 95% interval" in m.value for m in at.markdown)
+    at.slider(key=atv.PRIOR.name).set_value(0.2).run()
+    assert not at.exception
+    assert at.query_params["at_prior"] == "0.2"
+
+
+@pytest.mark.parametrize("eps", ["1e-05", "100"])
+def test_the_attacker_part_at_the_bounds_of_eps(eps):
+    at = page(eps_part="attacker", eps=eps)
+    assert not at.exception and not at.error
+
+
+def test_a_pinned_neighbours_view_against_the_attacker_part():
+    at = page(pin="eps_part=neighbours&eps=1", eps_part="attacker")
+    assert not at.exception
+    assert any("different views" in c.value for c in at.caption)
