@@ -227,3 +227,80 @@ def posterior(
     fig.update_xaxes(title_text="prior: P[Alice is in] before the release", range=[0, 1])
     fig.update_yaxes(title_text="posterior after the release", range=[0, 1])
     return fig
+
+
+def composition(
+    count: float,
+    averages: FloatArray,
+    sd: FloatArray,
+    ks: FloatArray,
+    basic: FloatArray,
+    zcdp: FloatArray,
+    exact: FloatArray,
+    *,
+    eps: float,
+    delta: float,
+) -> go.Figure:
+    """Left: the running average of j answers with its ±1.96 sd band, converging to the true
+    count. Right: the total ε against k by basic composition, by zCDP and exactly (Gaussian)."""
+    fig = make_subplots(
+        rows=1,
+        cols=2,
+        horizontal_spacing=0.14,
+        subplot_titles=("Averaging the answers", "The ledger: total ε after k answers"),
+    )
+    j = np.arange(1, averages.size + 1)
+    fig.add_trace(
+        go.Scatter(
+            x=np.concatenate([j, j[::-1]]),
+            y=np.concatenate([count + 1.96 * sd, (count - 1.96 * sd)[::-1]]),
+            fill="toself",
+            fillcolor="rgba(0, 114, 178, 0.12)",
+            line={"width": 0},
+            name="true count ± 1.96 sd of the average",
+            hoverinfo="skip",
+        ),
+        row=1,
+        col=1,
+    )
+    fig.add_trace(
+        go.Scatter(
+            x=j,
+            y=averages,
+            mode="lines+markers" if averages.size <= 60 else "lines",
+            name="average of the first j answers (seeded)",
+            line={"color": D_STYLE["color"], "width": 2},
+            marker={"size": 4},
+        ),
+        row=1,
+        col=1,
+    )
+    fig.add_hline(
+        y=count,
+        line={"color": BOUND_COLOUR, "dash": "dot", "width": 1.5},
+        annotation_text="true count",
+        row=1,
+        col=1,
+    )
+    for y, name, colour, dash in (
+        (basic, "basic composition: kε (Laplace or Gaussian)", NEIGHBOUR_STYLE["color"], "solid"),
+        (zcdp, f"Gaussian via zCDP: ρ + 2√(ρ ln 1/δ), δ = {delta:g}", "#009E73", "dash"),
+        (exact, "Gaussian, exact (σ/√k)", "#000000", "dot"),
+    ):
+        fig.add_trace(
+            go.Scatter(
+                x=ks,
+                y=y,
+                mode="lines",
+                name=name,
+                line={"color": colour, "dash": dash, "width": 2.5},
+            ),
+            row=1,
+            col=2,
+        )
+    fig.update_layout(title={"text": f"The same count asked again and again, ε = {eps:g} each"})
+    fig.update_xaxes(title_text="answers j", row=1, col=1)
+    fig.update_yaxes(title_text="average", row=1, col=1)
+    fig.update_xaxes(title_text="answers k", type="log", row=1, col=2)
+    fig.update_yaxes(title_text="total ε", type="log", row=1, col=2)
+    return fig

@@ -107,10 +107,12 @@ def words(nb: Neighbours) -> str:
 CONTROLS: dict[str, Callable[[], None]] = {
     "neighbours": neighbours_controls,
     "attacker": sections.attacker_controls,
+    "composition": sections.composition_controls,
 }
 BODIES: dict[str, Callable[[View], None]] = {
     "neighbours": neighbours_body,
     "attacker": sections.attacker_body,
+    "composition": sections.composition_body,
 }
 
 PAGE = Page(

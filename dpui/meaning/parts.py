@@ -8,23 +8,26 @@ from collections.abc import Callable
 from dpui.kit.page import Estimate, Inputs, View
 from dpui.kit.params import ChoiceParam
 from dpui.kit.sidebar import EPSILON
-from dpui.meaning import attacker
+from dpui.meaning import attacker, composition
 from dpui.meaning import neighbours as nbv
 
 PARTS = {
     "neighbours": "Neighbours",
     "attacker": "Attacker's view",
+    "composition": "Composition",
 }
 PART = ChoiceParam("eps_part", "neighbours", tuple(PARTS))
 VIEWS: dict[str, Callable[[Inputs], View]] = {
     "neighbours": nbv.view,
     "attacker": attacker.view,
+    "composition": composition.view,
 }
 COSTS: dict[str, Callable[[Inputs], Estimate]] = {
     "neighbours": nbv.cost,
     "attacker": attacker.cost,
+    "composition": composition.cost,
 }
-PARAMS = (PART, *nbv.PARAMS, *attacker.PARAMS)
+PARAMS = (PART, *nbv.PARAMS, *attacker.PARAMS, *composition.PARAMS)
 PINNED = (*PARAMS, EPSILON)
 
 

@@ -14,6 +14,7 @@ from dpcore.meaning import attacks
 from dpui.kit import present, references
 from dpui.kit.page import View
 from dpui.meaning import attacker as atv
+from dpui.meaning import composition as cov
 from dpui.meaning import figures
 from dpui.reference import glossary
 
@@ -125,4 +126,75 @@ def attacker_body(view: View) -> None:
             f"right with probability {acc:.3g}, below the {attacks.best_accuracy(2 * d.eps):.3g} "
             f"that any 2ε-DP release allows [@dwork-roth-2014]."
         )
+    )
+
+
+def composition_controls() -> None:
+    c1, c2, c3 = st.columns(3)
+    c1.number_input(
+        "Answers k",
+        cov.K.lo,
+        cov.K.hi,
+        key=cov.K.name,
+        help=f"How many times the count is asked, 1 to {cov.K.hi:,}.",
+    )
+    c1.number_input("Seed", cov.SEED.lo, cov.SEED.hi, key=cov.SEED.name)
+    c2.number_input(
+        "δ (Gaussian ledger)",
+        cov.DELTA.lo,
+        cov.DELTA.hi,
+        format="%g",
+        key=cov.DELTA.name,
+        help="zCDP converts to (ε, δ)-DP only for δ > 0.",
+    )
+    c3.number_input("Queries sharing ε", cov.QUERIES.lo, cov.QUERIES.hi, key=cov.QUERIES.name)
+    c3.radio("Split", tuple(cov.SPLITS), format_func=cov.SPLITS.__getitem__, key=cov.SPLIT.name)
+
+
+def composition_body(view: View) -> None:
+    d: cov.Composition = view.detail
+    n = view.numbers
+    present.show_chart(view.figure, view.stamp, key="co_chart")
+    notice(
+        f"the average of {d.k:,} answers is {math.sqrt(d.k):.3g}× closer to the true count "
+        f"than one answer, and the ledger charges for it: {d.k:,} × ε = {d.k * d.eps:.4g} by "
+        f"basic composition, while Gaussian answers cost only about √k more "
+        f"[@bun-steinke-2016]."
+    )
+    m = st.columns(4)
+    m[0].metric("Basic kε", f"{n['basic composition kε']:.4g}")
+    m[1].metric(
+        "zCDP ε at δ", f"{n['zCDP ε at δ (Gaussian)']:.4g}", help=f"δ = {d.delta:g}, Gaussian noise"
+    )
+    m[2].metric("Exact Gaussian ε at δ", f"{n['exact ε at δ (Gaussian)']:.4g}")
+    m[3].metric("sd of the average", f"{n['error of the average after k (sd)']:.3g}")
+    left, right = present.columns([1, 1])
+    left.latex(r"\varepsilon_{\text{basic}} = k\,\varepsilon")
+    left.latex(r"\rho = \frac{k\,\Delta^2}{2\sigma^2}")
+    left.latex(r"\varepsilon = \rho + 2\sqrt{\rho \ln(1/\delta)}")
+    right.markdown(
+        references.resolve(
+            f"Each answer spends ε = {d.eps:g} of the budget: that is "
+            f"{glossary.link('composition')} [@dwork-roth-2014]. With Gaussian noise "
+            f"(σ = {d.sigma:.4g}, which alone is (ε, δ = {d.delta:g})-DP) the "
+            f"{glossary.link('zcdp', 'zCDP')} ρ of the answers adds up and converts to a "
+            f"total ε growing like √k; the exact curve treats k answers as one with σ/√k."
+        )
+    )
+    st.subheader("One budget, several queries")
+    rows = pd.DataFrame(
+        {
+            "query": [f"query {i + 1}" for i in range(d.shares.size)],
+            "share of ε": np.round(d.shares, 6),
+            "mean |error| Δ/εᵢ": np.round(d.mean_error, 4),
+            "sd √2·Δ/εᵢ": np.round(d.sd_error, 4),
+        }
+    )
+    present.table(rows)
+    st.markdown(
+        f"A total ε = {d.eps:g} split among {d.shares.size} queries of the histogram "
+        f"({cov.SPLITS[d.split]}): the shares add up to ε, and each buys an error "
+        f"inversely proportional to its share. The [Tree & budgets](tree_budgets) page does "
+        f"the same for the nodes of a tree (its "
+        f"{glossary.link('budget-allocation', 'budget allocation')})."
     )

@@ -7,6 +7,7 @@ from streamlit.testing.v1 import AppTest
 
 from dpui.kit import examples
 from dpui.meaning import attacker as atv
+from dpui.meaning import composition as cov
 from dpui.meaning import neighbours as nbv
 from dpui.meaning import parts
 
@@ -92,3 +93,24 @@ def test_a_pinned_neighbours_view_against_the_attacker_part():
     at = page(pin="eps_part=neighbours&eps=1", eps_part="attacker")
     assert not at.exception
     assert any("different views" in c.value for c in at.caption)
+
+
+def test_the_composition_part_shows_the_ledger():
+    at = page(eps_part="composition", eps="0.5", co_k="100")
+    assert not at.exception and not at.error
+    assert float(metric(at, "Basic kε")) == pytest.approx(50.0)
+    assert float(metric(at, "Exact Gaussian ε at δ")) < float(metric(at, "zCDP ε at δ")) < 50
+    assert any("tree_budgets" in m.value for m in at.markdown)
+
+
+@pytest.mark.parametrize("eps", ["1e-05", "100"])
+def test_the_composition_part_at_the_bounds_of_eps(eps):
+    at = page(eps_part="composition", eps=eps)
+    assert not at.exception and not at.error
+
+
+def test_composition_beyond_its_limits_falls_back_with_a_notice():
+    at = page(eps_part="composition", co_k="20000", co_delta="0")
+    assert not at.exception and not at.error
+    assert sum("Ignored" in w.value for w in at.warning) == 2
+    assert at.number_input(key=cov.K.name).value == cov.K.default
