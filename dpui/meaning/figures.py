@@ -304,3 +304,52 @@ def composition(
     fig.update_xaxes(title_text="answers k", type="log", row=1, col=2)
     fig.update_yaxes(title_text="total ε", type="log", row=1, col=2)
     return fig
+
+
+def reconstruction(
+    scales: FloatArray,
+    rates: FloatArray,
+    *,
+    n: int,
+    m: int,
+    eps: float,
+    dp: tuple[float, float],
+) -> go.Figure:
+    """The fraction of bits least squares recovers against the noise scale (log axis), with
+    √n, chance (½) and the ε-DP answers marked."""
+    fig = go.Figure()
+    fig.add_trace(
+        go.Scatter(
+            x=scales,
+            y=rates,
+            mode="lines+markers",
+            name=f"least squares, rounded ({m:,} random subset sums)",
+            line={"color": D_STYLE["color"], "width": 2.5},
+            marker={"size": 7},
+        )
+    )
+    fig.add_trace(
+        go.Scatter(
+            x=[dp[0]],
+            y=[dp[1]],
+            mode="markers",
+            name=f"answers ε-DP in total (ε = {eps:g}, Lap(m/ε) each)",
+            marker={"color": NEIGHBOUR_STYLE["color"], "symbol": "diamond", "size": 14},
+        )
+    )
+    fig.add_vline(
+        x=float(np.sqrt(n)),
+        line={"color": BOUND_COLOUR, "dash": "dot", "width": 1.5},
+        annotation_text=f"√n = {np.sqrt(n):.3g}",
+        annotation_position="top right",
+    )
+    fig.add_hline(
+        y=0.5,
+        line={"color": "#999999", "dash": "dash", "width": 1},
+        annotation_text="chance",
+        annotation_position="bottom right",
+    )
+    fig.update_layout(title={"text": f"Reconstructing {n:,} secret bits from noisy answers"})
+    fig.update_xaxes(title_text="noise scale b of each answer (mean |error|)", type="log")
+    fig.update_yaxes(title_text="fraction of bits recovered", range=[0.3, 1.02])
+    return fig

@@ -108,11 +108,13 @@ CONTROLS: dict[str, Callable[[], None]] = {
     "neighbours": neighbours_controls,
     "attacker": sections.attacker_controls,
     "composition": sections.composition_controls,
+    "reconstruction": sections.reconstruction_controls,
 }
 BODIES: dict[str, Callable[[View], None]] = {
     "neighbours": neighbours_body,
     "attacker": sections.attacker_body,
     "composition": sections.composition_body,
+    "reconstruction": sections.reconstruction_body,
 }
 
 PAGE = Page(
@@ -121,9 +123,9 @@ PAGE = Page(
     icon=":material/balance:",
     group="Central DP: histograms",
     blurb=(
-        "The definition drawn: one bin released on two neighbouring datasets, the privacy "
-        "loss between them, and the bound e^ε it obeys (or, with Gaussian noise, exceeds with "
-        "probability δ at most)."
+        "The definition drawn: one bin released on two neighbouring datasets and the privacy "
+        "loss between them; the attacker's view (membership tests, posterior odds); "
+        "composition; and reconstruction from too many accurate answers."
     ),
     notice=(
         "With Laplace or geometric noise the [privacy loss](glossary#privacy-loss) is flat at "
@@ -133,8 +135,9 @@ PAGE = Page(
     ),
     caption=(
         "D is the sidebar's histogram; its neighbour D′ is D without one person (Alice) in the "
-        "chosen bin. Exact densities and privacy loss, with a seeded simulation of releases "
-        "over them. Teaching and exploration tool: numpy's generator is not a hardened noise "
+        "chosen bin. Four parts (switch in the sidebar): neighbours, the attacker's view, "
+        "composition and reconstruction; exact curves with seeded simulations over them. "
+        "Teaching and exploration tool: numpy's generator is not a hardened noise "
         "source."
     ),
     params=parts.PARAMS,

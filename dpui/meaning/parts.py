@@ -8,26 +8,35 @@ from collections.abc import Callable
 from dpui.kit.page import Estimate, Inputs, View
 from dpui.kit.params import ChoiceParam
 from dpui.kit.sidebar import EPSILON
-from dpui.meaning import attacker, composition
+from dpui.meaning import attacker, composition, reconstruction
 from dpui.meaning import neighbours as nbv
 
 PARTS = {
     "neighbours": "Neighbours",
     "attacker": "Attacker's view",
     "composition": "Composition",
+    "reconstruction": "Reconstruction",
 }
 PART = ChoiceParam("eps_part", "neighbours", tuple(PARTS))
 VIEWS: dict[str, Callable[[Inputs], View]] = {
     "neighbours": nbv.view,
     "attacker": attacker.view,
     "composition": composition.view,
+    "reconstruction": reconstruction.view,
 }
 COSTS: dict[str, Callable[[Inputs], Estimate]] = {
     "neighbours": nbv.cost,
     "attacker": attacker.cost,
     "composition": composition.cost,
+    "reconstruction": reconstruction.cost,
 }
-PARAMS = (PART, *nbv.PARAMS, *attacker.PARAMS, *composition.PARAMS)
+PARAMS = (
+    PART,
+    *nbv.PARAMS,
+    *attacker.PARAMS,
+    *composition.PARAMS,
+    *reconstruction.PARAMS,
+)
 PINNED = (*PARAMS, EPSILON)
 
 

@@ -16,6 +16,7 @@ from dpui.kit.page import View
 from dpui.meaning import attacker as atv
 from dpui.meaning import composition as cov
 from dpui.meaning import figures
+from dpui.meaning import reconstruction as rev
 from dpui.reference import glossary
 
 
@@ -127,6 +128,7 @@ def attacker_body(view: View) -> None:
             f"that any 2ε-DP release allows [@dwork-roth-2014]."
         )
     )
+    present.prose(references.prose("meaning_attacker.md"))
 
 
 def composition_controls() -> None:
@@ -198,3 +200,60 @@ def composition_body(view: View) -> None:
         f"the same for the nodes of a tree (its "
         f"{glossary.link('budget-allocation', 'budget allocation')})."
     )
+    present.prose(references.prose("meaning_composition.md"))
+
+
+def reconstruction_controls() -> None:
+    c1, c2, c3 = st.columns(3)
+    c1.number_input(
+        "Secret bits n",
+        rev.BITS.lo,
+        rev.BITS.hi,
+        step=64,
+        key=rev.BITS.name,
+        help=f"{rev.BITS.lo} to {rev.BITS.hi} bits; the attack's work grows like m·n².",
+    )
+    c2.number_input(
+        "Queries per bit (m = this × n)",
+        rev.PER_BIT.lo,
+        rev.PER_BIT.hi,
+        key=rev.PER_BIT.name,
+    )
+    c2.number_input("Noise levels", rev.GRID.lo, rev.GRID.hi, key=rev.GRID.name)
+    c3.number_input("Seed", rev.SEED.lo, rev.SEED.hi, key=rev.SEED.name)
+
+
+def reconstruction_body(view: View) -> None:
+    d: rev.Reconstruction = view.detail
+    n = view.numbers
+    left, right = present.columns([3, 2])
+    present.show_chart(view.figure, view.stamp, key="re_chart", where=left)
+    with right:
+        st.latex(r"\hat x = \operatorname{round}\big(\arg\min_{y} \lVert A y - a \rVert_2\big)")
+        st.latex(r"a = A x + \mathrm{noise},\quad A \in \{0,1\}^{m \times n}")
+        st.markdown(
+            references.resolve(
+                f"The attacker asks {d.m:,} random subset sums of {d.n:,} secret bits and "
+                f"solves for the bits by least squares: a "
+                f"{glossary.link('reconstruction-attack')} [@dinur-nissim-2003]. Each answer "
+                f"that is ε-DP in a total budget ε = {d.eps:g} gets Laplace noise of scale "
+                f"m/ε = {d.dp_scale:.4g} ({d.dp_scale / math.sqrt(d.n):.3g} √n)."
+            )
+        )
+    dp_words = (
+        "near chance: a budget that means something protects every bit"
+        if d.dp_rate < 0.6
+        else f"still {d.dp_rate:.0%}: a total ε of {d.eps:g} is no protection against it"
+    )
+    notice(
+        f"every bit comes back while the noise stays well below √n = {math.sqrt(d.n):.3g} "
+        f"(all of them up to b = {d.perfect_up_to():.3g} here), and from answers that are "
+        f"ε-DP together the attack recovers {d.dp_rate:.0%}: {dp_words} "
+        f"[@dinur-nissim-2003]."
+    )
+    m = st.columns(4)
+    m[0].metric("Recovered at b = √n/20", f"{n['bits recovered at noise √n/20']:.1%}")
+    m[1].metric("Recovered at b = √n", f"{n['bits recovered at noise √n']:.1%}")
+    m[2].metric("ε-DP noise scale m/ε", f"{d.dp_scale:.4g}")
+    m[3].metric("Recovered from ε-DP answers", f"{d.dp_rate:.1%}")
+    present.prose(references.prose("meaning_reconstruction.md"))

@@ -10,6 +10,7 @@ from dpui.meaning import attacker as atv
 from dpui.meaning import composition as cov
 from dpui.meaning import neighbours as nbv
 from dpui.meaning import parts
+from dpui.meaning import reconstruction as rev
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -114,3 +115,35 @@ def test_composition_beyond_its_limits_falls_back_with_a_notice():
     assert not at.exception and not at.error
     assert sum("Ignored" in w.value for w in at.warning) == 2
     assert at.number_input(key=cov.K.name).value == cov.K.default
+
+
+def test_the_reconstruction_part_recovers_below_root_n_and_not_from_dp_answers():
+    at = page(eps_part="reconstruction", eps="1")
+    assert not at.exception and not at.error
+    assert metric(at, "Recovered at b = √n/20") == "100.0%"
+    assert float(metric(at, "Recovered from ε-DP answers").rstrip("%")) < 65
+
+
+@pytest.mark.parametrize("eps", ["1e-05", "100"])
+def test_the_reconstruction_part_at_the_bounds_of_eps(eps):
+    at = page(eps_part="reconstruction", eps=eps)
+    assert not at.exception and not at.error
+
+
+def test_reconstruction_beyond_its_limits_is_refused_before_any_work(monkeypatch):
+    at = page(eps_part="reconstruction", re_n="4096")
+    assert sum("Ignored" in w.value for w in at.warning) == 1
+    assert at.number_input(key=rev.BITS.name).value == rev.BITS.default
+    monkeypatch.setenv("DP_EXPLORER_WORK_SECONDS", "0.2")
+    at = page(eps_part="reconstruction", re_n="512", re_queries="8")
+    assert not at.exception
+    assert any("Not computed" in w.value for w in at.warning)
+    # the part switch stays usable after a refusal (it is in the sidebar)
+    at.segmented_control(key=parts.PART.name).set_value("composition").run()
+    assert not at.exception and not at.warning
+
+
+def test_a_pinned_reconstruction_against_another_budget():
+    at = page(pin="eps_part=reconstruction&eps=10&re_n=64", eps_part="reconstruction", re_n="64")
+    assert not at.exception
+    assert any("A (pinned)" in m.value for m in at.markdown)
