@@ -22,7 +22,7 @@ def _log_key(param: FloatParam) -> str:
 
 
 def _from_slider(param: FloatParam) -> None:
-    value = float(f"{10.0 ** st.session_state[_log_key(param)]:.3g}")
+    value = float(f"{10.0 ** st.session_state.get(_log_key(param), 0.0):.3g}")
     st.session_state[param.name] = min(max(value, param.lo), param.hi)
 
 

@@ -20,7 +20,7 @@ import streamlit as st
 from streamlit.delta_generator import DeltaGenerator
 
 from dpui.kit import params as codec
-from dpui.kit import plot_axes, present
+from dpui.kit import plot_axes, present, state
 
 URL_KEY = "pin"
 
@@ -30,7 +30,7 @@ def _key(page: str) -> str:
 
 
 def _pin(page: str, params: Sequence[codec.Param]) -> None:
-    st.session_state[_key(page)] = {p.name: st.session_state[p.name] for p in params}
+    st.session_state[_key(page)] = {p.name: state.get(p) for p in params}
 
 
 def _unpin(page: str) -> None:
@@ -70,7 +70,7 @@ def controls(
                 st.warning(f"Pinned view: {notice}", icon=":material/link_off:")
             pinned = values
         st.session_state[key] = pinned
-    pinned = st.session_state[key]
+    pinned = st.session_state.get(key)
     if pinned is None:
         (where or st).button(
             "Pin this view",
@@ -91,11 +91,6 @@ def controls(
     if st.query_params.get(URL_KEY) != encoded:
         st.query_params[URL_KEY] = encoded
     return dict(pinned)
-
-
-def current(params: Sequence[codec.Param]) -> dict[str, Any]:
-    """The values of ``params`` set now (view B)."""
-    return {p.name: st.session_state[p.name] for p in params}
 
 
 def side_by_side(

@@ -63,7 +63,7 @@ def shared_controls() -> None:
             help="Every page uses this histogram. Bundled examples are described on the Overview.",
         )
         if current_dataset_name() == UPLOADED:
-            uploaded: Histogram = st.session_state[UPLOADED]
+            uploaded: Histogram = st.session_state.get(UPLOADED, current_histogram())
             st.caption(f"Uploaded: {uploaded.name}")
             for note in (uploaded.header_note, *uploaded.notes):
                 if note:
@@ -162,9 +162,9 @@ def current_dataset_name() -> str:
 def current_histogram() -> Histogram:
     """The histogram chosen in the sidebar (the default example when none is chosen)."""
     name = current_dataset_name()
-    if name == UPLOADED:
-        hist: Histogram = st.session_state[UPLOADED]
-        return hist
+    uploaded = st.session_state.get(UPLOADED) if name == UPLOADED else None
+    if isinstance(uploaded, Histogram):
+        return uploaded
     return examples.load(name)
 
 

@@ -223,7 +223,7 @@ def body(shown: View, prose: str) -> None:
     if st.session_state.get(BASE_TREE) != text or BASE not in st.session_state:
         st.session_state[BASE_TREE] = text
         _restart_editor(str(state.get(BUDGETS)))
-    by_line = decode_budgets(str(st.session_state[BASE]), custom.lo.size)
+    by_line = decode_budgets(str(st.session_state.get(BASE, "")), custom.lo.size)
     if by_line is None:
         by_line = uniform_by_line(custom, eps)
         _restart_editor(encode_budgets(by_line))
@@ -254,7 +254,7 @@ def body(shown: View, prose: str) -> None:
             BUDGET_COLUMN: by_line,
         }
     )
-    editor = f"px_ct_editor_{st.session_state[VERSION]}"
+    editor = f"px_ct_editor_{st.session_state.get(VERSION, 0)}"
     edited = right.data_editor(
         table,
         key=editor,

@@ -30,7 +30,7 @@ from dpcore.hist import (
     tree,
 )
 from dpcore.histogram import MAX_BINS
-from dpui.kit import downloads, present
+from dpui.kit import downloads, present, state
 from dpui.kit.params import IntParam
 from dpui.tree import range_figures
 from dpui.tree.error_spread import ErrorSpread, error_spread
@@ -215,10 +215,8 @@ def select_from_chart(chart_key: str, n: int, block: int, first: int) -> None:
 
 def _keep_order(changed: IntParam, other: IntParam) -> None:
     """A bound moved past the other one drags it along (a one-bin range), rather than swapping."""
-    value = st.session_state[changed.name]
-    if (changed is FIRST and value > st.session_state[other.name]) or (
-        changed is LAST and value < st.session_state[other.name]
-    ):
+    value, bound = int(state.get(changed)), int(state.get(other))
+    if (changed is FIRST and value > bound) or (changed is LAST and value < bound):
         st.session_state[other.name] = value
 
 

@@ -348,3 +348,19 @@ def test_searches_over_typed_ranges_say_when_they_are_over_the_limit():
     assert tree_view.fanout_unavailable(n, "uniform", "consistent_level") is None
     # the scan's estimate grows with the typed ranges (30 gradients of 40 ns per range-node)
     assert tree_view.fanout_scan(65_536, 100).seconds > 5 * tree_view.fanout_scan(65_536).seconds
+
+
+def test_a_button_after_the_range_inputs_left_the_session_does_not_raise(page):
+    """Classroom defect: on a fresh server, Expected error & fan-out -> "Find the fan-out after
+    BLUE" raised KeyError 'tb_from': the section switch reran only the fragment, so the range
+    explorer's inputs (not drawn there) left the session, and the button's full rerun read
+    them. Every read now has a default; here the inputs are dropped by hand."""
+    page.query_params["tb_show"] = "errors"
+    page.query_params["data"] = "spiky-65536"  # the scan waits for a click at this size
+    page.run()
+    for key in ("tb_from", "tb_to", "_kept.tb_from", "_kept.tb_to"):
+        if key in page.session_state:
+            del page.session_state[key]
+    next(b for b in page.button if b.label == "Find the fan-out after BLUE").click().run()
+    assert not page.exception, page.exception
+    assert metric(page, "Fan-out after BLUE") != "—"

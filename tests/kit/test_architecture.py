@@ -149,3 +149,22 @@ def test_every_page_is_a_declaration_on_the_runner():
         assert len(code) <= 4 and code[-1].startswith("run("), page.path
         if page.view is not None:
             assert page.pinned and page.data, page.key
+
+
+def test_widget_values_are_never_read_from_session_state_without_a_default():
+    """A widget's key leaves the session when a run does not draw it (another page, a
+    fragment's rerun), so ``st.session_state[key]`` can raise KeyError on the next full run:
+    reads go through ``state.get`` or ``st.session_state.get``. Only the state module, which
+    checks before it reads, indexes the session directly."""
+    bare = []
+    for path in [*(ROOT / "dpui").rglob("*.py"), *(ROOT / "pages").glob("*.py")]:
+        if path.relative_to(ROOT).as_posix() == "dpui/kit/state.py":
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if (
+                isinstance(node, ast.Subscript)
+                and isinstance(node.ctx, ast.Load)
+                and ast.unparse(node.value).endswith("session_state")
+            ):
+                bare.append(f"{path.relative_to(ROOT)}:{node.lineno}")
+    assert bare == []
