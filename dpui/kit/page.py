@@ -133,11 +133,13 @@ def run(page: Page) -> None:
             page.controls()
     state.save(page.params)
     if page.view is None:
+        present.qr_code(toolbar, page.key)
         if page.body is not None:
             page.body(None)
         return
     current = _inputs(page, {})
     pinned = pin.controls(page.key, page.pinned, where=toolbar) if page.pinned else None
+    present.qr_code(toolbar, page.key)
     main = st.container()  # a comparison goes above the page's own figure
     b = computed(page, current)
     if pinned is not None:

@@ -13,17 +13,20 @@ the settings that produced it stamped on the figure.
 
 from __future__ import annotations
 
+import io
 import math
 from collections.abc import Mapping, Sequence
 from typing import Any, Protocol
+from urllib.parse import urlencode, urlsplit, urlunsplit
 
 import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
+import segno
 import streamlit as st
 from streamlit.delta_generator import DeltaGenerator
 
-from dpui.kit import chart_style, plot_axes, plot_once, references, state
+from dpui.kit import chart_style, plot_axes, plot_once, references, state, untrusted
 from dpui.kit.params import BoolParam, ChoiceParam
 
 PRESENT = BoolParam("present", False)
@@ -59,17 +62,59 @@ _CSS_PRESENT = """
 """
 
 # our own fixed script (no user input): copy the page's current address, falling back to a
-# selection copy where the clipboard API is refused (plain http on a classroom network)
+# selection copy where the clipboard API is refused (plain http on a classroom network).
+# Streamlit strips event attributes such as onclick from st.html, but runs its <script>
+# (unsafe_allow_javascript), so the script attaches the listener, once per button.
 _COPY_LINK = """
-<button class="dp-copy-link" type="button" title="Copy this page's link, with its settings"
- onclick="(function(b){const u=window.location.href;const done=()=>{b.textContent='Link copied';
- setTimeout(()=>{b.textContent='Copy link'},2000)};if(navigator.clipboard&&window.isSecureContext)
- {navigator.clipboard.writeText(u).then(done)}else{const t=document.createElement('textarea');
- t.value=u;document.body.appendChild(t);t.select();document.execCommand('copy');t.remove();done()}
- })(this)">Copy link</button>
+<button class="dp-copy-link" type="button" title="Copy this page's link, with its settings">Copy
+ link</button>
+<script>
+document.querySelectorAll('.dp-copy-link').forEach((b) => {
+  if (b.dataset.ready) return;
+  b.dataset.ready = '1';
+  b.addEventListener('click', () => {
+    const url = window.location.href;
+    const done = () => {
+      b.textContent = 'Link copied';
+      setTimeout(() => { b.textContent = 'Copy link'; }, 2000);
+    };
+    if (navigator.clipboard && window.isSecureContext) {
+      navigator.clipboard.writeText(url).then(done);
+    } else {
+      const t = document.createElement('textarea');
+      t.value = url;
+      document.body.appendChild(t);
+      t.select();
+      document.execCommand('copy');
+      t.remove();
+      done();
+    }
+  });
+});
+</script>
 <style>.dp-copy-link{border:1px solid rgba(49,51,63,.3);border-radius:.5rem;background:white;
- padding:.3rem .8rem;cursor:pointer;font:inherit}.dp-copy-link:hover{border-color:#ff4b4b}</style>
+ padding:.3rem .8rem;cursor:pointer;font:inherit}.dp-copy-link:hover{border-color:#ff4b4b}
+ .dp-copy-link:focus-visible{outline:2px solid #1c64f2;outline-offset:2px}</style>
 """
+
+
+def page_url(key: str) -> str:
+    """The address of page ``key`` with the settings now in its link, as the browser shows it
+    (the host from the session's own address)."""
+    parts = urlsplit(st.context.url or "http://localhost:8501/")
+    query = urlencode(st.query_params.to_dict())
+    path = "/" if key == "home" else f"/{key}"
+    return urlunsplit((parts.scheme, parts.netloc, path, query, ""))
+
+
+def qr_code(where: DeltaGenerator, key: str) -> None:
+    """A "QR code" popover in the toolbar: the page's link with its settings, for phones."""
+    url = page_url(key)
+    box = where.popover("QR code", type="tertiary", icon=":material/qr_code_2:")
+    png = io.BytesIO()  # st.html drops inline SVG; segno writes PNG itself (no Pillow)
+    segno.make(url, error="m").save(png, kind="png", scale=4, border=2)
+    box.image(png.getvalue(), caption="This view's link as a QR code")
+    box.caption(f"Scan to open this view: {untrusted.markdown(url, 200)}")
 
 
 def presenting() -> bool:

@@ -205,3 +205,21 @@ def test_user_text_in_every_quoting_message_is_inert(server, browser):
     own = urlparse(server).netloc
     assert [u for u in requests if urlparse(u).netloc not in (own, "")] == []  # no fetch elsewhere
     page.close()
+
+
+@pytest.mark.browser
+def test_copy_link_puts_the_views_link_on_the_clipboard_and_the_qr_code_shows_it(server, browser):
+    browser.grant_permissions(["clipboard-read", "clipboard-write"], origin=server)
+    page = browser.new_page()
+    page.goto(f"{server}/laplace?lap_seed=7&eps=0.5")
+    button = page.get_by_role("button", name="Copy link")
+    button.wait_for(timeout=60_000)
+    page.get_by_text("True vs noisy").first.wait_for(timeout=60_000)
+    button.click()
+    page.get_by_role("button", name="Link copied").wait_for(timeout=5_000)
+    copied = page.evaluate("navigator.clipboard.readText()")
+    assert copied == page.url and "/laplace?" in copied and "lap_seed=7" in copied
+    page.get_by_role("button", name="QR code").click()
+    page.locator('[data-testid="stPopoverBody"] img').first.wait_for(timeout=10_000)
+    assert "lap_seed=7" in page.locator('[data-testid="stPopoverBody"]').last.inner_text()
+    page.close()
