@@ -14,8 +14,9 @@ the settings that produced it stamped on the figure.
 from __future__ import annotations
 
 import io
+import json
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from typing import Any, Protocol
 from urllib.parse import urlencode, urlsplit, urlunsplit
 
@@ -96,6 +97,31 @@ document.querySelectorAll('.dp-copy-link').forEach((b) => {
  padding:.3rem .8rem;cursor:pointer;font:inherit}.dp-copy-link:hover{border-color:#ff4b4b}
  .dp-copy-link:focus-visible{outline:2px solid #1c64f2;outline-offset:2px}</style>
 """
+
+
+# our own fixed script: scroll to a heading once it is drawn (its id is checked by the caller
+# against the page's own entries, so no user text reaches the script)
+_SCROLL_TO = """
+<script>
+(() => {
+  let tries = 0;
+  const go = () => {
+    const target = document.getElementById(%s);
+    if (target) target.scrollIntoView({block: 'start'});
+    else if (tries++ < 100) setTimeout(go, 100);
+  };
+  go();
+})();
+</script>
+"""
+
+
+def scroll_to_entry(ids: Collection[str]) -> None:
+    """Scroll to the entry the link names (``?entry=<id>``, :data:`references.ENTRY`) when it
+    is one of ``ids``; links made before entries had this parameter open at the top."""
+    wanted = st.query_params.get(references.ENTRY)
+    if wanted in ids:
+        st.html(_SCROLL_TO % json.dumps(wanted), unsafe_allow_javascript=True)
 
 
 def page_url(key: str) -> str:

@@ -267,13 +267,21 @@ def number(key: str) -> int:
     return _NUMBER[key]
 
 
+ENTRY = "entry"
+"""Query parameter of a link to one entry of the References or Glossary page (the pages
+scroll to it: Streamlit rewrites the address when a page loads, dropping a ``#fragment``)."""
+_GLOSSARY_LINK = re.compile(r"\]\(glossary#([a-z0-9-]+)\)")
+
+
 def cite(*keys: str) -> str:
     """Markdown link(s) ``[n]`` to the References page entries of ``keys``."""
-    return "".join(f"[[{number(k)}]]({PAGE}#{anchor(k)})" for k in keys)
+    return "".join(f"[[{number(k)}]]({PAGE}?{ENTRY}={anchor(k)})" for k in keys)
 
 
 def resolve(text: str) -> str:
-    """Replace every ``[@<key>]`` marker in markdown ``text`` by its :func:`cite` link."""
+    """Replace every ``[@<key>]`` marker in markdown ``text`` by its :func:`cite` link, and
+    every link ``(glossary#term)`` by one that opens the Glossary at that term."""
+    text = _GLOSSARY_LINK.sub(lambda m: f"](glossary?{ENTRY}={m.group(1)})", text)
     return MARKER.sub(lambda m: cite(m.group(1)), text)
 
 

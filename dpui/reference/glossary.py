@@ -296,4 +296,4 @@ def link(key: str, text: str | None = None) -> str:
     if key not in _KEYS:
         raise KeyError(key)
     name = text if text is not None else next(t.name for t in TERMS if t.key == key)
-    return f"[{name}]({PAGE}#{key})"
+    return f"[{name}]({PAGE}?entry={key})"

@@ -223,3 +223,25 @@ def test_copy_link_puts_the_views_link_on_the_clipboard_and_the_qr_code_shows_it
     page.locator('[data-testid="stPopoverBody"] img').first.wait_for(timeout=10_000)
     assert "lap_seed=7" in page.locator('[data-testid="stPopoverBody"]').last.inner_text()
     page.close()
+
+
+@pytest.mark.browser
+@pytest.mark.parametrize(
+    ("link", "anchor"),
+    [
+        ("glossary?entry=privacy-loss", "privacy-loss"),
+        ("references?entry=ref-li-2010", "ref-li-2010"),
+    ],
+)
+def test_a_link_to_a_glossary_or_reference_entry_opens_at_that_entry(server, browser, link, anchor):
+    page = browser.new_page()
+    page.set_viewport_size({"width": 1280, "height": 720})
+    page.goto(f"{server}/{link}")
+    target = page.locator(f"#{anchor}")
+    target.wait_for(timeout=60_000)
+    page.wait_for_function(
+        f"(() => {{ const r = document.getElementById('{anchor}').getBoundingClientRect();"
+        " return r.top >= 0 && r.top < 300; })()",
+        timeout=15_000,
+    )
+    page.close()

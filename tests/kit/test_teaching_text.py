@@ -92,7 +92,8 @@ def test_resolved_prose_links_each_marker_to_its_numbered_entry() -> None:
     n_xiao = 1 + [r.key for r in references.REFERENCES].index("xiao-2010")
     n_hay = 1 + [r.key for r in references.REFERENCES].index("hay-2010")
     assert text == (
-        f"as in [[{n_xiao}]](references#ref-xiao-2010) and [[{n_hay}]](references#ref-hay-2010)"
+        f"as in [[{n_xiao}]](references?entry=ref-xiao-2010) and "
+        f"[[{n_hay}]](references?entry=ref-hay-2010)"
     )
     with pytest.raises(KeyError):
         references.resolve("[@no-such-paper]")
@@ -140,4 +141,4 @@ def test_glossary_page_defines_the_terms_the_pages_use() -> None:
         assert any(word in h for h in headings), word
     assert len(headings) == len(glossary.TERMS)
     bodies = " ".join(m.value for m in at.markdown)
-    assert "[@" not in bodies and "](references#ref-" in bodies
+    assert "[@" not in bodies and "](references?entry=ref-" in bodies
