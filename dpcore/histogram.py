@@ -299,7 +299,13 @@ def _read(data: bytes, layout: Layout, header: bool | None, max_rows: int) -> tu
             if len(numbers) >= max_rows:
                 raise HistogramError(f"More than {max_rows:,} data rows; at most that many.")
             first_data = header is None and cells is first_row
-            numbers.append(_number(cells[-1], line, layout, first_data))
+            value = _number(cells[-1], line, layout, first_data)
+            if layout != "values" and value < 0:  # the first bad cell in file order
+                raise HistogramError(
+                    f"Line {line}: the count '{cells[-1][:40]}' is negative; counts must be "
+                    f">= 0. {ACCEPTED}"
+                )
+            numbers.append(value)
             if width == 2:
                 labels.append(cells[0])
     except csv.Error as err:

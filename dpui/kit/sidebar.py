@@ -107,6 +107,8 @@ def shared_controls() -> None:
             "Teaching and exploration tool: noise comes from numpy's generator, "
             "which is not a hardened source for real releases."
         )
+    if error := st.session_state.get("upload_error"):  # also where the eye is, not only here
+        st.error(f"**Upload rejected.** {error}", icon=":material/upload_file:")
     # an upload cannot be reproduced from a link: the URL then says data=upload, and opening
     # it tells which bundled dataset is shown instead
     from_upload = current_dataset_name() == UPLOADED

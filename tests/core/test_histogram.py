@@ -220,3 +220,11 @@ def test_hostile_shapes_raise_only_histogram_error(parts, layout, header, bins, 
     except HistogramError:
         return
     assert np.isfinite(h.counts).all() and (h.counts >= 0).all() and h.total <= 2**32
+
+
+def test_the_first_bad_cell_in_the_file_is_the_one_named():
+    """A negative count on line 3 is reported before a non-number on line 4."""
+    with pytest.raises(HistogramError, match=r"^Line 3: the count '-3' is negative"):
+        parse_histogram(b"count\n5\n-3\nx\n", name="t")
+    with pytest.raises(HistogramError, match=r"^Line 2: 'x' is not a number"):
+        parse_histogram(b"count\nx\n-3\n", name="t")

@@ -364,3 +364,12 @@ def test_a_button_after_the_range_inputs_left_the_session_does_not_raise(page):
     next(b for b in page.button if b.label == "Find the fan-out after BLUE").click().run()
     assert not page.exception, page.exception
     assert metric(page, "Fan-out after BLUE") != "—"
+
+
+def test_a_rejected_upload_is_said_in_the_main_area_too():
+    at = AppTest.from_file(str(ROOT / "pages" / "tree_budgets.py"), default_timeout=120).run()
+    at.file_uploader(key="upload_file").set_value(("bad.csv", b"count\n5\n-3\nx\n", "text/csv"))
+    at.run()
+    main = " ".join(e.value for e in at.main.error)
+    assert "Upload rejected" in main and "Line 3" in main  # the first bad cell, not line 4
+    assert any("bad.csv was not loaded" in e.value for e in at.sidebar.error)
