@@ -51,3 +51,21 @@ def epsilon_controls(param: FloatParam, *, help: str) -> None:
         args=(param,),
         help="Drag on a log scale: −5 is ε = 0.00001, 0 is ε = 1, 2 is ε = 100.",
     )
+    st.caption(plain_words(eps))
+
+
+def plain_words(eps: float) -> str:
+    """What this ε means, in one sentence: which end is more private, the odds bound, and the
+    noise on one count (Laplace, sensitivity 1).
+
+    >>> "at most ×2.72" in plain_words(1.0) and "±1.4 " in plain_words(1.0)
+    True
+    """
+    odds = math.exp(eps)
+    shown = f"{odds:.6g}" if odds < 1.01 else f"{odds:,.3g}" if odds < 1e6 else f"{odds:.2g}"
+    return (
+        "← more private · more accurate →. "
+        f"At ε = {eps:g} one release changes the odds of anything about one person by at most "
+        f"×{shown}, and one count gets noise of about ±{math.sqrt(2) / eps:,.2g} (standard "
+        "deviation √2/ε)."
+    )

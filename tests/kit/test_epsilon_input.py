@@ -36,3 +36,14 @@ def test_below_1e_minus_5_falls_back_with_a_notice() -> None:
     at.run()
     assert at.number_input(key="eps").value == 1.0
     assert any("outside [1e-05, 100]" in w.value for w in at.warning)
+
+
+def test_the_eps_control_says_which_end_is_private_and_what_eps_means():
+    at = _page("home.py")
+    at.run()
+    words = " ".join(c.value for c in at.sidebar.caption)
+    assert "← more private · more accurate →" in words
+    assert "at most ×2.72" in words and "±1.4 " in words  # e^1, √2/1
+    at.number_input(key="eps").set_value(0.1).run()
+    words = " ".join(c.value for c in at.sidebar.caption)
+    assert "at most ×1.11" in words and "±14 " in words
