@@ -84,7 +84,8 @@ def body(view: View | None) -> None:
     assert view is not None
     detail: ea.Detail = view.detail
     s, result = detail.settings, detail.result
-    offer_optimised_strategy(s, detail.hist.n_bins)
+    with present.aside("optimised"):  # hidden while presenting: the figure fits
+        offer_optimised_strategy(s, detail.hist.n_bins)
     if detail.problem is not None:
         st.warning(detail.problem, icon=":material/data_alert:")
     if s.view == "index" and s.index_m < detail.wanted_index_m:

@@ -36,7 +36,7 @@ PARAMS = (PRESENT, EXPORT)
 
 # slide export: laid out at 1280x720 CSS px, PNG rendered at 1.5x = 1920x1080 px
 SLIDE_WIDTH, SLIDE_HEIGHT, PNG_SCALE = 1280, 720, 1.5
-PRESENT_AXIS_FONT, PRESENT_TICK_FONT, PRESENT_LINE, PRESENT_HEIGHT = 20, 18, 4.0, 620
+PRESENT_AXIS_FONT, PRESENT_TICK_FONT, PRESENT_LINE, PRESENT_HEIGHT = 20, 18, 4.0, 480
 STAMP_FONT, STAMP_WIDTH = 11, 60
 
 _CSS = """
@@ -56,9 +56,22 @@ h3 { font-size: 1.3rem !important; }
 """
 
 # larger text everywhere while presenting; the sidebar stays (dataset and eps live there)
+# presenting: the figure on the projector, nothing else in the way. The sidebar and the
+# settings are hidden (the link keeps every setting; leave presentation mode to change them),
+# the frame is compact, body text large, and figures sized to fit 1280x720 under the title
 _CSS_PRESENT = """
 <style>
-[data-testid="stMainBlockContainer"] { max-width: 100% !important; font-size: 1.2rem; }
+[data-testid="stMainBlockContainer"] { max-width: 100% !important; padding-top: 1.2rem !important;
+  padding-bottom: 1rem !important; }
+[data-testid="stMainBlockContainer"] p, [data-testid="stMainBlockContainer"] li {
+  font-size: 1.2rem !important; }
+[data-testid="stSidebar"], [data-testid="stSidebarCollapsedControl"],
+[data-testid="stExpandSidebarButton"], .st-key-dp-settings, .st-key-dp-data-line,
+[class*="st-key-dp-aside"], .st-key-export {
+  display: none !important; }
+h1 { font-size: 1.7rem !important; margin-bottom: 0 !important; }
+h3 { font-size: 1.3rem !important; padding: 0.2rem 0 !important; }
+[data-testid="stHeader"] { height: 0 !important; min-height: 0 !important; }
 </style>
 """
 
@@ -181,10 +194,10 @@ def header(page: Framed) -> DeltaGenerator:
     if presenting():
         st.html(_CSS_PRESENT)
     st.title(page.heading or page.title)
-    if page.notice:
+    if page.notice and not presenting():
         st.markdown(what_to_notice(page.notice))
     if page.data:
-        st.caption(f"**Data:** {page.data}")
+        st.container(key="dp-data-line").caption(f"**Data:** {page.data}")
     bar = st.container(horizontal=True, vertical_alignment="center", gap="medium")
     bar.toggle(
         "Presentation mode",
@@ -205,6 +218,10 @@ def header(page: Framed) -> DeltaGenerator:
         )
     with bar:
         st.html(_COPY_LINK, width="content", unsafe_allow_javascript=True)
+    if page.notice and presenting():  # one click away: the figure fits a 720p projector
+        bar.popover("What to notice", type="tertiary", icon=":material/lightbulb:").markdown(
+            what_to_notice(page.notice)
+        )
     if page.caption:  # one click away, so that the figure fits above the fold
         about = bar.popover("About this page", type="tertiary", icon=":material/info:")
         about.caption(page.caption)
@@ -212,10 +229,18 @@ def header(page: Framed) -> DeltaGenerator:
     return bar
 
 
+def aside(name: str) -> DeltaGenerator:
+    """A container for notes beside the page's figure that presentation mode hides (the
+    figure fits the projector; the notes stay on the page outside it)."""
+    return st.container(key=f"dp-aside-{name}")
+
+
 def settings_panel(*, expanded: bool = False) -> DeltaGenerator:
     """The page's controls, collapsible so that the figure shows without scrolling at
     1280x720; the figure's stamp names the current settings while it is closed."""
-    return st.expander("Settings", expanded=expanded, icon=":material/tune:")
+    return st.container(key="dp-settings").expander(
+        "Settings", expanded=expanded, icon=":material/tune:"
+    )
 
 
 def prose(markdown: str, *, label: str = "Explanation") -> None:
@@ -463,12 +488,11 @@ def _restyle(out: go.Figure, *, presenting: bool) -> go.Figure:
             values = _axis_values(out, axis)
             if values.size:
                 ax.update(log_ticks(float(values.min()), float(values.max())))
-    _legend_on_top(out)
-    if presenting:
+    if presenting:  # one height that fits a 720p projector under the title (legend rows add)
         out.update_layout(
             font_size=PRESENT_TICK_FONT,
             legend_font_size=PRESENT_TICK_FONT,
-            height=max(out.layout.height or 450, PRESENT_HEIGHT),
+            height=PRESENT_HEIGHT,
         )
         out.update_xaxes(title_font_size=PRESENT_AXIS_FONT, tickfont_size=PRESENT_TICK_FONT)
         out.update_yaxes(title_font_size=PRESENT_AXIS_FONT, tickfont_size=PRESENT_TICK_FONT)
@@ -480,4 +504,5 @@ def _restyle(out: go.Figure, *, presenting: bool) -> go.Figure:
                 trace.line.width = max(PRESENT_LINE, 2 * width)
             if trace.type in ("scatter", "scattergl") and "markers" in (trace.mode or ""):
                 trace.marker.size = max(10, 1.5 * (trace.marker.size or 6))
+    _legend_on_top(out)
     return out

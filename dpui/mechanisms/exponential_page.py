@@ -73,7 +73,7 @@ def body(view: View | None) -> None:
     analysis, shown, table = out.analysis, out.shown, out.table
     if r.source == "sidebar":
         st.markdown(f"Candidates: {r.words}, scored by their counts.")
-    m = st.columns(4)
+    m = present.aside("key-numbers").columns(4)  # hidden while presenting: the figure fits
     m[0].metric("Candidates |R|", f"{table.scores.size:,}")
     m[1].metric("ε (sidebar)", f"{r.eps:g}")
     m[2].metric("Pr[best answer]", f"{analysis.best_probability:.4g}")
