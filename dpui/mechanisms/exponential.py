@@ -2,7 +2,8 @@
 mechanism" page.
 
 This module owns the page's session state in ``st.session_state``: the candidate table as
-edited on the page (:func:`keep_edited`, read by :func:`extra`: no link carries it) and the
+edited on the page (:func:`keep_edited`, read by :func:`extra`: no link carries it; kept per
+preset so that visiting another page or preset loses no edit, :func:`editor_base`) and the
 animation (runs drawn so far, playing flag, and the inputs they belong to). The whole sequence
 of runs is drawn at once from the random seed and cached; the animation only reveals a longer
 prefix of it on each frame, so a run is reproducible and pausing loses nothing.
@@ -114,9 +115,30 @@ def preset_frame(source: str) -> pd.DataFrame:
     )
 
 
+def _kept_table(source: str) -> str:
+    return f"_exp.kept.{source}"  # the table as last edited (kept across pages)
+
+
+def _base_table(source: str) -> str:
+    return f"_exp.base.{source}"  # the table the data editor started from
+
+
+def editor_base(source: str) -> pd.DataFrame:
+    """The table the data editor of ``source`` shows before its edits: the preset, or the table
+    as last edited when Streamlit dropped the editor's edits (it does when the editor is not
+    drawn in a run: another page or another preset was shown). Only then does the base change,
+    so the edits the editor holds never apply twice."""
+    if editor_key(source) not in st.session_state:
+        kept = st.session_state.get(_kept_table(source))
+        st.session_state[_base_table(source)] = preset_frame(source) if kept is None else kept
+    base: pd.DataFrame | None = st.session_state.get(_base_table(source))
+    return preset_frame(source) if base is None else base
+
+
 def reset_table(source: str) -> None:
     """Forget the edits made to ``source``'s table (used as a button callback)."""
-    st.session_state.pop(editor_key(source), None)
+    for key in (editor_key(source), _kept_table(source), _base_table(source)):
+        st.session_state.pop(key, None)
 
 
 def table_from_editor(edited: pd.DataFrame) -> ScoreTable:
@@ -213,10 +235,13 @@ class Outcome:
         return [self.table.names[i] for i in self.shown]
 
 
-def keep_edited(edited: pd.DataFrame | None) -> None:
-    """Keep the table as edited on the page now (None when the page shows the sidebar's
-    histogram), for :func:`extra`; called by the page's controls in every run."""
+def keep_edited(edited: pd.DataFrame | None, source: str = "sidebar") -> None:
+    """Keep the table of ``source`` as edited on the page now (None when the page shows the
+    sidebar's histogram), for :func:`extra` and for the next visit (:func:`editor_base`);
+    called by the page's controls in every run."""
     st.session_state[_EDITED] = edited
+    if edited is not None:
+        st.session_state[_kept_table(source)] = edited
 
 
 def extra() -> dict[str, Any]:

@@ -44,7 +44,7 @@ def controls() -> None:
     with left:
         st.markdown("**Candidates and scores** (editable)")
         edited = st.data_editor(
-            em.preset_frame(source),
+            em.editor_base(source),
             num_rows="dynamic",
             key=em.editor_key(source),
             hide_index=True,
@@ -61,7 +61,7 @@ def controls() -> None:
             f"{untrusted.markdown(err, 600)} Fix the table to see the results; your edits are kept."
         )
     right.markdown(em.SENSITIVITY_NOTE)
-    em.keep_edited(edited)
+    em.keep_edited(edited, source)
 
 
 def body(view: View | None) -> None:

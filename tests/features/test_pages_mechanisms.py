@@ -242,3 +242,31 @@ def test_exponential_on_the_sidebar_histogram(exponential):
     assert not exponential.exception and not errors(exponential)
     assert metric(exponential, "Candidates |R|") == "1,024"
     assert any("40 highest-scoring of 1,024" in c.value for c in exponential.caption)
+
+
+def test_exponential_edits_survive_a_visit_to_another_page():
+    """Issue 27, 9: edit a score, open the Glossary, come back: the edit is still there (the
+    data editor's state is dropped by Streamlit when its page is not run)."""
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120).run()
+    at.switch_page("pages/exponential.py").run()
+    before = metric(at, "Pr[best answer]")
+    edit(
+        at,
+        "sports",
+        edited_rows={3: {"score": "1e12"}},
+        added_rows=[{"candidate": "Golf", "score": "3"}],
+    )
+    at.run()
+    assert float(metric(at, "Pr[best answer]")) == 1.0
+    at.switch_page("pages/glossary.py").run()
+    assert not at.exception
+    at.switch_page("pages/exponential.py").run()
+    assert not at.exception and not errors(at)
+    assert float(metric(at, "Pr[best answer]")) == 1.0  # Tennis still wins outright
+    assert metric(at, "Candidates |R|") == str(len(SPORTS_VOTE) + 1)  # Golf is still there
+    at.run()  # a rerun on the page keeps them too (the edits are not applied twice)
+    assert float(metric(at, "Pr[best answer]")) == 1.0
+    assert metric(at, "Candidates |R|") == str(len(SPORTS_VOTE) + 1)
+    next(b for b in at.button if b.label == "Restore the preset table").click().run()
+    assert metric(at, "Pr[best answer]") == before
+    assert metric(at, "Candidates |R|") == str(len(SPORTS_VOTE))
