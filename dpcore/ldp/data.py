@@ -21,8 +21,10 @@ from typing import Literal
 import numpy as np
 import pandas as pd
 from numpy.typing import NDArray
+from scipy import special
 
 from dpcore import _validate
+from dpcore.ldp import keysets
 
 KeyModel = Literal["gauss", "lnr", "uniform"]
 LengthModel = Literal["heavy", "uniform"]
@@ -266,41 +268,48 @@ def sample_lengths(
     raise ValueError(f"unknown length model {model!r}; expected one of {LENGTH_MODELS}")
 
 
-def _distinct_keys(
-    lengths: NDArray[np.int64], weights: NDArray[np.float64], rng: np.random.Generator
-) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
-    """Per user, ``lengths[i]`` distinct keys by successive sampling from ``weights``.
+def length_pmf(model: LengthModel, max_length: int) -> NDArray[np.float64]:
+    """The law of :func:`sample_lengths`: ``P[l_i = l]`` for ``l = 0..max_length``.
 
-    Draws with replacement, keeps the first occurrence of each key per user (which is
-    exactly sampling without replacement in draw order), and redraws for users still
-    short. Returns (user, key) arrays sorted by user.
+    ``heavy``: ``P[l] = Phi(z(l)) - Phi(z(l - 1))`` for ``1 < l < max_length`` with
+    ``z(x) = (ln x - ln 15) / 0.6``, the rest of the mass at the ends; ``uniform``:
+    ``1 / max_length`` each.
+
+    Parameters
+    ----------
+    model : {"heavy", "uniform"}
+        The length model.
+    max_length : int
+        Largest length, at least 1.
+
+    Returns
+    -------
+    ndarray of float64, shape (max_length + 1,)
+        Probabilities summing to 1 (``P[0] = 0``).
+
+    Raises
+    ------
+    ValueError
+        If ``max_length < 1`` or ``model`` is not one of :data:`LENGTH_MODELS`.
+
+    Examples
+    --------
+    >>> length_pmf("uniform", 4).tolist()
+    [0.0, 0.25, 0.25, 0.25, 0.25]
     """
-    d = weights.size
-    users = np.empty(0, dtype=np.int64)
-    keys = np.empty(0, dtype=np.int64)
-    missing = lengths.copy()
-    for _ in range(200):
-        short = np.flatnonzero(missing > 0)
-        if short.size == 0:
-            break
-        draws = np.ceil(missing[short] * 1.25).astype(np.int64) + 2
-        new_users = np.repeat(short, draws)
-        new_keys = rng.choice(d, size=new_users.size, p=weights).astype(np.int64)
-        all_users = np.concatenate([users, new_users])
-        all_keys = np.concatenate([keys, new_keys])
-        _, first = np.unique(all_users * d + all_keys, return_index=True)
-        first.sort()  # keep draw order: accepted pairs come first
-        all_users, all_keys = all_users[first], all_keys[first]
-        order = np.argsort(all_users, kind="stable")
-        all_users, all_keys = all_users[order], all_keys[order]
-        starts = np.searchsorted(all_users, all_users, side="left")
-        rank = np.arange(all_users.size) - starts
-        keep = rank < lengths[all_users]
-        users, keys = all_users[keep], all_keys[keep]
-        missing = lengths - np.bincount(users, minlength=lengths.size)
-    else:
-        raise RuntimeError("could not draw enough distinct keys; lower max_length")
-    return users, keys
+    if max_length < 1:
+        raise ValueError("max_length must be at least 1")
+    pmf = np.zeros(max_length + 1)
+    if model == "uniform":
+        pmf[1:] = 1.0 / max_length
+        return pmf
+    if model != "heavy":
+        raise ValueError(f"unknown length model {model!r}; expected one of {LENGTH_MODELS}")
+    # P[ceil(X) <= l] = P[X <= l] for a continuous X: the log-normal's CDF at 1..max - 1
+    z = (np.log(np.arange(1, max_length, dtype=np.float64)) - np.log(15.0)) / 0.6
+    cdf = np.concatenate([0.5 * special.erfc(-z / np.sqrt(2.0)), [1.0]])
+    pmf[1:] = np.diff(cdf, prepend=0.0)
+    return pmf
 
 
 def generate(
@@ -315,11 +324,12 @@ def generate(
 ) -> KVData:
     """A synthetic key-value dataset (assumptions, since the paper's data are unavailable).
 
-    Keys of each user are distinct, drawn by successive sampling from
-    :func:`key_weights`; set lengths from :func:`sample_lengths`, capped at ``d``. A
-    user's value for key ``k`` is ``clip(mu_k + N(0, value_sd^2), -1, 1)`` with
-    ``mu_k`` from :func:`key_means`; the targets ``f_k, m_k`` are always computed from
-    the drawn data, so clipping never biases an error measurement.
+    Keys of each user are distinct, a successive sample from :func:`key_weights` (drawn
+    by :func:`dpcore.ldp.keysets.distinct_keys` in bounded work for every length up to
+    ``d``); set lengths from :func:`sample_lengths`, capped at ``d``. A user's value
+    for key ``k`` is ``clip(mu_k + N(0, value_sd^2), -1, 1)`` with ``mu_k`` from
+    :func:`key_means`; the targets ``f_k, m_k`` are always computed from the drawn data,
+    so clipping never biases an error measurement.
 
     Parameters
     ----------
@@ -347,9 +357,6 @@ def generate(
     ------
     ValueError
         If ``n_users < 1``, ``min(max_length, d) < 1``, or a model name is unknown.
-    RuntimeError
-        If 200 rounds of redrawing still leave a user short of distinct keys (only
-        when the key weights are extremely skewed).
 
     Examples
     --------
@@ -360,7 +367,7 @@ def generate(
     if n_users < 1:
         raise ValueError("need at least one user")
     lens = sample_lengths(lengths, n_users, min(max_length, d), rng=rng)
-    _, flat_keys = _distinct_keys(lens, key_weights(keys, d), rng)
+    _, flat_keys = keysets.distinct_keys(lens, key_weights(keys, d), rng)
     mu = key_means(keys, d, rng=rng)
     values = np.clip(mu[flat_keys] + value_sd * rng.standard_normal(flat_keys.size), -1, 1)
     offsets = np.zeros(n_users + 1, dtype=np.int64)

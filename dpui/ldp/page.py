@@ -50,8 +50,8 @@ def controls() -> None:
         step=10_000,
         key=kv.USERS.name,
         disabled=not synthetic,
-        help="Generation takes about 1.5 µs per (user, key) pair, once (then cached); "
-        "this server's work limit caps it.",
+        help="Generated once (then cached), in time and memory about proportional to the "
+        "(user, key) pairs; this server's work limit caps it.",
     )
     c[3].number_input("Keys d", kv.KEYS.lo, kv.KEYS.hi, key=kv.KEYS.name, disabled=not synthetic)
     c[4].number_input(

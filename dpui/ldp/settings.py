@@ -9,17 +9,15 @@ generated only when the page's cost estimate (:func:`generation_cost`) is within
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 import streamlit as st
-from scipy import special
 
 from dpcore.ldp import data as kvdata
-from dpcore.ldp import hiskv, mechanisms
+from dpcore.ldp import hiskv, keysets, mechanisms
 from dpcore.ldp.data import KVData
 from dpcore.ldp.mechanisms import KVSettings
 from dpui.kit import byte_cache, limits, session_memory, untrusted
@@ -125,21 +123,28 @@ def data_spec(values: Mapping[str, Any], upload: bytes) -> DataSpec:
 
 def expected_length(model: str, max_length: int, d: int) -> float:
     """Mean set length of :func:`dpcore.ldp.data.sample_lengths` (capped at ``min(max, d)``)."""
+    pmf = kvdata.length_pmf(model, max(1, min(max_length, d)))  # type: ignore[arg-type]
+    return float(pmf @ np.arange(pmf.size))
+
+
+def generation_cost(
+    users: int, d: int, max_length: int, lengths: str, keys: str = "gauss"
+) -> limits.Cost:
+    """Synthetic key-value data (:func:`load_data`), from the expected work of
+    :func:`dpcore.ldp.keysets.distinct_keys` for these key and length models: 0.03 µs and
+    80 bytes at peak per (user, key) pair, 0.15 µs and 20 bytes per key drawn with
+    replacement, 0.08 µs per key raced (32 bytes each, at most ``RACE_CELLS`` at once).
+    Fitted on 180 settings (users x d x max length x key and length models, CPU time and
+    tracemalloc peak; ``bench/bench_kv_generation.py`` prints estimate beside measured)."""
     top = max(1, min(max_length, d))
-    if model == "uniform":
-        return (top + 1) / 2
-    # heavy: ceil of a log-normal (median 15, log-sd 0.6) clipped to 1..top;
-    # E[X] = sum over j = 1..top of P[X >= j] = 1 + sum_{j=2}^{top} P[lognormal > j - 1]
-    j = np.arange(1, top, dtype=np.float64)
-    tail = 0.5 * special.erfc((np.log(j) - math.log(15.0)) / (0.6 * math.sqrt(2.0)))
-    return float(1.0 + tail.sum())
-
-
-def generation_cost(users: int, d: int, max_length: int, lengths: str) -> limits.Cost:
-    """Synthetic key-value data (:func:`load_data`): 1.5 µs and 130 bytes at peak per
-    (user, key) pair (measured as described in :mod:`dpui.kit.limits`)."""
-    pairs = users * expected_length(lengths, max_length, d)
-    return limits.Cost(pairs * 1.5e-6, (pairs * 130 + d * 8) / limits.MB)
+    pmf = kvdata.length_pmf(lengths, top)  # type: ignore[arg-type]
+    model: kvdata.KeyModel = next((k for k in kvdata.KEY_MODELS if k == keys), "gauss")
+    weights = kvdata.key_weights(model, d)
+    draws, raced = keysets.expected_work(weights, pmf)
+    pairs = users * float(pmf @ np.arange(pmf.size))
+    seconds = 0.002 + pairs * 0.03e-6 + users * (draws * 0.15e-6 + raced * 0.08e-6)
+    peak = pairs * 80 + users * draws * 20 + min(users * raced, keysets.RACE_CELLS) * 32
+    return limits.Cost(seconds, (peak + d * 8) / limits.MB)
 
 
 @byte_cache.cache_by_bytes(max_entries=4, spinner="Generating the key-value data…")

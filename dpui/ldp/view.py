@@ -102,7 +102,13 @@ def cost(inputs: Inputs) -> Estimate | None:
     users = int(inputs[USERS])
     return Estimate(
         f"generating {users:,} users' key-value data",
-        generation_cost(users, int(inputs[KEYS]), int(inputs[MAX_LENGTH]), inputs[LENGTH_MODEL]),
+        generation_cost(
+            users,
+            int(inputs[KEYS]),
+            int(inputs[MAX_LENGTH]),
+            inputs[LENGTH_MODEL],
+            inputs[SOURCE],
+        ),
         smaller="lower Users n, Keys d or Max set length",
         library="dpcore.ldp.data.generate",
     )

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import time
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from dpcore.ldp import data as kvd
+from dpcore.ldp import keysets
 from dpcore.ldp.data import KVDataError
 from dpcore.ldp.sampling import padding_sample
 
@@ -208,3 +211,37 @@ def test_malformed_kv_tables_raise_only_kv_data_error(
     except KVDataError:
         return
     assert np.all(np.abs(data.values) <= 1) and data.keys.size == data.values.size
+
+
+@pytest.mark.parametrize("keys", kvd.KEY_MODELS)
+@pytest.mark.parametrize("lengths", kvd.LENGTH_MODELS)
+def test_every_set_length_up_to_d_is_drawn_exactly_and_quickly(
+    keys: kvd.KeyModel, lengths: kvd.LengthModel
+) -> None:
+    """Issue 27, 1: max_length = d (every key for some users) under a skewed key model ran up
+    to 200 redraw rounds and raised RuntimeError; now every setting is drawn in bounded work."""
+    rng = np.random.default_rng(5)
+    start = time.process_time()
+    data = kvd.generate(2000, 100, keys=keys, lengths=lengths, max_length=100, rng=rng)
+    assert time.process_time() - start < 1.5
+    assert data.lengths.max() <= 100 and data.lengths.min() >= 1
+    assert lengths == "heavy" or data.lengths.max() == 100  # some users hold every key
+    codes = data.user_of_pair() * data.d + data.keys
+    assert np.unique(codes).size == codes.size, "a user holds a key twice"
+
+
+def test_distinct_keys_are_a_successive_sample_in_draw_order() -> None:
+    """Both samplers (redraws for short sets, exponential race for long ones) give the
+    successive sample: the first key with probability w_k, the next w_j / (1 - w_k)."""
+    weights = np.array([0.5, 0.3, 0.15, 0.05])
+    n = 40_000
+    for length in (2, 3):  # 3 of 4 keys: the race; 2: mostly redraws
+        lengths = np.full(n, length, dtype=np.int64)
+        users, keys = keysets.distinct_keys(lengths, weights, np.random.default_rng(length))
+        assert np.array_equal(users, np.repeat(np.arange(n), length))
+        first, second = keys[::length], keys[1::length]
+        for k in range(4):
+            assert abs(np.mean(first == k) - weights[k]) < 0.01
+        for k, j in ((0, 1), (1, 0), (0, 3), (2, 3)):
+            p = weights[k] * weights[j] / (1 - weights[k])
+            assert abs(np.mean((first == k) & (second == j)) - p) < 0.01, (length, k, j)

@@ -114,6 +114,20 @@ def test_settings_survive_in_the_url_and_bad_links_fall_back() -> None:
     assert at.session_state[kv.SHARE.name] == pytest.approx(0.3)
 
 
+@pytest.mark.parametrize("source", ["gauss", "lnr", "uniform"])
+def test_a_set_length_up_to_d_generates_data_instead_of_a_traceback(source: str) -> None:
+    """Issue 27, 1: /kv_ldp?kv_max_len=100 (d = 100) spent seconds redrawing keys, then
+    raised RuntimeError; every length up to d is now drawn exactly, and within the estimate."""
+    at = AppTest.from_file(PAGE, default_timeout=120)
+    link = {"kv_source": source, "kv_lengths": "uniform", "kv_users": "5000", "kv_d": "100"}
+    for name, value in {**link, "kv_max_len": "100", "kv_reps": "1"}.items():
+        at.query_params[name] = value
+    at.run()
+    assert not at.exception
+    assert _metric(at, "Users n") == "5,000" and _metric(at, "Keys d") == "100"
+    assert float(_metric(at, "Mean set length")) == pytest.approx(50.5, abs=1.5)
+
+
 def test_upload_source_waits_for_a_file_then_uses_it() -> None:
     at = _page().run()
     at.selectbox(key=kv.SOURCE.name).set_value(kv.UPLOAD)

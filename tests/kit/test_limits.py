@@ -4,6 +4,7 @@ issue 10 A answering with a limit message within seconds (pages driven by AppTes
 from __future__ import annotations
 
 import time
+import tracemalloc
 from pathlib import Path
 
 import numpy as np
@@ -58,6 +59,32 @@ def test_expected_set_length_matches_sampled_lengths() -> None:
         # the standard error of a mean of 200,000 lengths is below 0.15 here
         assert abs(sampled.mean() - expected) < 0.5, (model, top)
     assert kv.expected_length("uniform", 200, 5) == 3.0  # capped at d
+
+
+@pytest.mark.parametrize("keys", kvdata.KEY_MODELS)
+@pytest.mark.parametrize(
+    ("users", "d", "top", "lengths"),
+    [(20_000, 100, 100, "uniform"), (20_000, 100, 100, "heavy"), (5_000, 200, 200, "uniform"),
+     (20_000, 20, 50, "heavy"), (20_000, 5_000, 50, "heavy")],
+)  # fmt: skip
+def test_generation_cost_is_honest_for_every_key_and_length_model(
+    users: int, d: int, top: int, lengths: str, keys: str
+) -> None:
+    """Issue 27, 1: the estimate allowed settings whose key drawing then ran up to 200 rounds
+    (85 s, 1.24 GB). Measured CPU time and peak memory are now within 2x of the estimate
+    (``bench/bench_kv_generation.py`` prints the whole grid)."""
+    est = kv.generation_cost(users, d, top, lengths, keys)
+    rng = np.random.default_rng(0)
+    start = time.process_time()
+    tracemalloc.start()
+    try:
+        kvdata.generate(users, d, keys=keys, lengths=lengths, max_length=top, rng=rng)  # type: ignore[arg-type]
+        peak = tracemalloc.get_traced_memory()[1] / limits.MB
+    finally:
+        tracemalloc.stop()
+    seconds = time.process_time() - start
+    assert peak <= 2 * est.megabytes + 2, (peak, est)
+    assert seconds <= 2 * est.seconds * 1.5 + 0.2, (seconds, est)  # tracemalloc: ~1.5x slower
 
 
 def test_cost_models_separate_the_issue_links_from_the_defaults() -> None:
