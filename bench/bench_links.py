@@ -86,6 +86,13 @@ LINKS = (
 )
 PAGES = sorted({link.path.split("?")[0] for link in LINKS})
 LOAD_PATH = "/tree_budgets"
+HEAVY_PATHS = (  # the heaviest links the default limits allow, one page each
+    "/tree_budgets?data=spiky-65536&tb_show=errors",
+    "/error_analysis?data=spiky-65536&ea_view=length",
+    "/kv_ldp?kv_users=100000&kv_reps=10",
+    "/epsilon?eps_part=reconstruction&re_n=512&re_queries=4",
+    "/paper_experiments?px_view=table2",
+)
 
 
 def rss_mb(pid: int, field: str = "VmRSS") -> float:
@@ -257,8 +264,12 @@ def run_links(args: argparse.Namespace, csv: Path) -> None:
 
 
 def run_load(args: argparse.Namespace) -> None:
-    """``args.load`` sessions open ``LOAD_PATH`` at once: one browser, one context (its own
-    cookies and storage) per student; each tab is its own Streamlit session."""
+    """``args.load`` sessions open ``LOAD_PATH`` (or, with ``--heavy``, the heaviest links
+    the limits allow, in turn) at once: one browser, one context (its own cookies and
+    storage) per student; each tab is its own Streamlit session. After the tabs close, the
+    server's memory is sampled again ``--after`` seconds later (sessions are dropped 30 s
+    after their tab closes)."""
+    paths = HEAVY_PATHS if args.heavy else (LOAD_PATH,)
     with serve({}, args.app) as (url, proc), browser() as chrome:
         context = chrome.new_context()
         sampler = Sampler(proc.pid, cap_mb=args.rss_cap_mb)
@@ -268,8 +279,8 @@ def run_load(args: argparse.Namespace) -> None:
         pages = [c.new_page() for c in contexts]
         cpu = cpu_seconds(proc.pid)
         start = time.perf_counter()
-        for page in pages:
-            page.goto(url + LOAD_PATH, wait_until="commit")
+        for i, page in enumerate(pages):
+            page.goto(url + paths[i % len(paths)], wait_until="commit")
         finished: dict[int, float] = {}
         while len(finished) < len(pages) and time.perf_counter() - start < args.timeout:
             for i, page in enumerate(pages):
@@ -278,15 +289,28 @@ def run_load(args: argparse.Namespace) -> None:
             time.sleep(0.1)
         peak = sampler.window()
         cpu = cpu_seconds(proc.pid) - cpu
-        sampler.stop()
         for c in contexts:
             c.close()
+        time.sleep(args.after)
+        after = rss_mb(proc.pid)
+        sampler.stop()
     times = sorted(finished.values())
-    row = [f"{args.load}", LOAD_PATH, f"{len(times)}", f"{times[0]:.1f}" if times else "-"]
+    shown = "heaviest allowed links" if args.heavy else LOAD_PATH
+    row = [f"{args.load}", shown, f"{len(times)}", f"{times[0]:.1f}" if times else "-"]
     row += [f"{times[len(times) // 2]:.1f}" if times else "-", f"{times[-1]:.1f}" if times else "-"]
     print_table(
-        ["sessions", "path", "answered", "first s", "median s", "last s", "server CPU s", "RSS MB"],
-        [[*row, f"{cpu:.1f}", f"{peak:.0f}"]],
+        [
+            "sessions",
+            "path",
+            "answered",
+            "first s",
+            "median s",
+            "last s",
+            "server CPU s",
+            "peak RSS MB",
+            f"RSS MB {args.after:.0f} s after closing",
+        ],
+        [[*row, f"{cpu:.1f}", f"{peak:.0f}", f"{after:.0f}"]],
     )
     print(
         "\nTimes are wall-clock from the first request; 'server CPU s' is the Streamlit process's "
@@ -304,6 +328,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--baseline", action="store_true", help="also replay with no limits")
     parser.add_argument("--load", type=int, default=0, help="concurrent sessions instead")
+    parser.add_argument("--heavy", action="store_true", help="load: the heaviest allowed links")
+    parser.add_argument("--after", type=float, default=60.0, help="load: RSS this long after")
     parser.add_argument("--timeout", type=float, default=60.0, help="seconds per link")
     parser.add_argument(
         "--app", type=Path, default=ROOT, help="--load: serve this checkout (e.g. an older one)"
