@@ -49,7 +49,18 @@ def redraw_bound(weights: NDArray[np.float64]) -> NDArray[np.float64]:
 
 def raced_lengths(weights: NDArray[np.float64]) -> int:
     """The shortest set length drawn by the exponential race (:func:`distinct_keys`) rather
-    than by redrawing: the first ``l`` whose redraw bound exceeds ``d / RACE_RATIO``."""
+    than by redrawing: the first ``l`` whose redraw bound exceeds ``d / RACE_RATIO``.
+
+    Parameters
+    ----------
+    weights : ndarray of float, shape (d,)
+        The keys' sampling weights (positive).
+
+    Returns
+    -------
+    int
+        That length, or ``d + 1`` when every length is redrawn.
+    """
     over = np.flatnonzero(redraw_bound(weights) > weights.size / RACE_RATIO)
     return int(over[0]) if over.size else weights.size + 1
 
@@ -67,8 +78,21 @@ def distinct_keys(
     exponential race (Gumbel-top-k: the keys not held yet, ordered by
     ``log w_k + Gumbel noise``, are a successive sample from their weights, which is
     also the law of the rest of a successive sample given its start), ``RACE_CELLS``
-    keys at a time. Returns (user, key) arrays sorted by user, each user's keys in draw
-    order.
+    keys at a time.
+
+    Parameters
+    ----------
+    lengths : ndarray of int, shape (n_users,)
+        Each user's number of distinct keys, ``0 <= lengths[i] <= d``.
+    weights : ndarray of float, shape (d,)
+        The keys' sampling weights (positive).
+    rng : numpy.random.Generator
+        The source of randomness.
+
+    Returns
+    -------
+    users, keys : ndarray of int
+        The (user, key) pairs, sorted by user, each user's keys in draw order.
     """
     d = weights.size
     n = lengths.size

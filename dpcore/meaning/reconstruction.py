@@ -115,7 +115,20 @@ def least_squares(queries: FloatArray, answers: FloatArray) -> FloatArray:
 
 
 def recovered(s: Secret, guesses: FloatArray) -> FloatArray:
-    """The fraction of bits each guess (a column of ``guesses``) gets right."""
+    """The fraction of bits each guess (a column of ``guesses``) gets right.
+
+    Parameters
+    ----------
+    s : Secret
+        The secret bits.
+    guesses : ndarray of float, shape (n,) or (n, k)
+        Guessed bits (0 or 1), one column per guess.
+
+    Returns
+    -------
+    ndarray of float, shape (k,)
+        The share of the n bits each guess matches.
+    """
     g = guesses if guesses.ndim == 2 else guesses[:, None]
     return np.asarray(np.mean(g == s.bits[:, None], axis=0), dtype=np.float64)
 
