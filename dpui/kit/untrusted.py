@@ -41,7 +41,8 @@ def markdown(value: object, limit: int = MARKDOWN_LIMIT) -> str:
     ``http://``, which backslash escapes do not stop), image, HTML, emphasis, directive or math.
 
     The code span's fence is one backtick longer than the longest run inside the value, and
-    a value starting or ending with a backtick is padded with a space (CommonMark strips one).
+    a value starting or ending with a backtick, or with a space at both ends, is padded with a
+    space at each end (CommonMark strips one).
 
     >>> print(markdown("[a](b)"))
     `[a](b)`
@@ -50,7 +51,9 @@ def markdown(value: object, limit: int = MARKDOWN_LIMIT) -> str:
     """
     text = shorten(value, limit) or " "
     fence = "`" * (max((len(run) for run in re.findall("`+", text)), default=0) + 1)
-    pad = " " if text[0] == "`" or text[-1] == "`" else ""
+    edges = text[0] + text[-1]
+    # CommonMark strips one space from each end when both are spaces: pad so none is lost
+    pad = " " if "`" in edges or (edges == "  " and text.strip(" ")) else ""
     return f"{fence}{pad}{text}{pad}{fence}"
 
 
