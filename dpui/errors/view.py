@@ -125,14 +125,20 @@ def fitted(s: Settings) -> Settings:
 
 
 def cost(inputs: Inputs) -> Estimate | None:
-    """The closed forms of the view set by ``inputs`` (its simulation is checked apart, as it
-    may run on request); None when no algorithm is chosen (the view says so)."""
+    """The closed forms of the view set by ``inputs``, and its simulation when it runs with
+    them (within the limit for a change; a larger one is offered and runs on request, checked
+    apart by :func:`simulation_runs`); None when no algorithm is chosen (the view says so)."""
     s = fitted(Settings.of(inputs.values))
     if not s.keys:
         return None
+    n = inputs.hist.n_bins
+    simulated = s.simulate and s.view != "index"
+    releases = (
+        s.releases if simulated and limits.within(settings_cost(s, n, releases=s.releases)) else 0
+    )
     return Estimate(
         f"the view '{VIEWS[s.view]}' for {len(s.keys)} algorithm(s)",
-        settings_cost(s, inputs.hist.n_bins, releases=0),
+        settings_cost(s, n, releases=releases),
         smaller="choose fewer algorithms, fewer ranges, or a smaller N or m",
         library="dpcore.hist.accuracy_index",
     )

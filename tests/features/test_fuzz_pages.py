@@ -1,0 +1,215 @@
+"""Every page with a view, run with each parameter at its bounds, every choice, all at their
+minimum and all at their maximum, and pinned against itself: no exception, and the CPU time
+of the run within twice the page's own estimate (``Page.cost``) plus a fixed allowance for
+AppTest, or a quick refusal.
+
+The cases come from the pages' declarations (``dpui.registry.PAGES``), so a new parameter is
+fuzzed without editing this file. Each run starts with empty caches (``st.cache_data`` and
+:mod:`dpui.kit.byte_cache`), so the work measured is the work estimated.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator, Mapping
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlencode
+
+import pytest
+import streamlit as st
+from streamlit.testing.v1 import AppTest
+
+from dpui.kit import byte_cache, examples, limits, sidebar
+from dpui.kit.page import Inputs, Page
+from dpui.kit.params import BoolParam, ChoiceParam, FloatParam, IntParam, Param, RangeParam
+from dpui.ldp import view as kv_view
+from dpui.ldp.settings import PARAMS as KV_PARAMS
+from dpui.mechanisms import exponential as em
+from dpui.registry import PAGES
+
+ROOT = Path(__file__).resolve().parents[2]
+OVERHEAD = 1.0
+"""Seconds of CPU allowed on top of twice the estimate: AppTest, the frame, the figures."""
+REFUSED_WITHIN = 2.0
+"""Seconds a refused run may take at most."""
+PIN = "pin"
+
+VIEWS = tuple(page for page in PAGES if page.view is not None)
+
+
+def _all(page: Page) -> tuple[Param, ...]:
+    return (*page.params, sidebar.EPSILON)
+
+
+def _low(param: Param) -> Any:
+    if isinstance(param, IntParam | FloatParam):
+        return param.lo
+    if isinstance(param, RangeParam):
+        return (param.lo, param.lo)
+    return param.default
+
+
+def _high(param: Param) -> Any:
+    if isinstance(param, IntParam | FloatParam):
+        return param.hi
+    if isinstance(param, RangeParam):
+        return (param.lo, param.hi)
+    return param.default
+
+
+def _variants(param: Param) -> Iterator[Any]:
+    """The values of ``param`` the fuzz sets one at a time (its default excluded)."""
+    if isinstance(param, IntParam | FloatParam):
+        yield from (param.lo, param.hi)
+    elif isinstance(param, RangeParam):
+        yield from ((param.lo, param.lo), (param.hi, param.hi), (param.lo, param.hi))
+    elif isinstance(param, ChoiceParam):
+        yield from param.options
+    elif isinstance(param, BoolParam):
+        yield from (False, True)
+
+
+def cases(page: Page) -> Iterator[tuple[str, dict[str, Any], bool]]:
+    """``(label, values set, pinned against itself)`` for ``page``, without repeats."""
+    seen: set[tuple[tuple[str, Any], ...]] = set()
+
+    def new(values: Mapping[str, Any], pinned: bool = False) -> bool:
+        defaults = {p.name: p.default for p in _all(page)}
+        key = (*sorted((k, v) for k, v in values.items() if defaults[k] != v), ("pin", pinned))
+        if key in seen:
+            return False
+        seen.add(key)
+        return True
+
+    if new({}):
+        yield "default", {}, False
+    for param in _all(page):
+        for value in _variants(param):
+            if new({param.name: value}):
+                yield f"{param.name}={param.encode(value)}", {param.name: value}, False
+    for label, pick in (("all-min", _low), ("all-max", _high)):
+        values = {p.name: pick(p) for p in _all(page)}
+        if new(values):
+            yield label, values, False
+    if page.pinned:
+        if new({}, True):
+            yield "pinned-self", {}, True
+        values = {p.name: _high(p) for p in _all(page)}
+        if new(values, True):
+            yield "all-max-pinned-self", values, True
+
+
+def _extra(page: Page, values: Mapping[str, Any]) -> dict[str, Any]:
+    """What ``page.extra()`` returns in a fresh session showing ``values``."""
+    if page.key == "kv_ldp":
+        return {
+            kv_view.UPLOADED_CSV: None,
+            kv_view.REQUESTED: frozenset(),
+            kv_view.SET_NOW: {p.name: values[p.name] for p in KV_PARAMS},
+        }
+    if page.key == "exponential":
+        return {em.SOURCE.name: values[em.SOURCE.name], em.EDITED: None}
+    return {}
+
+
+def estimate(page: Page, values: Mapping[str, Any], pinned: bool) -> tuple[float, bool]:
+    """The page's estimated seconds for ``values`` (both views when pinned against itself)
+    and whether the runner refuses it."""
+    full = {p.name: p.default for p in _all(page)} | dict(values)
+    hist = examples.load(examples.DEFAULT)
+    got = page.cost(Inputs(full, hist, _extra(page, full)))
+    if got is None:
+        return 0.0, False
+    refused = not limits.within(got.cost)
+    return got.cost.seconds * (2 if pinned else 1), refused
+
+
+def run(page: Page, values: Mapping[str, Any], pinned: bool) -> tuple[AppTest, float]:
+    """The page run on a link setting ``values`` (and ``pin`` = the same view), and the CPU
+    seconds of that run, with cold caches."""
+    at = AppTest.from_file(str(ROOT / page.path), default_timeout=300)
+    query = {p.name: p.encode(values[p.name]) for p in _all(page) if p.name in values}
+    for name, text in query.items():
+        at.query_params[name] = text
+    if pinned:
+        full = {p.name: p.default for p in _all(page)} | dict(values)
+        at.query_params[PIN] = urlencode({p.name: p.encode(full[p.name]) for p in page.pinned})
+    st.cache_data.clear()
+    byte_cache.clear_caches()
+    start = time.process_time()
+    at.run()
+    return at, time.process_time() - start
+
+
+KNOWN: dict[tuple[str, str], str] = {
+    ("kv_ldp", "kv_max_len=200"): (
+        "issue 27, defect 1: dpcore.ldp.data's key-drawing loop runs up to 200 rounds for set "
+        "lengths near d under skewed key weights (7.7 s of CPU, then RuntimeError 'could not "
+        "draw enough distinct keys'); generation_cost counts one round. The fix (an exact "
+        "sampler, or a refusal of impossible lengths before any work) is dpcore's and the "
+        "kv page's, on its own branch"
+    ),
+}
+"""Cases whose fix is a design question: (page key, case label) -> why."""
+
+CASES = [
+    pytest.param(
+        page,
+        values,
+        pinned,
+        id=f"{page.key}-{label}",
+        marks=[pytest.mark.xfail(strict=True, reason=KNOWN[page.key, label])]
+        if (page.key, label) in KNOWN
+        else [],
+    )
+    for page in VIEWS
+    for label, values, pinned in cases(page)
+]
+
+
+def test_the_fuzz_covers_every_page_with_a_view_within_a_bounded_number_of_runs():
+    assert {p.key for p in VIEWS} >= {"laplace", "tree_budgets", "kv_ldp", "error_analysis"}
+    assert len(CASES) < 400
+    labels = {c.id for c in CASES}
+    assert "tree_budgets-tb_tree=hb" in labels and "laplace-all-max" in labels
+    assert all(f"{p.key}-pinned-self" in labels for p in VIEWS if p.pinned)
+
+
+@pytest.fixture(scope="module")
+def warm() -> None:
+    """Import what the pages import, once, before any run is timed."""
+    for page in VIEWS:
+        AppTest.from_file(str(ROOT / page.path), default_timeout=300).run()
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("page", "values", "pinned"), CASES)
+def test_a_page_at_its_bounds_runs_within_its_estimate(page, values, pinned, warm):
+    seconds, refused = estimate(page, values, pinned)
+    at, measured = run(page, values, pinned)
+    assert not at.exception, [e.value for e in at.exception]
+    if refused:
+        assert measured < REFUSED_WITHIN, f"refused, yet took {measured:.2f} s"
+    else:
+        assert measured <= 2 * seconds + OVERHEAD, (
+            f"took {measured:.2f} s of CPU, estimated {seconds:.2f} s"
+        )
+
+
+# --- what the fuzz found ------------------------------------------------------------------
+
+
+def _ea_cost(**values: Any) -> float:
+    page = next(p for p in VIEWS if p.key == "error_analysis")
+    return estimate(page, values, False)[0]
+
+
+def test_error_analysis_counts_the_simulation_its_view_runs():
+    """``/error_analysis?ea_releases=1000`` simulated 1,000 releases (1.6 s of CPU) under an
+    estimate of the closed forms alone (0.015 s): the estimate now has the simulation the
+    view runs within the limit, and leaves out one that is over it (offered on request)."""
+    assert _ea_cost(ea_releases=1000) > 1.0
+    assert _ea_cost(ea_releases=1000) > 20 * _ea_cost(ea_sim=False, ea_releases=1000)
+    over = _ea_cost(ea_view="size", ea_releases=1000)  # 19 s simulated: offered, not run
+    assert over < 1.0
