@@ -124,6 +124,8 @@ def with_pidentity(
 def search_cost(n: int, rows: int, starts: int, iterations: int) -> limits.Cost:
     """The p-Identity optimiser: one loss and gradient costs about 0.12 s at n = 4,096 with
     p = 128 (O(n p^2)), and the search runs ``iterations`` of them per start, keeping about
-    a dozen arrays of ``n p`` numbers (the L-BFGS history)."""
-    step = 0.12 * (n / 4096) * (rows / 128) ** 2
+    a dozen arrays of ``n p`` numbers (the L-BFGS history). Each iteration also costs about
+    0.3 ms whatever its size (the line search and bookkeeping: 0.18 s for n = 64, where the
+    loss itself takes 2 µs; ``bench/bench_costs.py``)."""
+    step = 0.12 * (n / 4096) * (rows / 128) ** 2 + 0.3e-3
     return limits.Cost(starts * iterations * step, n * rows * 8 * 12 / limits.MB)
