@@ -11,6 +11,7 @@ fuzzed without editing this file. Each run starts with empty caches (``st.cache_
 from __future__ import annotations
 
 import time
+import tracemalloc
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
@@ -227,3 +228,23 @@ def test_the_p_identity_estimate_counts_each_iteration():
     measured = time.process_time() - start
     estimate = search_cost(n, pidentity.default_rows(n), pidentity.default_starts(n), 300)
     assert measured <= 2 * estimate.seconds
+
+
+def test_error_analysis_memory_estimate_holds_its_peak():
+    """The calibration bench measured the size view up to m = 14 at 15 MB of peak memory
+    under an estimate of 3.3 MB (200 bytes per bin): now 1 kB per bin and 5 MB of tables."""
+    page = next(p for p in VIEWS if p.key == "error_analysis")
+    assert page.view is not None
+    values = {p.name: p.default for p in _all(page)} | {"ea_view": "size", "ea_max_m": 14}
+    inputs = Inputs(values | {"ea_sim": False}, examples.load(examples.DEFAULT))
+    got = page.cost(inputs)
+    assert got is not None
+    st.cache_data.clear()
+    byte_cache.clear_caches()
+    tracemalloc.start()
+    try:
+        page.view(inputs)
+        peak = tracemalloc.get_traced_memory()[1] / limits.MB
+    finally:
+        tracemalloc.stop()
+    assert peak <= 2 * got.cost.megabytes
