@@ -17,11 +17,13 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlencode
 
+import numpy as np
 import pytest
 import streamlit as st
 from streamlit.testing.v1 import AppTest
 
 from dpcore.hist import pidentity
+from dpcore.histogram import from_counts
 from dpui.errors.optimised import search_cost
 from dpui.kit import byte_cache, examples, limits, sidebar
 from dpui.kit.page import Inputs, Page
@@ -237,6 +239,27 @@ def test_error_analysis_memory_estimate_holds_its_peak():
     assert page.view is not None
     values = {p.name: p.default for p in _all(page)} | {"ea_view": "size", "ea_max_m": 14}
     inputs = Inputs(values | {"ea_sim": False}, examples.load(examples.DEFAULT))
+    got = page.cost(inputs)
+    assert got is not None
+    st.cache_data.clear()
+    byte_cache.clear_caches()
+    tracemalloc.start()
+    try:
+        page.view(inputs)
+        peak = tracemalloc.get_traced_memory()[1] / limits.MB
+    finally:
+        tracemalloc.stop()
+    assert peak <= 2 * got.cost.megabytes
+
+
+def test_tree_memory_estimate_holds_its_peak():
+    """The calibration bench measured the binary tree's view at 2^16 bins peaking at about
+    600 bytes per bin, over twice the 250 bytes per bin the estimate had."""
+    page = next(p for p in VIEWS if p.key == "tree_budgets")
+    assert page.view is not None
+    counts = np.random.default_rng(0).integers(0, 100, 2**16).astype(np.float64)
+    values = {p.name: p.default for p in _all(page)} | {"tb_tree": "2"}
+    inputs = Inputs(values, from_counts(counts, "fuzz-65536"))
     got = page.cost(inputs)
     assert got is not None
     st.cache_data.clear()
