@@ -147,27 +147,12 @@ def run(page: Page, values: Mapping[str, Any], pinned: bool) -> tuple[AppTest, f
     return at, time.process_time() - start
 
 
-KNOWN: dict[tuple[str, str], str] = {
-    ("kv_ldp", "kv_max_len=200"): (
-        "issue 27, defect 1: dpcore.ldp.data's key-drawing loop runs up to 200 rounds for set "
-        "lengths near d (7.7 s of CPU, then RuntimeError 'could not draw enough distinct "
-        "keys'; uniform keys at d = max = 100 finish after 21 s, estimated 1.5 s: "
-        "bench/bench_costs.py); generation_cost counts one round. The fix (an exact "
-        "sampler, or a refusal of impossible lengths before any work) is dpcore's and the "
-        "kv page's, on its own branch"
-    ),
-}
-"""Cases whose fix is a design question: (page key, case label) -> why."""
-
 CASES = [
     pytest.param(
         page,
         values,
         pinned,
         id=f"{page.key}-{label}",
-        marks=[pytest.mark.xfail(strict=True, reason=KNOWN[page.key, label])]
-        if (page.key, label) in KNOWN
-        else [],
     )
     for page in VIEWS
     for label, values, pinned in cases(page)
