@@ -340,8 +340,14 @@ def reconstruction(
     fig.add_vline(
         x=float(np.sqrt(n)),
         line={"color": BOUND_COLOUR, "dash": "dot", "width": 1.5},
-        annotation_text=f"√n = {np.sqrt(n):.3g}",
-        annotation_position="top right",
+    )
+    fig.add_annotation(  # in log10 units on a log axis
+        x=float(np.log10(np.sqrt(n))),
+        y=1.0,
+        text=f"√n = {np.sqrt(n):.3g}",
+        showarrow=False,
+        xanchor="left",
+        yanchor="bottom",
     )
     fig.add_hline(
         y=0.5,
@@ -350,6 +356,13 @@ def reconstruction(
         annotation_position="bottom right",
     )
     fig.update_layout(title={"text": f"Reconstructing {n:,} secret bits from noisy answers"})
-    fig.update_xaxes(title_text="noise scale b of each answer (mean |error|)", type="log")
+    # the range from the data: Plotly places a log axis's annotations in log10 units, so the
+    # √n label at x = 11.3 would otherwise stretch the axis to 10^11
+    shown = np.log10([float(np.min(scales)), float(max(np.max(scales), dp[0]))])
+    fig.update_xaxes(
+        title_text="noise scale b of each answer (mean |error|)",
+        type="log",
+        range=[shown[0] - 0.1, shown[1] + 0.1],
+    )
     fig.update_yaxes(title_text="fraction of bits recovered", range=[0.3, 1.02])
     return fig
