@@ -249,6 +249,9 @@ def test_a_link_to_a_glossary_or_reference_entry_opens_at_that_entry(server, bro
 
 PROJECTOR_PAGES = [
     "epsilon",
+    "epsilon?eps_part=attacker",
+    "epsilon?eps_part=composition",
+    "epsilon?eps_part=reconstruction",
     "tree_budgets",
     "error_analysis",
     "matrix_privelet",
@@ -272,7 +275,7 @@ def test_presentation_mode_fits_the_main_figure_on_a_720p_projector(server, brow
     figure fit 1280x720 without scrolling."""
     page = browser.new_page()
     page.set_viewport_size({"width": 1280, "height": 720})
-    page.goto(f"{server}/{key}?present=1")
+    page.goto(f"{server}/{key}{'&' if '?' in key else '?'}present=1")
     page.locator(".js-plotly-plot").first.wait_for(timeout=90_000)
     page.wait_for_timeout(1_500)  # the chart settles to its final size
     assert not page.locator('[data-testid="stSidebar"]').is_visible()
