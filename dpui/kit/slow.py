@@ -63,3 +63,8 @@ def run(kind: str, key: Hashable, compute: Callable[[Progress], Any], text: str)
     finally:
         slot.lock.release()
     return slot.value
+
+
+def clear() -> None:
+    """Forget every result (a test starts from a fresh server with it)."""
+    _slot.clear()

@@ -25,7 +25,7 @@ from streamlit.testing.v1 import AppTest
 from dpcore.hist import pidentity
 from dpcore.histogram import from_counts
 from dpui.errors.optimised import search_cost
-from dpui.kit import byte_cache, examples, limits, sidebar
+from dpui.kit import byte_cache, examples, limits, sidebar, slow
 from dpui.kit.page import Inputs, Page
 from dpui.kit.params import BoolParam, ChoiceParam, FloatParam, IntParam, Param, RangeParam
 from dpui.ldp import view as kv_view
@@ -142,6 +142,7 @@ def run(page: Page, values: Mapping[str, Any], pinned: bool) -> tuple[AppTest, f
         at.query_params[PIN] = urlencode({p.name: p.encode(full[p.name]) for p in page.pinned})
     st.cache_data.clear()
     byte_cache.clear_caches()
+    slow.clear()
     start = time.process_time()
     at.run()
     return at, time.process_time() - start
@@ -229,6 +230,7 @@ def test_error_analysis_memory_estimate_holds_its_peak():
     assert got is not None
     st.cache_data.clear()
     byte_cache.clear_caches()
+    slow.clear()
     tracemalloc.start()
     try:
         page.view(inputs)
@@ -250,6 +252,7 @@ def test_tree_memory_estimate_holds_its_peak():
     assert got is not None
     st.cache_data.clear()
     byte_cache.clear_caches()
+    slow.clear()
     tracemalloc.start()
     try:
         page.view(inputs)

@@ -9,7 +9,7 @@ from streamlit.testing.v1 import AppTest
 
 from dpcore.hist import budget
 from dpcore.hist.tree import kary_tree
-from dpui.kit import limits, sidebar
+from dpui.kit import limits, sidebar, slow
 from dpui.tree import typed_ranges
 from dpui.tree import view as tree_view
 from tests.oracles import canonical_nodes
@@ -172,8 +172,9 @@ def test_page_handles_one_bin_to_a_million_bins(n, monkeypatch):
 
     from dpcore.histogram import from_counts
 
-    # a million bins are beyond the default work limit (tests/kit/test_limits.py): lift it
+    # a million bins are beyond the default work limits (tests/kit/test_limits.py): lift them
     monkeypatch.setenv(limits.SECONDS_VARIABLE, "600")
+    monkeypatch.setenv(limits.MEMORY_VARIABLE, "16000")
     at = AppTest.from_file(str(ROOT / "pages" / "tree_budgets.py"), default_timeout=300)
     at.session_state[sidebar.UPLOADED] = from_counts(np.ones(n), "ones")
     at.session_state["data"] = sidebar.UPLOADED
@@ -184,6 +185,7 @@ def test_page_handles_one_bin_to_a_million_bins(n, monkeypatch):
 
 
 def test_allocations_say_which_error_they_minimise_and_searches_after_blue(page):
+    slow.clear()  # a fresh server: no search after BLUE has run yet
     page.session_state["tb_show"] = "errors"
     page.run()
     assert not page.exception
