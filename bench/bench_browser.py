@@ -290,7 +290,8 @@ def main() -> None:
     before: dict[Change, list[tuple[float, float]]] = {}
     if args.baseline:
         with checkout(args.baseline) as old, serve(app=old) as (url, _):
-            before = browser_times(url, changes, args.repeats)
+            existed = [c for c in changes if (old / "pages" / f"{c.page}.py").exists()]
+            before = browser_times(url, existed, args.repeats)
     with serve() as (url, _):
         in_browser = browser_times(url, changes, args.repeats)
     server_side = apptest_times(changes, args.repeats)
@@ -307,7 +308,7 @@ def main() -> None:
         a = server_side[change]
         timed = change.page in FIRST_RESULT or bool(change.watch)
         shown_first = f"{statistics.median(first):>9.2f}" if timed else " " * 9
-        was = f"{median(before[change]):>10.2f}" if before else " " * 10
+        was = f"{median(before[change]):>10.2f}" if before.get(change) else " " * 10
         print(
             f"{change.title:<44} {change.label:<17} {was} {statistics.median(b):>11.2f} "
             f"{max(b):>6.2f} {shown_first} {change.target_s:>6.1f} "
