@@ -147,9 +147,13 @@ def page_url(key: str) -> str:
 
 
 def qr_code(where: DeltaGenerator, key: str) -> None:
-    """A "QR code" popover in the toolbar: the page's link with its settings, for phones."""
-    url = page_url(key)
+    """A "QR code" popover in the toolbar: the page's link with its settings, for phones. The
+    code is made on request (a button in the popover), not on every rerun: making it and
+    sending it as an image cost each change about 20 ms and a request."""
     box = where.popover("QR code", type="tertiary", icon=":material/qr_code_2:")
+    if not box.button("Show the QR code of this view", key="_qr_show"):
+        return
+    url = page_url(key)
     png = io.BytesIO()  # st.html drops inline SVG; segno writes PNG itself (no Pillow)
     segno.make(url, error="m").save(png, kind="png", scale=4, border=2)
     box.image(png.getvalue(), caption="This view's link as a QR code")

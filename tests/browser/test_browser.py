@@ -220,7 +220,8 @@ def test_copy_link_puts_the_views_link_on_the_clipboard_and_the_qr_code_shows_it
     copied = page.evaluate("navigator.clipboard.readText()")
     assert copied == page.url and "/laplace?" in copied and "lap_seed=7" in copied
     page.get_by_role("button", name="QR code").click()
-    page.locator('[data-testid="stPopoverBody"] img').first.wait_for(timeout=10_000)
+    page.get_by_role("button", name="Show the QR code of this view").click()
+    page.locator('[data-testid="stPopoverBody"] img').first.wait_for(timeout=20_000)
     assert "lap_seed=7" in page.locator('[data-testid="stPopoverBody"]').last.inner_text()
     page.close()
 
