@@ -34,6 +34,8 @@ from dpui.kit.sidebar import EPSILON
 from dpui.mechanisms import figures as figures
 
 GAPMINDER_YEARS = tuple(str(year) for year in range(1952, 2008, 5))
+GAPMINDER_MAX_K = 142
+"""Countries in the gapminder table: the most entries the gapminder query has."""
 SOURCES = {
     "gapminder": "country populations (gapminder, as in Wang and Kang)",
     "sidebar": "the sidebar's histogram",
@@ -189,15 +191,23 @@ def page_cost(k: int, draws: int) -> limits.Cost:
     return limits.Cost(k * 1e-6 + draws * 15e-9, (k * 100 + draws * 8) / limits.MB)
 
 
-def cost(inputs: Inputs) -> Estimate | None:
-    """The page's work on the sidebar's histogram (the gapminder table is small)."""
-    if inputs[SOURCE] == "gapminder":
-        return None
-    k, trials = inputs.hist.n_bins, int(inputs[TRIALS])
+def section_draws(k: int, inputs: Inputs) -> int:
+    """Laplace values the section shown below the release simulates (the max-error sweep
+    over k, or the two query sizes), each k's trials capped as :func:`effective_trials`."""
+    trials, k2 = int(inputs[TRIALS]), int(inputs[K2])
+    shown = {"bound": sweep_ks(k, k2), "two_k": (k, k2)}.get(str(inputs[SECTION]), ())
+    return sum(size * effective_trials(size, trials) for size in shown)
+
+
+def cost(inputs: Inputs) -> Estimate:
+    """The release and the section's simulation (the gapminder table itself is small)."""
+    k = inputs.hist.n_bins if inputs[SOURCE] == "sidebar" else GAPMINDER_MAX_K
+    trials = int(inputs[TRIALS])
+    draws = k * effective_trials(k, trials) + section_draws(k, inputs)
     return Estimate(
         f"the Laplace mechanism on {k:,} entries",
-        page_cost(k, k * effective_trials(k, trials)),
-        smaller="use a histogram with fewer bins, or the gapminder data",
+        page_cost(k, draws),
+        smaller="use a histogram with fewer bins, fewer simulation trials, or the gapminder data",
         library="dpcore.mechanisms.laplace_mechanism",
     )
 
