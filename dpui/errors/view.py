@@ -37,15 +37,15 @@ from dpui.errors.settings import (
     VIEWS,
     Settings,
 )
-from dpui.errors.simulation import Progress as Progress  # also used by dpui.papers
 from dpui.errors.simulation import (
+    Progress,
     epsilon_curve,
     error_simulation,
     fixed_ranges,
+    length_curve,
     progress_bar,
     size_curve,
 )
-from dpui.errors.simulation import length_curve as length_curve  # also used by dpui.papers
 from dpui.kit import limits, sidebar
 from dpui.kit.page import Estimate, Inputs, Refused, View
 

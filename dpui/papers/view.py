@@ -34,7 +34,7 @@ import streamlit as st
 from dpcore.hist import experiments, tree
 from dpcore.hist.budget import BUDGET_RULES
 from dpui.errors import figures as error_figures
-from dpui.errors import view as errors_view
+from dpui.errors.simulation import length_curve
 from dpui.kit import limits, sidebar
 from dpui.kit.page import Estimate, Inputs, View
 from dpui.kit.params import ChoiceParam, IntParam, Param
@@ -220,7 +220,7 @@ def table2(max_m: int, sim_m: int, eps: float, releases: int, seed: int) -> pd.D
 def lengths(n: int, eps: float, per_length: int, releases: int, seed: int) -> pd.DataFrame:
     """Figs. 3.11/3.12: exact and simulated MSE per range length ``2^0..`` for the raw trees and
     Dwork, on ``n`` all-zero bins (errors do not depend on the data)."""
-    return errors_view.length_curve(
+    return length_curve(
         f"zeros:{n}", np.zeros(n), LENGTH_KEYS, eps, per_length, releases, seed, True
     )
 
