@@ -1,0 +1,114 @@
+"""Every algorithm by name, with what DPBench needs to know of it, and the entry points."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from numpy.typing import ArrayLike
+
+from dpcore import _validate
+from dpcore.algorithms import independent
+from dpcore.algorithms.common import (
+    Algorithm,
+    FloatArray,
+    Ranges,
+    Release,
+    WorkloadSpec,
+    as_workload,
+    checked_counts,
+)
+
+
+@dataclass(frozen=True)
+class Entry:
+    """An algorithm and what the page says of it.
+
+    Attributes
+    ----------
+    run : Algorithm
+        ``(counts, eps, workload, rng) -> Release`` on checked inputs.
+    data_dependent : bool
+        Whether it spends budget learning the data's shape.
+    cite : str
+        Who published it, where.
+    """
+
+    run: Algorithm
+    data_dependent: bool
+    cite: str
+
+
+ALGORITHMS: dict[str, Entry] = {
+    "Identity": Entry(independent.identity, False, "Dwork, McSherry, Nissim, Smith, TCC 2006"),
+    "Uniform": Entry(independent.uniform, False, "Hay et al., SIGMOD 2016 (DPBench)"),
+    "HB": Entry(independent.hb, False, "Qardaji, Yang, Li, VLDB 2013"),
+    "Privelet": Entry(independent.privelet_release, False, "Xiao, Wang, Gehrke, ICDE 2010"),
+    "LUE-DPTree": Entry(independent.lue_dptree, False, "this project's spec 05"),
+}
+"""Name -> algorithm, in the order the page lists them."""
+
+NAMES: tuple[str, ...] = tuple(ALGORITHMS)
+"""The names :func:`estimate` accepts."""
+
+
+def release(
+    name: str,
+    counts: ArrayLike,
+    eps: float,
+    *,
+    workload: WorkloadSpec | Ranges,
+    rng: np.random.Generator,
+) -> Release:
+    """One run of algorithm ``name``: the estimate, the budget split, any buckets.
+
+    Parameters
+    ----------
+    name : str
+        One of :data:`NAMES`.
+    counts : array_like of float, shape (n,)
+        The histogram: finite, ``>= 0``, at least one bin.
+    eps : float
+        Privacy budget, in ``[1e-300, inf)``.
+    workload : str or array_like
+        ``"prefix"``, ``"all ranges"`` or an array of inclusive 0-based ``(lo, hi)``
+        ranges: what workload-aware algorithms adapt to.
+    rng : numpy.random.Generator
+        The only source of randomness (numpy's generator: for teaching and
+        exploration, not a hardened noise source for real releases).
+
+    Returns
+    -------
+    Release
+        The estimate (``n`` floats) and how ``eps`` was spent.
+
+    Raises
+    ------
+    ValueError
+        For an unknown name (listing the known ones), bad counts, ``eps`` or workload.
+    """
+    entry = ALGORITHMS.get(name)
+    if entry is None:
+        raise ValueError(f"unknown algorithm {str(name)[:40]!r}; accepted: {', '.join(NAMES)}")
+    values = checked_counts(counts)
+    epsilon = _validate.positive("eps", eps)
+    ranges = as_workload(workload, values.size)
+    return entry.run(values, epsilon, ranges, rng)
+
+
+def estimate(
+    name: str,
+    counts: ArrayLike,
+    eps: float,
+    *,
+    workload: WorkloadSpec | Ranges,
+    rng: np.random.Generator,
+) -> FloatArray:
+    """The estimated histogram (``n`` floats) of algorithm ``name``; see :func:`release`.
+
+    Raises
+    ------
+    ValueError
+        As :func:`release`.
+    """
+    return release(name, counts, eps, workload=workload, rng=rng).estimate
