@@ -8,7 +8,6 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from dpcore import _validate
-from dpcore.algorithms import independent
 from dpcore.algorithms.common import (
     Algorithm,
     FloatArray,
@@ -18,6 +17,7 @@ from dpcore.algorithms.common import (
     as_workload,
     checked_counts,
 )
+from dpcore.algorithms.independent import hb, identity, lue_dptree, privelet_release, uniform
 
 
 @dataclass(frozen=True)
@@ -40,11 +40,11 @@ class Entry:
 
 
 ALGORITHMS: dict[str, Entry] = {
-    "Identity": Entry(independent.identity, False, "Dwork, McSherry, Nissim, Smith, TCC 2006"),
-    "Uniform": Entry(independent.uniform, False, "Hay et al., SIGMOD 2016 (DPBench)"),
-    "HB": Entry(independent.hb, False, "Qardaji, Yang, Li, VLDB 2013"),
-    "Privelet": Entry(independent.privelet_release, False, "Xiao, Wang, Gehrke, ICDE 2010"),
-    "LUE-DPTree": Entry(independent.lue_dptree, False, "this project's spec 05"),
+    "Identity": Entry(identity, False, "Dwork, McSherry, Nissim, Smith, TCC 2006"),
+    "Uniform": Entry(uniform, False, "Hay et al., SIGMOD 2016 (DPBench)"),
+    "HB": Entry(hb, False, "Qardaji, Yang, Li, VLDB 2013"),
+    "Privelet": Entry(privelet_release, False, "Xiao, Wang, Gehrke, ICDE 2010"),
+    "LUE-DPTree": Entry(lue_dptree, False, "this project's spec 05"),
 }
 """Name -> algorithm, in the order the page lists them."""
 
