@@ -17,7 +17,7 @@ from dpcore.algorithms.common import (
     as_workload,
     checked_counts,
 )
-from dpcore.algorithms.independent import hb, identity, lue_dptree, privelet_release, uniform
+from dpcore.algorithms.independent import hb, hb_opt, identity, privelet_release, uniform
 
 
 @dataclass(frozen=True)
@@ -32,19 +32,25 @@ class Entry:
         Whether it spends budget learning the data's shape.
     cite : str
         Who published it, where.
+    plan : str or None
+        Its key in :data:`dpcore.hist.plans.ALGORITHMS` when its per-query mean squared
+        error has a closed form there (data-independent linear algorithms).
     """
 
     run: Algorithm
     data_dependent: bool
     cite: str
+    plan: str | None = None
 
 
 ALGORITHMS: dict[str, Entry] = {
-    "Identity": Entry(identity, False, "Dwork, McSherry, Nissim, Smith, TCC 2006"),
+    "Identity": Entry(identity, False, "Dwork, McSherry, Nissim, Smith, TCC 2006", "dwork"),
     "Uniform": Entry(uniform, False, "Hay et al., SIGMOD 2016 (DPBench)"),
-    "HB": Entry(hb, False, "Qardaji, Yang, Li, VLDB 2013"),
-    "Privelet": Entry(privelet_release, False, "Xiao, Wang, Gehrke, ICDE 2010"),
-    "LUE-DPTree": Entry(lue_dptree, False, "this project's spec 05"),
+    "HB": Entry(hb, False, "Qardaji, Yang, Li, VLDB 2013", "hb"),
+    "Privelet": Entry(privelet_release, False, "Xiao, Wang, Gehrke, ICDE 2010", "privelet"),
+    "HB-opt": Entry(
+        hb_opt, False, "this project's spec 05 (budgets optimal after BLUE)", "consistent"
+    ),
 }
 """Name -> algorithm, in the order the page lists them."""
 
