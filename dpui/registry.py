@@ -3,6 +3,7 @@ it; each page is declared once, in its feature's package."""
 
 from __future__ import annotations
 
+from dpui.algorithms.page import PAGE as WHICH_ALGORITHM
 from dpui.errors.analysis_page import PAGE as ERROR_ANALYSIS
 from dpui.errors.matrix_page import PAGE as MATRIX_PRIVELET
 from dpui.kit.page import Page
@@ -23,6 +24,7 @@ PAGES: tuple[Page, ...] = (
     ERROR_ANALYSIS,
     MATRIX_PRIVELET,
     PAPER_EXPERIMENTS,
+    WHICH_ALGORITHM,
     LAPLACE,
     EXPONENTIAL,
     KV_LDP,

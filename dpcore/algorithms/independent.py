@@ -70,7 +70,7 @@ def privelet_release(
 
 def hb_opt(counts: FloatArray, eps: float, workload: Ranges, rng: np.random.Generator) -> Release:
     """HB-opt: H_b's tree with one budget per level minimising the workload's mean squared
-    range error after BLUE (this project's spec 05; all ranges stand in for a listed
+    range error after BLUE (this project's search; all ranges stand in for a listed
     workload larger than :data:`dpcore.hist.workload.MAX_LISTED_RANGES`)."""
     return _tree_release("consistent", counts, eps, workload, rng)
 

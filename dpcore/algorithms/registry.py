@@ -49,7 +49,10 @@ ALGORITHMS: dict[str, Entry] = {
     "HB": Entry(hb, False, "Qardaji, Yang, Li, VLDB 2013", "hb"),
     "Privelet": Entry(privelet_release, False, "Xiao, Wang, Gehrke, ICDE 2010", "privelet"),
     "HB-opt": Entry(
-        hb_opt, False, "this project's spec 05 (budgets optimal after BLUE)", "consistent"
+        hb_opt,
+        False,
+        "H_b's tree (Qardaji et al. 2013); budgets optimal after BLUE (this project)",
+        "consistent",
     ),
 }
 """Name -> algorithm, in the order the page lists them."""

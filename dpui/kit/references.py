@@ -252,6 +252,73 @@ REFERENCES: tuple[Reference, ...] = (
         "Answers to many random subset sums, each with error well below √n, let an attacker "
         "reconstruct almost all of a secret bit vector.",
     ),
+    Reference(
+        "hay-2016",
+        "Hay et al. 2016 (DPBench)",
+        "Michael Hay, Ashwin Machanavajjhala, Gerome Miklau, Yan Chen and Dan Zhang",
+        "Principled evaluation of differentially private algorithms using DPBench",
+        "ACM SIGMOD",
+        "2016",
+        "The benchmark's protocol (shape, scale, domain; scaled per-query L1 error; regret) and "
+        "its finding: data-dependent algorithms win at small scale, hierarchical ones at large.",
+    ),
+    Reference(
+        "li-2014",
+        "Li et al. 2014 (DAWA)",
+        "Chao Li, Michael Hay, Gerome Miklau and Yue Wang",
+        "A data- and workload-aware algorithm for range queries under differential privacy",
+        "PVLDB 7(5)",
+        "2014",
+        "DAWA: a private L1 partition of the bins, then GreedyH, a workload-aware hierarchy.",
+    ),
+    Reference(
+        "hardt-2012",
+        "Hardt, Ligett and McSherry 2012 (MWEM)",
+        "Moritz Hardt, Katrina Ligett and Frank McSherry",
+        "A simple and practical algorithm for differentially private data release",
+        "NIPS",
+        "2012",
+        "MWEM: the exponential mechanism picks a badly answered query, Laplace measures it, "
+        "multiplicative weights update the estimate.",
+    ),
+    Reference(
+        "acs-2012",
+        "Ács, Castelluccia and Chen 2012 (EFPA, PHP)",
+        "Gergely Ács, Claude Castelluccia and Rui Chen",
+        "Differentially private histogram publishing through lossy compression",
+        "IEEE ICDM",
+        "2012",
+        "EFPA (a private number of Fourier coefficients) and PHP (private hierarchical "
+        "partitioning).",
+    ),
+    Reference(
+        "zhang-2014",
+        "Zhang et al. 2014 (AHP)",
+        "Xiaojian Zhang, Rui Chen, Jianliang Xu, Xiaofeng Meng and Yingtao Xie",
+        "Towards accurate histogram publication under differential privacy",
+        "SIAM SDM",
+        "2014",
+        "AHP: noisy counts, thresholded and sorted, greedily clustered; clusters released.",
+    ),
+    Reference(
+        "xu-2013",
+        "Xu et al. 2013 (StructureFirst)",
+        "Jia Xu, Zhenjie Zhang, Xiaokui Xiao, Yin Yang, Ge Yu and Marianne Winslett",
+        "Differentially private histogram publication",
+        "The VLDB Journal 22(6)",
+        "2013",
+        "StructureFirst: bucket boundaries of a v-optimal histogram chosen by the exponential "
+        "mechanism, then noisy bucket counts.",
+    ),
+    Reference(
+        "xiao-xiong-2010",
+        "Xiao, Xiong and Yuan 2010 (DPCube)",
+        "Yonghui Xiao, Li Xiong and Chun Yuan",
+        "Differentially private data release through multidimensional partitioning",
+        "Secure Data Management (VLDB workshop)",
+        "2010",
+        "DPCube: a noisy cell histogram, a kd-tree partition of it, noisy partition counts.",
+    ),
 )
 
 _NUMBER = {ref.key: i for i, ref in enumerate(REFERENCES, start=1)}

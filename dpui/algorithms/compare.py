@@ -1,0 +1,274 @@
+"""Parameters, cost and view of "Which algorithm for my data?": DPBench's comparison on the
+sidebar's histogram.
+
+Every trial samples ``scale`` records from the histogram's shape at the chosen domain
+(:func:`dpcore.algorithms.dpbench.sample`); every algorithm runs on the same sampled input
+with a generator of its own, and its error is DPBench's scaled per-query L1 error.
+"""
+
+from __future__ import annotations
+
+import math
+import zlib
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+import streamlit as st
+from numpy.typing import NDArray
+from scipy import stats
+
+from dpcore.algorithms import ALGORITHMS, NAMES, estimate
+from dpcore.algorithms.common import Ranges, as_workload
+from dpcore.algorithms.dpbench import random_ranges, sample, scaled_l1_error
+from dpcore.hist.plans import plan_range_errors, prepare
+from dpcore.hist.workload import Workload, parse_workload, workload_ranges
+from dpcore.histogram import MAX_BINS, Histogram
+from dpui.algorithms import figures
+from dpui.kit import limits
+from dpui.kit.page import Estimate, Inputs, Refused, View
+from dpui.kit.params import ChoiceParam, IntParam, TextParam
+from dpui.kit.sidebar import EPSILON, histogram_digest
+
+FloatArray = NDArray[np.float64]
+
+WORKLOADS = {
+    "prefix": "prefix ranges [0, b] (DPBench's 1-D workload)",
+    "random": "2,000 random ranges (DPBench's draw)",
+    "all": "all ranges [a, b]",
+    "listed": "ranges I list",
+}
+SCALE = IntParam("wa_scale", 1_000, 100, 10**8)
+DOMAIN = IntParam("wa_domain", 0, 0, MAX_BINS)
+"""Bins after merging equal groups of adjacent bins; 0 keeps the histogram's own."""
+WORKLOAD = ChoiceParam("wa_workload", "prefix", tuple(WORKLOADS))
+RANGES = TextParam("wa_ranges", "0-99, 100-199", 2_000)
+TRIALS = IntParam("wa_trials", 3, 1, 50)
+SEED = IntParam("wa_seed", 0, 0, 2**31 - 1)
+SHOWN = ChoiceParam("wa_release", NAMES[0], NAMES)
+PARAMS = (SCALE, DOMAIN, WORKLOAD, RANGES, TRIALS, SEED, SHOWN)
+PINNED = (SCALE, DOMAIN, WORKLOAD, RANGES, TRIALS, SEED, EPSILON)
+
+SCALES = tuple(10**k for k in range(2, 9))
+"""The scales of the error-vs-scale lines (DPBench's 10^3 to 10^7, and 10^2, 10^8)."""
+
+RUN_SECONDS_4096: dict[str, float] = {"Identity": 2e-4, "Uniform": 1e-4, "HB": 4e-3}
+"""Measured seconds of one run at 4,096 bins (bench/bench_algorithms.py); an algorithm not
+listed is assumed to take :data:`UNMEASURED_SECONDS`. A run is taken as linear in the bins."""
+UNMEASURED_SECONDS = 0.3
+EVALUATION_SECONDS = 15e-9
+"""Per query and run: answering the workload on the truth and the estimate (prefix sums)."""
+
+
+def domain_of(hist: Histogram, domain: int) -> int:
+    """The domain asked for (0: the histogram's bins), or :class:`Refused` naming the
+    accepted ones (divisors of the histogram's bins)."""
+    n = hist.n_bins
+    if domain == 0 or domain == n:
+        return n
+    if domain > n or n % domain:
+        divisors = [d for d in range(1, n + 1) if n % d == 0]
+        shown = ", ".join(f"{d:,}" for d in divisors[-8:])
+        raise Refused(
+            f"A domain of {domain:,} bins cannot be made from '{hist.name}' ({n:,} bins): "
+            f"DPBench merges equal groups of adjacent bins, so the domain must divide {n:,} "
+            f"(the largest accepted: {shown})."
+        )
+    return domain
+
+
+def _queries(kind: str, ranges: str, domain: int) -> int:
+    if kind == "prefix":
+        return domain
+    if kind == "all":
+        return domain * (domain + 1) // 2
+    if kind == "random":
+        return 2_000
+    return max(1, ranges.count(",") + 1)
+
+
+def page_cost(names: tuple[str, ...], domain: int, queries: int, runs: int) -> limits.Cost:
+    """``runs`` trials of every algorithm in ``names`` at ``domain`` bins, each evaluated on
+    ``queries`` ranges; memory: a few arrays of the queries and of the bins per run."""
+    per_run = sum(RUN_SECONDS_4096.get(name, UNMEASURED_SECONDS) for name in names)
+    seconds = runs * (per_run * domain / 4096 + len(names) * queries * EVALUATION_SECONDS)
+    return limits.Cost(0.01 + seconds, (6 * queries + 40 * domain) * 8 / limits.MB)
+
+
+def cost(inputs: Inputs) -> Estimate:
+    domain = int(inputs[DOMAIN]) or inputs.hist.n_bins
+    queries = _queries(inputs[WORKLOAD], inputs[RANGES], domain)
+    return Estimate(
+        f"{len(NAMES)} algorithms × {int(inputs[TRIALS])} trials at {domain:,} bins",
+        page_cost(NAMES, domain, queries, int(inputs[TRIALS])),
+        smaller="choose fewer trials, a smaller domain or the prefix workload",
+        library="dpcore.algorithms.estimate",
+    )
+
+
+@dataclass(frozen=True)
+class Setting:
+    """One comparison's inputs, checked."""
+
+    hist: Histogram
+    scale: int
+    domain: int
+    workload: str
+    ranges: str
+    eps: float
+    trials: int
+    seed: int
+
+    def key(self) -> tuple[object, ...]:
+        """Everything the errors depend on: the histogram by digest, the rest as is."""
+        digest = histogram_digest(self.hist)
+        return (
+            digest,
+            self.scale,
+            self.domain,
+            self.workload,
+            self.ranges,
+            self.eps,
+            self.trials,
+            self.seed,
+        )
+
+    def sparse_note(self) -> str:
+        """What a scale below the domain size means (DPBench includes such settings)."""
+        if self.scale >= self.domain:
+            return ""
+        return (
+            f"{self.scale:,} records over {self.domain:,} bins: most bins are empty. DPBench "
+            "includes such small scales (1,000 records over 4,096 bins); they are where "
+            "learning the data's shape pays most."
+        )
+
+    def queries(self, trial_rng: np.random.Generator) -> Ranges:
+        if self.workload == "random":
+            return random_ranges(self.domain, trial_rng)
+        if self.workload == "listed":
+            listed = parse_workload(f"ranges:{self.ranges}", self.domain)
+            return as_workload(np.array(listed.ranges), self.domain)
+        return as_workload("prefix" if self.workload == "prefix" else "all ranges", self.domain)
+
+
+def setting(inputs: Inputs) -> Setting:
+    """The checked inputs, or :class:`Refused` saying what to change."""
+    hist = inputs.hist
+    if not hist.total > 0:
+        raise Refused(
+            f"'{hist.name}' holds no records (every count is 0): there is no shape to sample "
+            "from. Choose or upload a histogram with at least one positive count."
+        )
+    domain = domain_of(hist, int(inputs[DOMAIN]))
+    scale = int(inputs[SCALE])
+    chosen = Setting(
+        hist,
+        scale,
+        domain,
+        inputs[WORKLOAD],
+        inputs[RANGES],
+        float(inputs[EPSILON]),
+        int(inputs[TRIALS]),
+        int(inputs[SEED]),
+    )
+    if chosen.workload == "listed":
+        try:
+            chosen.queries(np.random.default_rng(0))
+        except ValueError as err:
+            raise Refused(f"The listed ranges: {err}.") from None
+    return chosen
+
+
+def stream(name: str) -> int:
+    """A stable per-algorithm seed component (Python's ``hash`` of a str is salted)."""
+    return zlib.crc32(name.encode())
+
+
+@st.cache_data(max_entries=32, show_spinner="Running every algorithm…")
+def errors(_setting: Setting, key: tuple[object, ...], names: tuple[str, ...]) -> pd.DataFrame:
+    """Scaled L1 error of every algorithm in every trial (one row each), seeded by
+    ``(seed, trial)`` for the input and ``(seed, trial, algorithm)`` for the noise; cached
+    by ``key`` (:meth:`Setting.key`)."""
+    s = _setting
+    rows = []
+    for trial in range(s.trials):
+        rng = np.random.default_rng([s.seed, trial])
+        truth = sample(s.hist.counts, s.scale, s.domain, rng)
+        queries = s.queries(rng)
+        for name in names:
+            noise = np.random.default_rng([s.seed, trial, stream(name)])
+            guess = estimate(name, truth, s.eps, workload=queries, rng=noise)
+            rows.append((name, trial, scaled_l1_error(truth, guess, queries)))
+    return pd.DataFrame(rows, columns=["algorithm", "trial", "error"])
+
+
+def summary(runs: pd.DataFrame, s: Setting) -> pd.DataFrame:
+    """Per algorithm: mean error, its 95% interval (Student t over the trials), rank, regret,
+    whether it learns the data, and a closed form where dpcore has one."""
+    grouped = runs.groupby("algorithm", sort=False)["error"]
+    table = pd.DataFrame({"mean": grouped.mean(), "sd": grouped.std(ddof=1)})
+    half = stats.t.ppf(0.975, s.trials - 1) * table["sd"] / math.sqrt(s.trials)
+    table["half width"] = half.fillna(0.0) if s.trials > 1 else np.nan
+    table["closed form"] = [closed_form(name, s) for name in table.index]
+    table["data-dependent"] = [ALGORITHMS[name].data_dependent for name in table.index]
+    table = table.sort_values("mean")
+    table["regret"] = table["mean"] / table["mean"].iloc[0]
+    table.insert(0, "rank", range(1, len(table) + 1))
+    return table.drop(columns="sd")
+
+
+CLOSED_FORM_QUERIES = 600_000
+"""Most queries whose exact MSE the page evaluates (all ranges up to about 1,100 bins)."""
+
+
+@st.cache_data(max_entries=64, show_spinner=False)
+def _closed_form(plan_key: str, domain: int, eps: float, workload: Workload) -> float:
+    lo, hi = workload_ranges(domain, workload)
+    mse = plan_range_errors(prepare(plan_key, domain, eps, workload), lo, hi)
+    return float(np.sqrt(2 / math.pi * mse).mean())
+
+
+def closed_form(name: str, s: Setting) -> float:
+    """The expected scaled L1 error of a linear data-independent algorithm: exact per-query
+    MSE from :mod:`dpcore.hist.plans`, and E|e| = sqrt(2/π · MSE) for a normal error (the
+    error of a long range sums many noise draws); NaN where no closed form exists (the
+    random workload, whose ranges change per trial, included) or the workload is larger
+    than :data:`CLOSED_FORM_QUERIES`."""
+    key = ALGORITHMS[name].plan
+    queries = s.queries(np.random.default_rng(0))
+    if key is None or s.workload == "random" or queries.size > CLOSED_FORM_QUERIES:
+        return math.nan
+    return _closed_form(key, s.domain, s.eps, queries.for_closed_forms()) / s.scale
+
+
+def view(inputs: Inputs) -> View:
+    s = setting(inputs)
+    try:
+        runs = errors(s, s.key(), NAMES)
+    except ValueError as err:  # e.g. counts too large for float64 to keep their noise
+        raise Refused(f"An algorithm could not run on this setting: {err}") from None
+    table = summary(runs, s)
+    stamp = {
+        "data": s.hist.name,
+        "scale": f"{s.scale:,}",
+        "domain": f"{s.domain:,}",
+        "ε": s.eps,
+        "workload": s.workload,
+        "trials": s.trials,
+        "seed": s.seed,
+    }
+    best = table.index[0]
+    return View(
+        described=(
+            f"{len(table)} algorithms on {s.scale:,} records of '{s.hist.name}' at "
+            f"{s.domain:,} bins, ε = {s.eps:g}; best: {best}"
+        ),
+        figure=figures.ranking(table, workload=WORKLOADS[s.workload]),
+        stamp=stamp,
+        numbers={f"{name} error": float(err) for name, err in table["mean"].items()},
+        detail=(s, table),
+        share="x",
+        kind="ranking",
+        note="Scaled average per-query L1 error (DPBench): |Wx − Wx̂|₁ / (queries × scale).",
+    )

@@ -1,0 +1,128 @@
+"""Figure factories for "Which algorithm for my data?": pure functions of computed tables."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import plotly.graph_objects as go
+from numpy.typing import NDArray
+
+FloatArray = NDArray[np.float64]
+
+# Okabe-Ito colours (colour-blind safe); the two families also differ by bar pattern and
+# line dash, so colour is never needed to tell them apart
+DEPENDENT = {"color": "#D55E00", "pattern": "/", "dash": "solid", "symbol": "circle"}
+INDEPENDENT = {"color": "#0072B2", "pattern": "", "dash": "dash", "symbol": "square"}
+CLOSED_FORM = "#000000"
+TRUTH, ESTIMATE, BUCKET = "#999999", "#D55E00", "rgba(0, 114, 178, 0.10)"
+
+
+def _family(dependent: bool) -> dict[str, str]:
+    return DEPENDENT if dependent else INDEPENDENT
+
+
+def ranking(table: pd.DataFrame, *, workload: str) -> go.Figure:
+    """Mean scaled error per algorithm, best on top, with 95% intervals (log x), bars by
+    family (data-dependent hatched), closed forms as black diamonds."""
+    ordered = table.iloc[::-1]  # Plotly draws the first category at the bottom
+    fig = go.Figure()
+    for dependent, label in ((True, "data-dependent"), (False, "data-independent")):
+        part = ordered[ordered["data-dependent"] == dependent]
+        if part.empty:
+            continue
+        style = _family(dependent)
+        fig.add_trace(
+            go.Bar(
+                x=part["mean"],
+                y=part.index,
+                orientation="h",
+                name=label,
+                marker={"color": style["color"], "pattern": {"shape": style["pattern"]}},
+                error_x={
+                    "type": "data",
+                    "array": part["half width"].fillna(0.0),
+                    "color": "#333333",
+                },
+                hovertemplate="%{y}: %{x:.3g} ± %{error_x.array:.2g}<extra></extra>",
+            )
+        )
+    exact = ordered[ordered["closed form"].notna()]
+    if not exact.empty:
+        fig.add_trace(
+            go.Scatter(
+                x=exact["closed form"],
+                y=exact.index,
+                mode="markers",
+                name="closed form (exact MSE, normal E|e|)",
+                marker={"symbol": "diamond", "size": 10, "color": CLOSED_FORM},
+                hovertemplate="%{y}: closed form %{x:.3g}<extra></extra>",
+            )
+        )
+    fig.update_layout(
+        title=f"Scaled per-query L1 error, {workload} (lower is better)",
+        barmode="overlay",
+        xaxis={"type": "log", "title": {"text": "mean error over trials, 95% interval"}},
+        yaxis={"categoryorder": "array", "categoryarray": list(ordered.index)},
+        height=max(320, 34 * len(table) + 140),
+        legend={"orientation": "h", "y": -0.18},
+    )
+    return fig
+
+
+def by_scale(table: pd.DataFrame, dependent: dict[str, bool]) -> go.Figure:
+    """Mean error vs scale per algorithm (log-log), dash and marker by family, so the scale
+    where data-independent algorithms take over is visible."""
+    fig = go.Figure()
+    for name, rows in table.groupby("algorithm", sort=False):
+        style = _family(dependent[str(name)])
+        fig.add_trace(
+            go.Scatter(
+                x=rows["scale"],
+                y=rows["mean"],
+                mode="lines+markers",
+                name=str(name),
+                line={"dash": style["dash"], "width": 2},
+                marker={"symbol": style["symbol"], "size": 7},
+                hovertemplate=f"{name}: %{{y:.3g}} at %{{x:,}} records<extra></extra>",
+            )
+        )
+    fig.update_layout(
+        title="Error vs number of records (solid: data-dependent, dashed: data-independent)",
+        xaxis={"type": "log", "title": {"text": "scale (records)"}},
+        yaxis={"type": "log", "title": {"text": "mean scaled L1 error"}},
+        height=460,
+    )
+    return fig
+
+
+def release(
+    truth: FloatArray, guess: FloatArray, buckets: NDArray[np.int64] | None, *, name: str
+) -> go.Figure:
+    """One release against the sampled input, with the algorithm's buckets shaded."""
+    bins = np.arange(truth.size)
+    fig = go.Figure()
+    fig.add_trace(
+        go.Bar(x=bins, y=truth, name="sampled input", marker={"color": TRUTH}, opacity=0.7)
+    )
+    fig.add_trace(
+        go.Scatter(
+            x=bins,
+            y=guess,
+            mode="lines",
+            name=f"{name}'s estimate",
+            line={"color": ESTIMATE, "width": 1.5, "shape": "hvh"},
+        )
+    )
+    if buckets is not None and buckets.size > 1:
+        ends = np.append(buckets[1:], truth.size)
+        for lo, hi in list(zip(buckets, ends, strict=True))[::2][:400]:
+            fig.add_vrect(x0=lo - 0.5, x1=hi - 0.5, fillcolor=BUCKET, line_width=0, layer="below")
+    count = "" if buckets is None else f", {buckets.size:,} buckets (every other one shaded)"
+    fig.update_layout(
+        title=f"One release of {name}{count}",
+        xaxis={"title": {"text": "bin"}},
+        yaxis={"title": {"text": "count"}},
+        bargap=0,
+        height=420,
+    )
+    return fig

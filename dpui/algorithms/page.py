@@ -1,0 +1,194 @@
+"""The "Which algorithm for my data?" page, declared: DPBench's comparison on the sidebar's
+histogram, error vs scale, and one release drawn against its input."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+import pandas as pd
+import streamlit as st
+
+from dpcore.algorithms import ALGORITHMS, NAMES, release
+from dpcore.algorithms.dpbench import sample
+from dpui.algorithms import compare, figures
+from dpui.algorithms.compare import (
+    DOMAIN,
+    RANGES,
+    SCALE,
+    SEED,
+    SHOWN,
+    TRIALS,
+    WORKLOAD,
+    WORKLOADS,
+    Setting,
+)
+from dpui.kit import downloads, limits, present, references, sidebar, state
+from dpui.kit.page import Page, View
+from dpui.kit.params import ChoiceParam
+
+SECTIONS = {"scale": "Error vs scale", "release": "One release vs its input"}
+SECTION = ChoiceParam("wa_show", "scale", tuple(SECTIONS))
+
+
+def controls() -> None:
+    n = sidebar.current_histogram().n_bins
+    c1, c2, c3 = st.columns([1, 1.4, 1])
+    c1.number_input(
+        "Scale (records)",
+        SCALE.lo,
+        SCALE.hi,
+        step=1000,
+        key=SCALE.name,
+        help="How many people the sampled input holds: DPBench draws them from the "
+        "histogram's shape. Data-dependent algorithms are meant for small scales.",
+    )
+    divisors = [0, *[d for d in range(n - 1, 0, -1) if n % d == 0][:11]]
+    if int(state.get(DOMAIN)) not in divisors:
+        divisors.append(int(state.get(DOMAIN)))  # a linked value: the view says what is wrong
+    c1.selectbox(
+        "Domain (bins)",
+        divisors,
+        format_func=lambda d: f"{n:,} (as uploaded)" if d == 0 else f"{d:,} (merged)",
+        key=DOMAIN.name,
+        help="Fewer bins by summing equal groups of adjacent ones.",
+    )
+    c2.radio("Workload", tuple(WORKLOADS), format_func=WORKLOADS.__getitem__, key=WORKLOAD.name)
+    if state.get(WORKLOAD) == "listed":
+        c2.text_input(
+            "Ranges (0-based, inclusive)",
+            key=RANGES.name,
+            help="For example: 0-99, 100-199, 7 (a single bin).",
+        )
+    c3.number_input("Trials", TRIALS.lo, TRIALS.hi, key=TRIALS.name)
+    c3.number_input("Seed", SEED.lo, SEED.hi, key=SEED.name)
+
+
+def body(view: View | None) -> None:
+    assert view is not None
+    s, table = view.detail
+    if s.sparse_note():
+        st.caption(s.sparse_note())
+    left, right = present.columns([2, 1])
+    present.show_chart(view.figure, view.stamp, key="wa_ranking", where=left)
+    with right:
+        st.latex(r"\mathrm{err} = \frac{\lVert Wx - W\hat x\rVert_1}{|W| \cdot \lVert x\rVert_1}")
+        st.latex(r"\mathrm{regret}_A = \mathrm{err}_A / \min_B \mathrm{err}_B")
+        st.markdown(verdict(table))
+    shown = table.assign(
+        family=np.where(table["data-dependent"], "data-dependent", "data-independent")
+    ).drop(columns="data-dependent")
+    present.table(shown.reset_index())
+    downloads.csv_button("Download the ranking (CSV)", shown.reset_index(), "which_algorithm.csv")
+    SHOW[present.section_choice("Below the ranking", SECTION, SECTIONS)](s)
+    present.prose(references.prose("which_algorithm.md"))
+
+
+def verdict(table: pd.DataFrame) -> str:
+    """The winner and the best of the other family, in words."""
+    best = table.index[0]
+    dependent = bool(table["data-dependent"].iloc[0])
+    other = table[table["data-dependent"] != dependent]
+    text = f"Best here: **{best}** ({'data-dependent' if dependent else 'data-independent'})."
+    if not other.empty:
+        text += (
+            f" The best {'data-independent' if dependent else 'data-dependent'} one, "
+            f"**{other.index[0]}**, has {other['regret'].iloc[0]:.2f}× its error."
+        )
+    return text + (
+        " A data-dependent method pays part of ε to learn the histogram's shape; with few "
+        "records that shape is worth the price, with many the shape is cheap to describe "
+        "with noise and the price is not."
+    )
+
+
+def scales_of(s: Setting) -> tuple[int, ...]:
+    return compare.SCALES
+
+
+def error_vs_scale(s: Setting) -> None:
+    st.subheader("Error vs scale")
+    scales = scales_of(s)
+    single = compare.page_cost(NAMES, s.domain, s.queries(np.random.default_rng(0)).size, s.trials)
+    cost = limits.Cost(single.seconds * len(scales), single.megabytes)
+    if not limits.allow_or_offer(
+        f"{len(NAMES)} algorithms × {s.trials} trials at {len(scales)} scales",
+        cost,
+        key=("wa_scale", s),
+        smaller="choose fewer trials or a smaller domain",
+        library="dpcore.algorithms.estimate",
+    ):
+        return
+    rows = []
+    progress = st.progress(0.0, text="Running every algorithm at every scale…")
+    for i, scale in enumerate(scales):
+        at = dataclasses.replace(s, scale=scale)
+        means = compare.errors(at, at.key(), NAMES).groupby("algorithm", sort=False)["error"].mean()
+        rows += [(name, scale, float(err)) for name, err in means.items()]
+        progress.progress((i + 1) / len(scales), text=f"Scale {scale:,} done")
+    progress.empty()
+    curves = pd.DataFrame(rows, columns=["algorithm", "scale", "mean"])
+    dependent = {name: ALGORITHMS[name].data_dependent for name in NAMES}
+    stamp = {"data": s.hist.name, "domain": f"{s.domain:,}", "ε": s.eps, "trials": s.trials}
+    present.show_chart(figures.by_scale(curves, dependent), stamp, key="wa_by_scale")
+    winners = curves.loc[curves.groupby("scale")["mean"].idxmin()]
+    st.markdown(
+        "Best per scale: "
+        + ", ".join(
+            f"{scale:,}: **{name}**"
+            for name, scale in zip(winners["algorithm"], winners["scale"], strict=True)
+        )
+        + ". The error is scaled by the number of records, so a curve that falls like "
+        "1/scale adds noise that does not grow with the data (every data-independent "
+        "algorithm); a data-dependent one also pays a bias that shrinks more slowly."
+    )
+    downloads.csv_button("Download the curves (CSV)", curves, "which_algorithm_by_scale.csv")
+
+
+def one_release(s: Setting) -> None:
+    st.subheader("One release vs its input")
+    name = st.selectbox("Algorithm", NAMES, key=SHOWN.name)
+    rng = np.random.default_rng([s.seed, 0])
+    truth = sample(s.hist.counts, s.scale, s.domain, rng)
+    queries = s.queries(rng)
+    noise = np.random.default_rng([s.seed, 0, compare.stream(name)])
+    run = release(name, truth, s.eps, workload=queries, rng=noise)
+    present.show_chart(
+        figures.release(truth, run.estimate, run.buckets, name=name),
+        {"data": s.hist.name, "scale": f"{s.scale:,}", "ε": s.eps, "trial": 0, "seed": s.seed},
+        key="wa_release_chart",
+    )
+    split = ", ".join(f"{part}: {eps:.3g}" for part, eps in run.budget.items())
+    st.caption(f"How {name} spent ε = {s.eps:g}: {split}. {ALGORITHMS[name].cite}.")
+
+
+SHOW = {"scale": error_vs_scale, "release": one_release}
+
+PAGE = Page(
+    key="which_algorithm",
+    title="Which algorithm for my data?",
+    icon=":material/leaderboard:",
+    group="Central DP: histograms",
+    blurb=(
+        "Every algorithm — data-dependent (DAWA, MWEM, …) and data-independent (HB, Privelet, "
+        "…) — on samples of your histogram at your number of records, ranked as DPBench ranks "
+        "them."
+    ),
+    notice=(
+        "At small scale the data-dependent algorithms usually win, and as the records grow the "
+        "hierarchical ones take over [@hay-2016]: try a scale of 1,000, then 1,000,000."
+    ),
+    caption=(
+        "DPBench's protocol [@hay-2016]: inputs of a chosen number of records sampled from the "
+        "sidebar histogram's shape, every algorithm on the same inputs, the scaled average "
+        "per-query L1 error with a 95% interval over the trials. Algorithms are this "
+        "project's implementations of the published ones. Teaching and exploration tool: "
+        "numpy's generator is not a hardened noise source."
+    ),
+    params=(*compare.PARAMS, SECTION),
+    pinned=compare.PINNED,
+    controls=controls,
+    cost=compare.cost,
+    view=compare.view,
+    body=body,
+)

@@ -1,0 +1,107 @@
+"""Which algorithm for my data? (AppTest): defaults, the ranking, bad input, pin, limits."""
+
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from dpcore.algorithms import NAMES
+from dpcore.histogram import from_counts
+from dpui.algorithms import compare
+from dpui.kit import sidebar
+
+ROOT = Path(__file__).resolve().parents[2]
+SMALL = {"wa_domain": "256", "wa_trials": "2"}
+
+
+def page(session: dict | None = None, **params: str) -> AppTest:
+    at = AppTest.from_file(str(ROOT / "pages" / "which_algorithm.py"), default_timeout=120)
+    for key, value in (session or {}).items():
+        at.session_state[key] = value
+    for key, value in params.items():
+        at.query_params[key] = value
+    return at.run()
+
+
+def ranking(at: AppTest) -> pd.DataFrame:
+    """The ranking as drawn (a missing closed form is shown as a dash), read back as numbers."""
+    table = next(d.value for d in at.dataframe if "regret" in d.value.columns)
+    for column in ("mean", "half width", "closed form", "regret"):
+        table[column] = pd.to_numeric(table[column], errors="coerce")
+    return table
+
+
+def test_defaults_rank_every_algorithm_with_an_interval():
+    at = page()
+    assert not at.exception and not at.error
+    table = ranking(at)
+    assert sorted(table["algorithm"]) == sorted(NAMES)
+    assert list(table["rank"]) == list(range(1, len(NAMES) + 1))
+    assert (np.diff(table["mean"]) >= 0).all() and table["regret"].iloc[0] == 1.0
+    assert any("Best here" in m.value for m in at.markdown)
+
+
+def test_the_closed_forms_agree_with_the_simulated_errors():
+    """Prefix workload, 20 trials: every linear algorithm's closed form (exact MSE, normal
+    E|e|) lies within its 95% interval widened by 5% (the normal approximation)."""
+    at = page(wa_domain="256", wa_trials="20", wa_scale="100000")
+    table = ranking(at).set_index("algorithm")
+    exact = table.dropna(subset=["closed form"])
+    assert {"Identity", "HB", "Privelet", "HB-opt"} <= set(exact.index)
+    gap = (exact["closed form"] - exact["mean"]).abs()
+    assert (gap <= exact["half width"] + 0.05 * exact["mean"]).all(), exact
+
+
+def test_a_domain_that_does_not_divide_the_bins_is_refused_and_kept():
+    at = page(wa_domain="1000")
+    assert not at.exception
+    assert any("must divide 1,024" in w.value for w in at.warning)
+    assert at.selectbox(key=compare.DOMAIN.name).value == 1000
+
+
+def test_listed_ranges_outside_the_domain_are_refused_with_what_is_accepted():
+    at = page(wa_workload="listed", wa_ranges="0-99, 200-5000", **SMALL)
+    assert not at.exception
+    assert any("listed ranges" in w.value and "last bin 255" in w.value for w in at.warning)
+    assert at.text_input(key=compare.RANGES.name).value == "0-99, 200-5000"
+
+
+def test_an_all_zero_histogram_is_refused():
+    zero = {sidebar.UPLOADED: from_counts(np.zeros(8), "zeros.csv"), "data": sidebar.UPLOADED}
+    at = page(zero)
+    assert not at.exception
+    assert any("holds no records" in w.value for w in at.warning)
+
+
+def test_counts_too_large_for_their_noise_are_refused_not_a_traceback():
+    at = page(wa_scale="100000000", eps="100", wa_domain="1", wa_trials="1")
+    assert not at.exception
+    assert any("could not run" in w.value for w in at.warning)
+
+
+def test_a_scale_below_the_domain_is_shown_with_what_it_means():
+    at = page(wa_scale="100", **SMALL)
+    assert not at.exception
+    assert any("most bins are empty" in c.value for c in at.caption)
+
+
+def test_pinned_view_a_is_compared_with_b():
+    at = page(pin="wa_scale=1000&wa_domain=256&wa_trials=2&eps=1", **SMALL)
+    assert not at.exception
+    assert any("A (pinned)" in m.value for m in at.markdown)
+
+
+def test_too_many_trials_are_refused_before_any_work(monkeypatch):
+    monkeypatch.setenv("DP_EXPLORER_WORK_SECONDS", "0.01")
+    at = page(wa_trials="50")
+    assert not at.exception
+    assert any("Not computed" in w.value for w in at.warning)
+    assert at.number_input(key=compare.TRIALS.name).value == 50
+
+
+@pytest.mark.parametrize("section", ["scale", "release"])
+def test_the_sections_draw(section):
+    at = page(wa_show=section, **SMALL)
+    assert not at.exception and not at.error
