@@ -17,6 +17,8 @@ from dpcore.algorithms.common import (
     as_workload,
     checked_counts,
 )
+from dpcore.algorithms.dawa import dawa
+from dpcore.algorithms.greedy_h import greedy_h
 from dpcore.algorithms.independent import hb, identity, lue_dptree, privelet_release, uniform
 
 
@@ -45,6 +47,8 @@ ALGORITHMS: dict[str, Entry] = {
     "HB": Entry(hb, False, "Qardaji, Yang, Li, VLDB 2013"),
     "Privelet": Entry(privelet_release, False, "Xiao, Wang, Gehrke, ICDE 2010"),
     "LUE-DPTree": Entry(lue_dptree, False, "this project's spec 05"),
+    "GreedyH": Entry(greedy_h, False, "Li, Hay, Miklau, Wang, PVLDB 2014"),
+    "DAWA": Entry(dawa, True, "Li, Hay, Miklau, Wang, PVLDB 2014"),
 }
 """Name -> algorithm, in the order the page lists them."""
 
