@@ -5,7 +5,8 @@ the median seconds of a few runs over /work/shared/data's datasets, the prefix w
 and eps = 1, with Identity timed in the same run. Targets: each <= 1 s at 4,096; DAWA
 and GreedyH <= 2 s at 65,536.
 
-Usage (from the worktree root): ``PYTHONPATH=. python bench/bench_dawa.py [--repeats R] [--workload prefix|"all ranges"]``
+Usage, from the worktree root:
+``PYTHONPATH=. python bench/bench_dawa.py [--repeats R] [--workload prefix|"all ranges"]``
 """
 
 from __future__ import annotations
