@@ -17,6 +17,8 @@ from dpcore.algorithms.common import (
     as_workload,
     checked_counts,
 )
+from dpcore.algorithms.dawa import dawa
+from dpcore.algorithms.greedy_h import greedy_h
 from dpcore.algorithms.independent import hb, hb_opt, identity, privelet_release, uniform
 
 
@@ -54,6 +56,8 @@ ALGORITHMS: dict[str, Entry] = {
         "H_b's tree (Qardaji et al. 2013); budgets optimal after BLUE (this project)",
         "consistent",
     ),
+    "GreedyH": Entry(greedy_h, False, "Li, Hay, Miklau, Wang, PVLDB 2014"),
+    "DAWA": Entry(dawa, True, "Li, Hay, Miklau, Wang, PVLDB 2014"),
 }
 """Name -> algorithm, in the order the page lists them."""
 
