@@ -8,6 +8,8 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from dpcore import _validate
+from dpcore.algorithms.acs import efpa, php
+from dpcore.algorithms.ahp import ahp
 from dpcore.algorithms.common import (
     Algorithm,
     FloatArray,
@@ -18,6 +20,7 @@ from dpcore.algorithms.common import (
     checked_counts,
 )
 from dpcore.algorithms.independent import hb, identity, lue_dptree, privelet_release, uniform
+from dpcore.algorithms.mwem import mwem
 
 
 @dataclass(frozen=True)
@@ -45,6 +48,10 @@ ALGORITHMS: dict[str, Entry] = {
     "HB": Entry(hb, False, "Qardaji, Yang, Li, VLDB 2013"),
     "Privelet": Entry(privelet_release, False, "Xiao, Wang, Gehrke, ICDE 2010"),
     "LUE-DPTree": Entry(lue_dptree, False, "this project's spec 05"),
+    "MWEM": Entry(mwem, True, "Hardt, Ligett, McSherry, NIPS 2012"),
+    "EFPA": Entry(efpa, True, "Ács, Castelluccia, Chen, ICDM 2012"),
+    "PHP": Entry(php, True, "Ács, Castelluccia, Chen, ICDM 2012"),
+    "AHP": Entry(ahp, True, "Zhang, Chen, Xu, Meng, Xie, SDM 2014"),
 }
 """Name -> algorithm, in the order the page lists them."""
 
