@@ -8,6 +8,8 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from dpcore import _validate
+from dpcore.algorithms.acs import efpa, php
+from dpcore.algorithms.ahp import ahp
 from dpcore.algorithms.common import (
     Algorithm,
     FloatArray,
@@ -20,6 +22,7 @@ from dpcore.algorithms.common import (
 from dpcore.algorithms.dawa import dawa
 from dpcore.algorithms.greedy_h import greedy_h
 from dpcore.algorithms.independent import hb, hb_opt, identity, privelet_release, uniform
+from dpcore.algorithms.mwem import mwem
 
 
 @dataclass(frozen=True)
@@ -58,6 +61,10 @@ ALGORITHMS: dict[str, Entry] = {
     ),
     "GreedyH": Entry(greedy_h, False, "Li, Hay, Miklau, Wang, PVLDB 2014"),
     "DAWA": Entry(dawa, True, "Li, Hay, Miklau, Wang, PVLDB 2014"),
+    "MWEM": Entry(mwem, True, "Hardt, Ligett, McSherry, NIPS 2012"),
+    "EFPA": Entry(efpa, True, "Ács, Castelluccia, Chen, ICDM 2012"),
+    "PHP": Entry(php, True, "Ács, Castelluccia, Chen, ICDM 2012"),
+    "AHP": Entry(ahp, True, "Zhang, Chen, Xu, Meng, Xie, SDM 2014"),
 }
 """Name -> algorithm, in the order the page lists them."""
 
