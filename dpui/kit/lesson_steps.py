@@ -40,7 +40,7 @@ DROPPED = (present.PRESENT.name, present.EXPORT.name, lesson.URL_KEY)
 
 _INERT_CSS = (
     "<style>.dp-lesson-title{font-size:1.25rem;font-weight:600;margin:0}"
-    ".dp-lesson-note{white-space:pre-wrap;margin:.2rem 0 0 0}</style>"
+    ".dp-lesson-note{white-space:pre-wrap;margin:0;font-size:1.15rem}</style>"
 )
 
 
@@ -176,7 +176,8 @@ def bar(page: str) -> None:
         return
     steps = current().steps
     step = steps[at]
-    box = st.container(key="dp-lesson-bar", border=True)
+    # one row and the note under it: the figure below still has to fit a 720p projector
+    box = st.container(key="dp-lesson-bar", gap="small")
     row = box.container(horizontal=True, vertical_alignment="center", gap="small")
     row.button(
         "Previous",
@@ -197,15 +198,14 @@ def bar(page: str) -> None:
         on_click=go,
         args=(min(at + 1, len(steps) - 1),),
     )
+    row.html(_INERT_CSS + inert(step.title, "dp-lesson-title"), width="content")
     row.button(
         "End lesson", icon=":material/stop:", type="tertiary", on_click=_end, key="_lesson_end"
     )
     if step.page != page:
-        row.caption("(this page is not the step's: Next and Previous open the lesson's pages)")
-    parts = [_INERT_CSS, inert(step.title, "dp-lesson-title")]
+        box.caption("This page is not the step's: Next and Previous open the lesson's pages.")
     if step.note:
-        parts.append(inert(step.note, "dp-lesson-note"))
-    box.html("".join(parts))
+        box.html(inert(step.note, "dp-lesson-note"))
 
 
 def _reveal() -> None:
@@ -223,10 +223,10 @@ def hidden(page: str) -> bool:
         or not st.session_state.get(_HIDDEN)
     ):
         return False
-    box = st.container(key="dp-lesson-predict", border=True)
+    box = st.container(key="dp-lesson-predict", border=True, horizontal=True, gap="medium")
+    box.button("Reveal", icon=":material/visibility:", type="primary", on_click=_reveal)
     box.markdown(
         ":material/psychology: **Predict first.** What will the figure show? The figure and "
         "its numbers stay hidden until you reveal them."
     )
-    box.button("Reveal", icon=":material/visibility:", type="primary", on_click=_reveal)
     return True

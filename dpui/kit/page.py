@@ -124,7 +124,9 @@ class Page:
 
 
 def run(page: Page) -> None:
-    """Draw ``page``: frame, settings, the current view B (and a pinned A beside it), body."""
+    """Draw ``page``: frame, settings, the current view B (and a pinned A beside it), body;
+    while a lesson is presented, its step's settings, title, note and Next / Previous
+    (:mod:`dpui.kit.lesson_steps`), and nothing of the view before a predict step's Reveal."""
     lesson_steps.arrive(page.key, page.params)
     toolbar = present.header(page)
     lesson_steps.bar(page.key)
