@@ -14,6 +14,7 @@ from dpui.mechanisms.laplace_page import PAGE as LAPLACE
 from dpui.papers.page import PAGE as PAPER_EXPERIMENTS
 from dpui.reference.glossary_page import PAGE as GLOSSARY
 from dpui.reference.home_page import PAGE as HOME
+from dpui.reference.lesson_page import PAGE as LESSON
 from dpui.reference.references_page import PAGE as REFERENCES
 from dpui.tree.page import PAGE as TREE_BUDGETS
 
@@ -30,6 +31,7 @@ PAGES: tuple[Page, ...] = (
     KV_LDP,
     GLOSSARY,
     REFERENCES,
+    LESSON,
 )
 
 GROUPS: tuple[str, ...] = (

@@ -26,7 +26,7 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from dpcore.histogram import Histogram
-from dpui.kit import limits, pin, present, sidebar, state, untrusted
+from dpui.kit import lesson_steps, limits, pin, present, sidebar, state, untrusted
 from dpui.kit.params import Param
 
 SIDEBAR_DATA = "the sidebar's dataset"
@@ -124,8 +124,12 @@ class Page:
 
 
 def run(page: Page) -> None:
-    """Draw ``page``: frame, settings, the current view B (and a pinned A beside it), body."""
+    """Draw ``page``: frame, settings, the current view B (and a pinned A beside it), body;
+    while a lesson is presented, its step's settings, title, note and Next / Previous
+    (:mod:`dpui.kit.lesson_steps`), and nothing of the view before a predict step's Reveal."""
+    lesson_steps.arrive(page.key, page.params)
     toolbar = present.header(page)
+    lesson_steps.bar(page.key)
     sidebar.shared_controls()
     state.load(page.params)
     if page.controls is not None:
@@ -133,13 +137,17 @@ def run(page: Page) -> None:
             page.controls()
     state.save(page.params)
     if page.view is None:
+        lesson_steps.add_button(toolbar, page.key, page.title)
         present.qr_code(toolbar, page.key)
-        if page.body is not None:
+        if page.body is not None and not lesson_steps.hidden(page.key):
             page.body(None)
         return
     current = _inputs(page, {})
     pinned = pin.controls(page.key, page.pinned, where=toolbar) if page.pinned else None
+    lesson_steps.add_button(toolbar, page.key, page.title)
     present.qr_code(toolbar, page.key)
+    if lesson_steps.hidden(page.key):  # "predict, then reveal": nothing of the view yet
+        return
     main = st.container()  # a comparison goes above the page's own figure
     b = computed(page, current)
     if pinned is not None:

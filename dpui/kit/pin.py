@@ -37,6 +37,11 @@ def _unpin(page: str) -> None:
     st.session_state[_key(page)] = None
 
 
+def forget(page: str) -> None:
+    """Drop ``page``'s pin, so that its next :func:`controls` takes the pin from the link."""
+    st.session_state.pop(_key(page), None)
+
+
 def pinned(page: str) -> bool:
     """Whether ``page`` shows a pinned view A now (after :func:`controls` ran)."""
     return st.session_state.get(_key(page)) is not None

@@ -10,7 +10,7 @@ survives switching pages.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 import streamlit as st
@@ -59,6 +59,21 @@ def save(params: Sequence[codec.Param], *, in_url: Sequence[codec.Param] | None 
     for key, value in encoded.items():
         if st.query_params.get(key) != value:
             st.query_params[key] = value
+
+
+def put(values: Mapping[str, Any]) -> None:
+    """Set widget values (and the copies kept across pages) before their widgets are drawn:
+    a link opened from inside the app (a lesson's step) replaces the values a page had."""
+    for name, value in values.items():
+        st.session_state[name] = value
+        st.session_state[_kept(name)] = value
+
+
+def forget(names: Iterable[str]) -> None:
+    """Drop the values of widgets ``names``, so that their next :func:`load` reads the link."""
+    for name in names:
+        st.session_state.pop(name, None)
+        st.session_state.pop(_kept(name), None)
 
 
 def get(param: codec.Param) -> Any:

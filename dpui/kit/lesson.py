@@ -1,0 +1,299 @@
+"""A lesson: views of the app in order, each a page's link with a title and a note or question.
+
+This module is the lesson's model and its two codecs, both pure (no Streamlit; the session
+glue is :mod:`dpui.kit.lesson_steps`): a JSON file (:func:`to_json` / :func:`from_json`) and
+one link parameter (:func:`to_link` / :func:`from_link`: the same JSON, zlib-compressed and
+base64url-encoded). Everything loaded goes through :func:`validate`, which accepts a lesson
+or raises :class:`LessonError` naming the first thing wrong and what is accepted; it checks
+every step's page and the values of that page's parameters with the page's own codecs, so a
+lesson cannot carry a link that the page would have to repair.
+
+A step's link is a page key and the query string of its settings, as "Copy link" would give
+them (``laplace?eps=0.5&lap_seed=3``), without the host: a lesson file opens on any server.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import json
+import re
+import zlib
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
+from typing import Any
+from urllib.parse import parse_qsl, urlencode
+
+from dpui.kit import params as codec
+from dpui.kit import untrusted
+
+FORMAT, VERSION = "dp-explorer-lesson", 1
+PAGE_KEY = "lesson"
+"""The key of the Lesson page, where a lesson is edited (not itself a step)."""
+URL_KEY = "lesson"
+"""The query parameter of a lesson's link (on the Lesson page)."""
+MAX_STEPS, MAX_TITLE, MAX_NOTE, MAX_LINK = 40, 120, 1_000, 2_000
+MAX_FILE = 200_000
+"""Bytes of a lesson file (a full lesson of long notes is under 100 kB)."""
+MAX_LINK_CHARS = 6_000
+"""Characters of the encoded lesson in a link: browsers, proxies and servers take URLs of
+8,000 characters and more; this leaves room for the address itself."""
+_KEY = re.compile(r"[a-z][a-z0-9_]{0,39}")
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f\u2028\u2029]")
+
+
+class LessonError(ValueError):
+    """A lesson that cannot be loaded; the message says what is wrong and what is accepted."""
+
+
+@dataclass(frozen=True)
+class Target:
+    """A page a step may open: its key, title and the parameters its link may set (the
+    page's own and the shared ones), whose values a loaded lesson must parse."""
+
+    key: str
+    title: str
+    params: tuple[codec.Param, ...]
+
+
+@dataclass(frozen=True)
+class Step:
+    """One view of a lesson: the page's key, its settings as a query string, a title, a note
+    or question, and whether its figure is hidden until revealed ("predict, then reveal")."""
+
+    page: str
+    query: str
+    title: str
+    note: str = ""
+    predict: bool = False
+
+    @property
+    def link(self) -> str:
+        """``page?query`` (just ``page`` without settings)."""
+        return f"{self.page}?{self.query}" if self.query else self.page
+
+    def settings(self) -> dict[str, str]:
+        """The step's query as a mapping (the last value of a repeated key)."""
+        return dict(parse_qsl(self.query, keep_blank_values=True))
+
+
+@dataclass(frozen=True)
+class Lesson:
+    title: str
+    steps: tuple[Step, ...] = ()
+
+
+EMPTY = Lesson("My lesson")
+
+
+def step_from_view(page: str, title: str, query: Mapping[str, str], dropped: Sequence[str]) -> Step:
+    """A step opening page ``page`` with the settings ``query`` (its link's parameters less
+    the ``dropped`` ones, such as presentation mode), titled ``title``."""
+    kept = {k: v for k, v in query.items() if k not in dropped}
+    return Step(page, urlencode(kept), title[:MAX_TITLE])
+
+
+def moved(lesson: Lesson, index: int, by: int) -> Lesson:
+    """``lesson`` with step ``index`` moved ``by`` places (-1 up, +1 down), clamped."""
+    steps = list(lesson.steps)
+    to = min(max(index + by, 0), len(steps) - 1)
+    steps.insert(to, steps.pop(index))
+    return replace(lesson, steps=tuple(steps))
+
+
+def deleted(lesson: Lesson, index: int) -> Lesson:
+    return replace(lesson, steps=lesson.steps[:index] + lesson.steps[index + 1 :])
+
+
+def edited(lesson: Lesson, index: int, **changes: Any) -> Lesson:
+    """``lesson`` with step ``index`` changed (``title=``, ``note=``, ``predict=``)."""
+    steps = list(lesson.steps)
+    steps[index] = replace(steps[index], **changes)
+    return replace(lesson, steps=tuple(steps))
+
+
+def as_data(lesson: Lesson) -> dict[str, Any]:
+    """The lesson as JSON-ready data (the file format)."""
+    return {
+        "format": FORMAT,
+        "version": VERSION,
+        "title": lesson.title,
+        "steps": [
+            {"link": s.link, "title": s.title, "note": s.note, "predict": s.predict}
+            for s in lesson.steps
+        ],
+    }
+
+
+def to_json(lesson: Lesson) -> str:
+    return json.dumps(as_data(lesson), ensure_ascii=False, indent=2)
+
+
+def to_link(lesson: Lesson) -> str:
+    """The lesson as one query-parameter value: compact JSON, zlib-compressed, base64url
+    without padding. Raises :class:`LessonError` when it is longer than
+    :data:`MAX_LINK_CHARS`.
+
+    Raises
+    ------
+    LessonError
+        When the encoded lesson is too long for a link.
+    """
+    raw = json.dumps(as_data(lesson), ensure_ascii=False, separators=(",", ":"))
+    packed = base64.urlsafe_b64encode(zlib.compress(raw.encode("utf-8"), 9)).decode("ascii")
+    text = packed.rstrip("=")
+    if len(text) > MAX_LINK_CHARS:
+        raise LessonError(
+            f"This lesson is too long for one link ({len(text):,} characters once compressed; "
+            f"a link holds at most {MAX_LINK_CHARS:,}). Save it as a file instead, or shorten "
+            "its notes."
+        )
+    return text
+
+
+def from_link(text: str, targets: Mapping[str, Target]) -> Lesson:
+    """The lesson encoded by :func:`to_link`, validated (:func:`validate`).
+
+    Raises
+    ------
+    LessonError
+        When the text is too long, not base64url, not zlib data, decompresses to more than
+        :data:`MAX_FILE` bytes, or is not a valid lesson.
+    """
+    if len(text) > MAX_LINK_CHARS:
+        raise LessonError(
+            f"The lesson in this link is {len(text):,} characters long; a lesson link holds at "
+            f"most {MAX_LINK_CHARS:,}."
+        )
+    try:
+        packed = base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
+    except (binascii.Error, ValueError):
+        raise LessonError(
+            "The lesson in this link is damaged (it is not base64url text, the form a lesson "
+            "link is saved in); ask for the link again, or load the lesson's file."
+        ) from None
+    unpack = zlib.decompressobj()
+    try:
+        raw = unpack.decompress(packed, MAX_FILE + 1)  # a bounded output: no zip bomb
+    except zlib.error:
+        raise LessonError(
+            "The lesson in this link is damaged (its compressed data does not unpack); ask "
+            "for the link again, or load the lesson's file."
+        ) from None
+    if len(raw) > MAX_FILE or unpack.unconsumed_tail:
+        raise LessonError(f"The lesson in this link unpacks to over {MAX_FILE:,} bytes.")
+    return from_json(raw, targets)
+
+
+def from_json(raw: bytes, targets: Mapping[str, Target]) -> Lesson:
+    """The lesson in a JSON file's bytes, validated (:func:`validate`).
+
+    Raises
+    ------
+    LessonError
+        When the file is too large, not UTF-8 JSON, or not a valid lesson.
+    """
+    if len(raw) > MAX_FILE:
+        raise LessonError(
+            f"The file is {len(raw):,} bytes; a lesson file has at most {MAX_FILE:,}."
+        )
+    try:
+        data = json.loads(raw.decode("utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as err:
+        raise LessonError(
+            f"This is not a lesson file: it is not UTF-8 JSON ({untrusted.markdown(err, 120)})."
+        ) from None
+    return validate(data, targets)
+
+
+def _text(value: Any, where: str, limit: int, *, required: bool = False) -> str:
+    if not isinstance(value, str):
+        raise LessonError(f"{where} must be text, not {type(value).__name__}.")
+    if len(value) > limit:
+        raise LessonError(f"{where} has {len(value):,} characters; at most {limit:,} are accepted.")
+    if required and not value.strip():
+        raise LessonError(f"{where} is empty; give it a few words.")
+    return _CONTROL.sub(" ", value)
+
+
+def validate(data: Any, targets: Mapping[str, Target]) -> Lesson:
+    """The lesson in ``data`` (a file's parsed JSON), every value checked.
+
+    Accepted: an object with ``"format": "dp-explorer-lesson"``, ``"version": 1``, a title,
+    and 1 to :data:`MAX_STEPS` steps, each with a ``link`` to one of the ``targets``' pages
+    whose settings that page accepts, a non-empty ``title``, an optional ``note`` and an
+    optional boolean ``predict``. Control characters in text become spaces.
+
+    Raises
+    ------
+    LessonError
+        Naming the first value that is wrong and what is accepted.
+    """
+    if not isinstance(data, dict) or data.get("format") != FORMAT:
+        raise LessonError(f'This is not a DP Explorer lesson (it has no "format": "{FORMAT}").')
+    if data.get("version") != VERSION:
+        raise LessonError(
+            f"This lesson is of version {untrusted.markdown(data.get('version'), 20)}; "
+            f"this app reads version {VERSION}."
+        )
+    title = _text(data.get("title", ""), "The lesson's title", MAX_TITLE, required=True)
+    steps = data.get("steps")
+    if not isinstance(steps, list) or not 1 <= len(steps) <= MAX_STEPS:
+        count = f"{len(steps)} steps" if isinstance(steps, list) else "no list of steps"
+        raise LessonError(f"The lesson has {count}; a lesson has 1 to {MAX_STEPS} steps.")
+    return Lesson(title, tuple(_step(raw, n, targets) for n, raw in enumerate(steps, 1)))
+
+
+def _step(raw: Any, n: int, targets: Mapping[str, Target]) -> Step:
+    where = f"Step {n}"
+    if not isinstance(raw, dict):
+        raise LessonError(f"{where} is not an object with a link, a title and a note.")
+    unknown = sorted(set(raw) - {"link", "title", "note", "predict"})
+    if unknown:
+        raise LessonError(
+            f"{where} has the field {untrusted.markdown(unknown[0], 40)}; a step has only "
+            "link, title, note and predict."
+        )
+    link = _text(raw.get("link"), f"{where}'s link", MAX_LINK, required=True)
+    page, _, query = link.partition("?")
+    if page not in targets:
+        raise LessonError(
+            f"{where}'s link opens {untrusted.markdown(page, 40)}, which is not a page of this "
+            f"app; a link opens one of: {', '.join(sorted(targets))}."
+        )
+    _check_settings(query, targets[page], where)
+    predict = raw.get("predict", False)
+    if not isinstance(predict, bool):
+        raise LessonError(f"{where}'s predict must be true or false.")
+    return Step(
+        page,
+        query,
+        _text(raw.get("title"), f"{where}'s title", MAX_TITLE, required=True),
+        _text(raw.get("note", ""), f"{where}'s note", MAX_NOTE),
+        predict,
+    )
+
+
+def _check_settings(query: str, target: Target, where: str) -> None:
+    """Every setting of a step's link is a parameter name, and the value of each of the
+    page's parameters parses (others, such as a section's own settings, are checked by the
+    page when the step opens, with a notice)."""
+    try:
+        pairs = parse_qsl(query, keep_blank_values=True, strict_parsing=bool(query))
+    except ValueError:
+        raise LessonError(f"{where}'s link has settings that are not name=value pairs.") from None
+    by_name = {p.name: p for p in target.params}
+    for name, value in pairs:
+        if not _KEY.fullmatch(name):
+            raise LessonError(
+                f"{where}'s link sets {untrusted.markdown(name, 40)}; setting names are lower-"
+                "case letters, digits and _."
+            )
+        if name in by_name:
+            try:
+                by_name[name].parse(value)
+            except ValueError as err:
+                raise LessonError(
+                    f"{where}'s link sets {untrusted.markdown(f'{name}={value}')} on "
+                    f"{target.title}: {err}."
+                ) from None

@@ -1,0 +1,232 @@
+"""The lesson in this session, and stepping through it in presentation mode.
+
+The runner (:func:`dpui.kit.page.run`) calls four hooks: :func:`arrive` first (a step just
+opened: its settings replace the page's), :func:`bar` under the page's toolbar (while
+presenting a lesson: the step's title and note, Previous / Next, also on the arrow keys),
+:func:`add_button` beside "Pin this view", and :func:`hidden` before the main view (a
+"predict, then reveal" step shows its question and a Reveal button instead). The lesson
+itself (:class:`dpui.kit.lesson.Lesson`) is edited on the Lesson page
+(``dpui.reference.lesson_page``).
+
+A step opens with ``st.switch_page`` to its page with its link's settings. A page keeps the
+values its widgets had (:mod:`dpui.kit.state`), so :func:`arrive` writes the step's values
+into the session before the page draws its widgets: the page's parameters the link leaves
+out take their defaults, the shared dataset and ε stay as they are.
+"""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Sequence
+from dataclasses import replace
+
+import streamlit as st
+from streamlit.delta_generator import DeltaGenerator
+
+from dpui.kit import lesson, pin, present, sidebar, state
+from dpui.kit import params as codec
+
+_LESSON, _PREVIOUS, _AT, _GOING, _ARRIVING, _HIDDEN = (
+    "_lesson",
+    "_lesson.previous",
+    "_lesson.at",
+    "_lesson.going",
+    "_lesson.arriving",
+    "_lesson.hidden",
+)
+_TOAST = "_lesson.toast"
+DROPPED = (present.PRESENT.name, present.EXPORT.name, lesson.URL_KEY)
+"""Link parameters a step does not keep: how the app is shown, not what it shows."""
+
+_INERT_CSS = (
+    "<style>.dp-lesson-title{font-size:1.25rem;font-weight:600;margin:0}"
+    ".dp-lesson-note{white-space:pre-wrap;margin:0;font-size:1.15rem}</style>"
+)
+
+
+def current() -> lesson.Lesson:
+    """This session's lesson (an empty one at first)."""
+    found = st.session_state.get(_LESSON)
+    return found if isinstance(found, lesson.Lesson) else lesson.EMPTY
+
+
+def put(new: lesson.Lesson, *, keep_previous: bool = False) -> None:
+    """Make ``new`` the session's lesson; ``keep_previous`` keeps the one it replaces (a
+    loaded lesson can be undone), when that one had steps."""
+    old = current()
+    if keep_previous and old.steps and old != new:
+        st.session_state[_PREVIOUS] = old
+    st.session_state[_LESSON] = new
+    at = position()
+    if at is not None and at >= len(new.steps):
+        st.session_state[_AT] = None
+
+
+def previous() -> lesson.Lesson | None:
+    """The lesson a load replaced, if any."""
+    found = st.session_state.get(_PREVIOUS)
+    return found if isinstance(found, lesson.Lesson) else None
+
+
+def restore_previous() -> None:
+    """Swap the lesson with the one a load replaced."""
+    old = previous()
+    if old is not None:
+        st.session_state[_PREVIOUS] = current()
+        put(old)
+
+
+def position() -> int | None:
+    """The index of the step being presented, or None when no lesson is being presented."""
+    at = st.session_state.get(_AT)
+    return at if isinstance(at, int) and 0 <= at < len(current().steps) else None
+
+
+def inert(text: str, css_class: str) -> str:
+    """``text`` (a user's title or note) as HTML that can only be text: escaped, so no tag,
+    link or markdown forms, line breaks kept by CSS."""
+    return f'<p class="{css_class}">{html.escape(text, quote=True)}</p>'
+
+
+def _add(page: str, title: str) -> None:
+    now = current()
+    if len(now.steps) >= lesson.MAX_STEPS:
+        st.session_state[_TOAST] = f"The lesson has {lesson.MAX_STEPS} steps, the most it holds."
+        return
+    query = st.query_params.to_dict()
+    if query.get(sidebar.DATASET.name) == sidebar.UPLOAD_MARK:  # uploads are not in links
+        del query[sidebar.DATASET.name]
+    step = lesson.step_from_view(page, title, query, DROPPED)
+    put(replace(now, steps=(*now.steps, step)))
+    st.session_state[_TOAST] = (
+        f"Added step {len(now.steps) + 1} to the lesson (edit it on the Lesson page)."
+    )
+
+
+def add_button(where: DeltaGenerator, page: str, title: str) -> None:
+    """The "Add to lesson" button (not while presenting): the view as now set becomes the
+    lesson's next step, titled ``title``."""
+    if present.presenting() or page == lesson.PAGE_KEY:
+        return
+    if toast := st.session_state.pop(_TOAST, None):  # said here: a callback's output is lost
+        st.toast(toast, icon=":material/playlist_add_check:")  # when the run reruns early
+    where.button(
+        "Add to lesson",
+        icon=":material/playlist_add:",
+        key="_lesson_add",
+        on_click=_add,
+        args=(page, title),
+        help="Add this view, with its settings, as the next step of your lesson (edit, "
+        "reorder, save and present it on the Lesson page).",
+    )
+
+
+def go(index: int) -> None:
+    """Open step ``index`` of the lesson in presentation mode (on the next run, from a button's
+    callback: a callback cannot switch pages, and a run that reruns before reading a button
+    would lose its click)."""
+    st.session_state[_GOING] = index
+
+
+def _switch() -> None:
+    """Switch to the step :func:`go` asked for, if any (ends this run)."""
+    index = st.session_state.pop(_GOING, None)
+    if not isinstance(index, int) or not 0 <= index < len(current().steps):
+        return
+    step = current().steps[index]
+    st.session_state[_AT] = index
+    st.session_state[_ARRIVING] = True
+    st.session_state[_HIDDEN] = step.predict
+    query = step.settings() | {present.PRESENT.name: present.PRESENT.encode(True)}
+    st.switch_page(f"pages/{step.page}.py", query_params=query)
+
+
+def arrive(page: str, params: Sequence[codec.Param]) -> None:
+    """First in every run: open the step :func:`go` asked for, if any; once it is open, set
+    the session to the step's settings before page ``page`` (with ``params``) draws its
+    widgets. Invalid values take their defaults with a notice."""
+    _switch()
+    if not st.session_state.get(_ARRIVING):
+        return
+    st.session_state[_ARRIVING] = False
+    at = position()
+    if at is None or current().steps[at].page != page:
+        return
+    settings = current().steps[at].settings()
+    # the shared dataset and ε change only when the step sets them
+    shared = [p for p in sidebar.SHARED if p.name in settings]
+    values, notices = codec.decode((*params, *shared), settings)
+    state.put(values | {present.PRESENT.name: True})
+    # the settings of a part of the page (not the page's own parameters) are read from the link
+    state.forget(settings.keys() - values.keys())
+    pin.forget(page)
+    for notice in notices:
+        st.warning(f"Lesson step {at + 1}: {notice}", icon=":material/link_off:")
+
+
+def _end() -> None:
+    st.session_state[_AT] = None
+
+
+def bar(page: str) -> None:
+    """While presenting a lesson: the step's place, title and note, and Previous / Next (also
+    on the left and right arrow keys) and End."""
+    at = position()
+    if at is None or not present.presenting():
+        return
+    steps = current().steps
+    step = steps[at]
+    # one row and the note under it: the figure below still has to fit a 720p projector
+    box = st.container(key="dp-lesson-bar", gap="small")
+    row = box.container(horizontal=True, vertical_alignment="center", gap="small")
+    row.button(
+        "Previous",
+        icon=":material/arrow_back:",
+        shortcut="Left",
+        disabled=at == 0,
+        key="_lesson_previous",
+        on_click=go,
+        args=(max(at - 1, 0),),
+    )
+    row.markdown(f"**Step {at + 1} of {len(steps)}**", width="content")
+    row.button(
+        "Next",
+        icon=":material/arrow_forward:",
+        shortcut="Right",
+        disabled=at == len(steps) - 1,
+        key="_lesson_next",
+        on_click=go,
+        args=(min(at + 1, len(steps) - 1),),
+    )
+    row.html(_INERT_CSS + inert(step.title, "dp-lesson-title"), width="content")
+    row.button(
+        "End lesson", icon=":material/stop:", type="tertiary", on_click=_end, key="_lesson_end"
+    )
+    if step.page != page:
+        box.caption("This page is not the step's: Next and Previous open the lesson's pages.")
+    if step.note:
+        box.html(inert(step.note, "dp-lesson-note"))
+
+
+def _reveal() -> None:
+    st.session_state[_HIDDEN] = False
+
+
+def hidden(page: str) -> bool:
+    """Whether page ``page`` is a "predict, then reveal" step not yet revealed; if so, the
+    Reveal button is drawn (the runner then draws nothing of the view)."""
+    at = position()
+    if (
+        at is None
+        or not present.presenting()
+        or current().steps[at].page != page
+        or not st.session_state.get(_HIDDEN)
+    ):
+        return False
+    box = st.container(key="dp-lesson-predict", border=True, horizontal=True, gap="medium")
+    box.button("Reveal", icon=":material/visibility:", type="primary", on_click=_reveal)
+    box.markdown(
+        ":material/psychology: **Predict first.** What will the figure show? The figure and "
+        "its numbers stay hidden until you reveal them."
+    )
+    return True

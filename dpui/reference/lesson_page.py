@@ -1,0 +1,260 @@
+"""The Lesson page: the lecturer's lesson in one place, to edit, save, load and present.
+
+Steps are added from any page ("Add to lesson" in its toolbar); here they are titled,
+annotated, reordered, deleted and marked "predict, then reveal"; the lesson is saved as a
+JSON file or one link and loaded back from either (or from the bundled example), and
+"Present" opens its first step in presentation mode (:mod:`dpui.kit.lesson_steps`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import replace
+from pathlib import Path
+from urllib.parse import urlsplit, urlunsplit
+
+import streamlit as st
+
+from dpui.kit import lesson, lesson_steps, sidebar, untrusted
+from dpui.kit.page import Page, View
+
+EXAMPLE = Path(__file__).resolve().parents[2] / "assets" / "lessons" / "dp_histograms_50min.json"
+_MESSAGE = "_lesson.message"
+_UPLOAD = "_lesson_upload"
+
+PAGE = Page(
+    key=lesson.PAGE_KEY,
+    title="Lesson",
+    icon=":material/school:",
+    group="Reference",
+    blurb="Your lesson: views collected with Add to lesson, to reorder, annotate, save and "
+    "step through in presentation mode.",
+    notice=(
+        "Collect views with Add to lesson on any page, give each a title and a question, then "
+        "present them in order with the arrow keys."
+    ),
+    charts=False,
+    data="",
+)
+
+
+def targets(pages: Sequence[Page]) -> dict[str, lesson.Target]:
+    """The pages a step may open (every page but this one), with the parameters a link sets."""
+    return {
+        p.key: lesson.Target(p.key, p.title, (*p.params, *sidebar.SHARED))
+        for p in pages
+        if p.key != lesson.PAGE_KEY
+    }
+
+
+def _say(kind: str, text: str) -> None:
+    st.session_state[_MESSAGE] = (kind, text)
+
+
+def _loaded(new: lesson.Lesson, source: str) -> None:
+    lesson_steps.put(new, keep_previous=True)
+    kept = " (the lesson you had is kept: restore it below)" if lesson_steps.previous() else ""
+    _say("success", f"Loaded {len(new.steps)} steps from {source}{kept}.")
+
+
+def _load_example(known: Mapping[str, lesson.Target]) -> None:
+    try:
+        _loaded(lesson.from_json(EXAMPLE.read_bytes(), known), "the example lesson")
+    except lesson.LessonError as err:  # a defect of the app itself; the tests load it
+        _say("error", f"The example lesson did not load: {err}")
+
+
+def _load_file(known: Mapping[str, lesson.Target]) -> None:
+    file = st.session_state.get(_UPLOAD)
+    if file is None:
+        return
+    name = untrusted.file_name(file.name)
+    if wrong := untrusted.wrong_file_type(file.name, ("json",)):
+        _say("error", f"{wrong} Your lesson is unchanged.")
+        return
+    try:
+        _loaded(lesson.from_json(file.getvalue(), known), name)
+    except lesson.LessonError as err:
+        _say("error", f"{name} was not loaded: {err} Your lesson is unchanged.")
+
+
+def _load_link(known: Mapping[str, lesson.Target]) -> None:
+    """A lesson link opened: load its lesson once, then take it out of the address."""
+    raw = st.query_params.get(lesson.URL_KEY)
+    if raw is None:
+        return
+    del st.query_params[lesson.URL_KEY]
+    try:
+        _loaded(lesson.from_link(raw, known), "the link")
+    except lesson.LessonError as err:
+        _say("error", f"The lesson in the link was not loaded: {err} Your lesson is unchanged.")
+
+
+def _edit(index: int, field: str, key: str) -> None:
+    value = st.session_state.get(key)
+    if field == "title" and not str(value).strip():
+        return  # a step keeps a title
+    lesson_steps.put(lesson.edited(lesson_steps.current(), index, **{field: value}))
+
+
+def _retitle() -> None:
+    value = str(st.session_state.get("_lesson_title", "")).strip()
+    if value:
+        lesson_steps.put(replace(lesson_steps.current(), title=value[: lesson.MAX_TITLE]))
+
+
+def _move(index: int, by: int) -> None:
+    lesson_steps.put(lesson.moved(lesson_steps.current(), index, by))
+
+
+def _delete(index: int) -> None:
+    lesson_steps.put(lesson.deleted(lesson_steps.current(), index))
+
+
+def _seed(key: str, value: object) -> None:
+    """Draw the model's value in widget ``key`` (before the widget: the lesson is the owner)."""
+    st.session_state[key] = value
+
+
+def _steps(now: lesson.Lesson, known: Mapping[str, lesson.Target]) -> None:
+    for i, step in enumerate(now.steps):
+        box = st.container(border=True, key=f"dp-lesson-step-{i}")
+        page = known[step.page].title if step.page in known else step.page
+        box.markdown(f"**Step {i + 1}** · {page} · {untrusted.markdown(step.link, 90)}")
+        left, right = box.columns([3, 2])
+        for field, value in (("title", step.title), ("note", step.note)):
+            _seed(f"_lesson_{field}_{i}", value)
+        _seed(f"_lesson_predict_{i}", step.predict)
+        left.text_input(
+            "Title",
+            key=f"_lesson_title_{i}",
+            max_chars=lesson.MAX_TITLE,
+            on_change=_edit,
+            args=(i, "title", f"_lesson_title_{i}"),
+        )
+        left.text_area(
+            "Note or question (shown under the title while presenting)",
+            key=f"_lesson_note_{i}",
+            max_chars=lesson.MAX_NOTE,
+            height=80,
+            on_change=_edit,
+            args=(i, "note", f"_lesson_note_{i}"),
+        )
+        right.checkbox(
+            "Predict, then reveal",
+            key=f"_lesson_predict_{i}",
+            on_change=_edit,
+            args=(i, "predict", f"_lesson_predict_{i}"),
+            help="While presenting, the figure stays hidden until you click Reveal: ask the "
+            "class to predict it first.",
+        )
+        buttons = right.container(horizontal=True, gap="small")
+        buttons.button(
+            "Up", icon=":material/arrow_upward:", key=f"_lesson_up_{i}", disabled=i == 0,
+            on_click=_move, args=(i, -1),
+        )  # fmt: skip
+        buttons.button(
+            "Down", icon=":material/arrow_downward:", key=f"_lesson_down_{i}",
+            disabled=i == len(now.steps) - 1, on_click=_move, args=(i, +1),
+        )  # fmt: skip
+        buttons.button(
+            "Delete", icon=":material/delete:", key=f"_lesson_delete_{i}", on_click=_delete,
+            args=(i,),
+        )  # fmt: skip
+        buttons.button(
+            "Present from here", icon=":material/slideshow:", key=f"_lesson_from_{i}",
+            on_click=lesson_steps.go, args=(i,),
+        )  # fmt: skip
+
+
+def _link_of(now: lesson.Lesson) -> str:
+    parts = urlsplit(st.context.url or "http://localhost:8501/")
+    code = lesson.to_link(now)
+    return urlunsplit((parts.scheme, parts.netloc, f"/{lesson.PAGE_KEY}", f"lesson={code}", ""))
+
+
+def _save(now: lesson.Lesson) -> None:
+    st.subheader("Save")
+    st.download_button(
+        "Download the lesson (JSON)",
+        lesson.to_json(now),
+        file_name="lesson.json",
+        mime="application/json",
+        icon=":material/download:",
+        on_click="ignore",
+    )
+    try:
+        url = _link_of(now)
+    except lesson.LessonError as err:
+        st.warning(str(err), icon=":material/link_off:")
+        return
+    st.markdown(
+        f"**The lesson as one link** ({len(url):,} characters): opening it loads the lesson "
+        "on this page."
+    )
+    st.code(url, language=None, wrap_lines=True)
+
+
+def _load(known: Mapping[str, lesson.Target]) -> None:
+    st.subheader("Load")
+    row = st.container(horizontal=True, vertical_alignment="center")
+    row.button(
+        "Load the example: DP histograms in 50 minutes",
+        icon=":material/auto_stories:",
+        on_click=_load_example,
+        args=(known,),
+    )
+    if lesson_steps.previous() is not None:
+        row.button(
+            "Restore the lesson you had before",
+            icon=":material/undo:",
+            on_click=lesson_steps.restore_previous,
+        )
+    st.file_uploader(
+        f"A lesson file (.json, at most {lesson.MAX_FILE // 1000} kB)",
+        key=_UPLOAD,
+        on_change=_load_file,
+        args=(known,),
+        help="A file saved with Download the lesson. It replaces the lesson here (which you "
+        "can restore); a file that is not a valid lesson changes nothing.",
+    )
+
+
+def editor(pages: Sequence[Page]) -> Page:
+    """The Lesson page, whose steps may open any of ``pages`` (the registry)."""
+    known = targets(pages)
+
+    def body(view: View | None) -> None:
+        _load_link(known)
+        message = st.session_state.pop(_MESSAGE, None)
+        if message is not None:
+            kind, text = message
+            (st.success if kind == "success" else st.error)(text)
+        now = lesson_steps.current()
+        _seed("_lesson_title", now.title)
+        st.text_input(
+            "Lesson title", key="_lesson_title", max_chars=lesson.MAX_TITLE, on_change=_retitle
+        )
+        if not now.steps:
+            st.info(
+                "No steps yet. Open a page, set it up as you want to show it, and click **Add "
+                "to lesson** in its toolbar; or load the example below.",
+                icon=":material/playlist_add:",
+            )
+        else:
+            st.button(
+                "Present the lesson",
+                icon=":material/slideshow:",
+                type="primary",
+                on_click=lesson_steps.go,
+                args=(0,),
+            )
+            st.caption(
+                "Opens step 1 in presentation mode; Next and Previous (or the → and ← keys) "
+                "step through it."
+            )
+            _steps(now, known)
+            _save(now)
+        _load(known)
+
+    return replace(PAGE, body=body)

@@ -1,0 +1,211 @@
+"""Lesson mode in the app (AppTest): collect views, edit the lesson, save and load it, and step
+through it in presentation mode landing on each step's page with its settings.
+
+AppTest keeps the page of its own last ``switch_page`` for every later run; a step the app
+opens itself lasts one run there, so after checking where a click landed, a test that
+clicks again on that page first tells AppTest to stay on it (:func:`_stay`), as the browser
+would.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from urllib.parse import parse_qsl, urlsplit
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from dpui import registry
+from dpui.kit import lesson
+from dpui.reference import lesson_page
+
+ROOT = Path(__file__).resolve().parents[2]
+TARGETS = lesson_page.targets(registry.PAGES)
+EXAMPLE = lesson.from_json(lesson_page.EXAMPLE.read_bytes(), TARGETS)
+
+
+def _app(**query: str) -> AppTest:
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=180)
+    at.query_params.update(query)
+    return at.run()
+
+
+def _stay(at: AppTest, key: str) -> AppTest:
+    return at.switch_page(f"pages/{key}.py")
+
+
+def _open(at: AppTest, key: str, **query: str) -> AppTest:
+    at.query_params.clear()
+    at.query_params.update(query)
+    return _stay(at, key).run()
+
+
+def _button(at: AppTest, label: str):
+    return next(b for b in at.button if b.label == label)
+
+
+def _ok(at: AppTest) -> None:
+    assert not at.exception, at.exception
+    assert not at.error, [e.value for e in at.error]
+
+
+def _steps_shown(at: AppTest) -> list[str]:
+    return [m.value for m in at.markdown if m.value.startswith("**Step ")]
+
+
+def _link_code(at: AppTest) -> str:
+    url = next(c.value for c in at.code if "lesson=" in c.value)
+    return dict(parse_qsl(urlsplit(url).query))["lesson"]
+
+
+def test_add_reorder_edit_delete_and_the_saved_link_round_trips():
+    at = _app()
+    _open(at, "laplace", lap_seed="7", lap_show="bound")
+    _ok(at)
+    _button(at, "Add to lesson").click().run()
+    assert any("Added step 1" in t.value for t in at.toast)
+    _open(at, "exponential", exp_draws="300")
+    _button(at, "Add to lesson").click().run()
+    _open(at, "lesson")
+    _ok(at)
+    shown = _steps_shown(at)
+    assert len(shown) == 2
+    assert "Laplace mechanism" in shown[0] and "lap_seed=7" in shown[0]
+    assert "lap_show=bound" in shown[0] and "present=" not in shown[0]
+    assert "Exponential" in shown[1] and "exp_draws=300" in shown[1]
+
+    _stay(at, "lesson")
+    at.button(key="_lesson_down_0").click().run()
+    assert "Exponential" in _steps_shown(at)[0]
+    at.text_input(key="_lesson_title_0").set_value("Choosing a winner").run()
+    at.text_area(key="_lesson_note_0").set_value("Which sport wins?").run()
+    at.checkbox(key="_lesson_predict_0").check().run()
+    at.button(key="_lesson_delete_1").click().run()
+    _ok(at)
+    assert len(_steps_shown(at)) == 1
+
+    saved = lesson.from_link(_link_code(at), TARGETS)
+    (step,) = saved.steps
+    assert (step.page, step.title, step.note, step.predict) == (
+        "exponential",
+        "Choosing a winner",
+        "Which sport wins?",
+        True,
+    )
+    assert step.settings()["exp_draws"] == "300"
+
+    # the link opens the same lesson in a new session, and leaves the address
+    fresh = _app()
+    _open(fresh, "lesson", lesson=_link_code(at))
+    _ok(fresh)
+    assert any("Loaded 1 steps from the link" in s.value for s in fresh.success)
+    assert "lesson" not in fresh.query_params
+    assert "exponential?" in _steps_shown(fresh)[0]
+    assert fresh.text_input(key="_lesson_title_0").value == "Choosing a winner"
+
+
+def test_bad_links_and_files_say_what_is_wrong_and_keep_the_lesson():
+    at = _app()
+    _open(at, "lesson")
+    _button(at, "Load the example: DP histograms in 50 minutes").click().run()
+    assert len(_steps_shown(at)) == len(EXAMPLE.steps)
+    good = _link_code(at)
+
+    for bad, message in (
+        (good[:40] + "x" + good[41:], "damaged"),
+        ("A" * (lesson.MAX_LINK_CHARS + 1), "holds at most 6,000"),
+    ):
+        _open(at, "lesson", lesson=bad)
+        assert any(message in e.value and "unchanged" in e.value for e in at.error)
+        assert len(_steps_shown(at)) == len(EXAMPLE.steps)
+
+    _stay(at, "lesson")
+    bad_file = b'{"format": "dp-explorer-lesson", "version": 1, "title": "x", "steps": ' \
+        b'[{"link": "nowhere", "title": "<b>y</b>"}]}'  # fmt: skip
+    at.file_uploader(key="_lesson_upload").set_value(("l.json", bad_file, "application/json"))
+    at.run()
+    (error,) = at.error
+    assert "l.json was not loaded" in error.value and "`nowhere`" in error.value
+    assert "kv_ldp" in error.value  # the pages a link may open
+    assert len(_steps_shown(at)) == len(EXAMPLE.steps)
+    at.file_uploader(key="_lesson_upload").set_value(("l.csv", b"a", "text/csv")).run()
+    assert "is not a .json file" in at.error[0].value
+
+    mine = lesson.Lesson("Mine", (lesson.Step("glossary", "", "Terms"),))
+    at.file_uploader(key="_lesson_upload").set_value(
+        ("mine.json", lesson.to_json(mine).encode(), "application/json")
+    )
+    at.run()
+    assert "Loaded 1 steps from mine.json" in at.success[0].value
+    assert len(_steps_shown(at)) == 1
+    _button(at, "Restore the lesson you had before").click().run()
+    assert len(_steps_shown(at)) == len(EXAMPLE.steps)
+
+
+def _step_caption(at: AppTest) -> str:
+    return next(m.value for m in at.markdown if m.value.startswith("**Step ") and " of " in m.value)
+
+
+def _charts(at: AppTest) -> int:
+    return len(at.get("plotly_chart"))
+
+
+def test_next_and_previous_open_each_step_with_its_settings_and_reveal():
+    at = _app()
+    # settings changed by hand before the lesson: the step's link replaces them
+    _open(at, "laplace", lap_seed="5")
+    assert at.number_input(key="lap_seed").value == 5
+    _open(at, "lesson")
+    _button(at, "Load the example: DP histograms in 50 minutes").click().run()
+    _button(at, "Present the lesson").click().run()
+    _ok(at)
+    assert at.title[0].value == "What ε means"
+    assert _step_caption(at) == "**Step 1 of 10**"
+    assert at.query_params["present"] == "true" and at.query_params["eps_part"] == "neighbours"
+    assert at.toggle(key="present").value is True
+    assert _charts(at) >= 1
+
+    _stay(at, "epsilon")
+    _button(at, "Next").click().run()
+    _ok(at)
+    assert _step_caption(at) == "**Step 2 of 10**"
+    assert at.query_params["eps_part"] == "attacker"
+    assert _charts(at) == 0 and not at.metric  # predict first: nothing of the view
+    _stay(at, "epsilon")
+    _button(at, "Reveal").click().run()
+    _ok(at)
+    assert _charts(at) >= 1 and not any(b.label == "Reveal" for b in at.button)
+
+    _stay(at, "epsilon")
+    _button(at, "Next").click().run()
+    _ok(at)
+    assert at.title[0].value == "Laplace mechanism" and _step_caption(at) == "**Step 3 of 10**"
+    assert at.number_input(key="eps").value == 1.0
+    assert at.number_input(key="lap_seed").value == 0  # the link leaves it at its default
+    _stay(at, "laplace")
+    _button(at, "Next").click().run()
+    assert _step_caption(at) == "**Step 4 of 10**" and at.number_input(key="eps").value == 0.1
+    assert at.query_params["eps"] == "0.1"
+    _stay(at, "laplace")
+    _button(at, "Reveal").click().run()
+    _stay(at, "laplace")
+    _button(at, "Previous").click().run()
+    _ok(at)
+    assert _step_caption(at) == "**Step 3 of 10**" and at.number_input(key="eps").value == 1.0
+    _stay(at, "laplace")
+    _button(at, "End lesson").click().run()
+    assert not any(m.value.startswith("**Step 3") for m in at.markdown)
+
+
+@pytest.mark.parametrize("index", range(len(EXAMPLE.steps)))
+def test_every_step_of_the_bundled_lesson_opens_without_error_or_notice(index: int):
+    step = EXAMPLE.steps[index]
+    at = AppTest.from_file(str(ROOT / "pages" / f"{step.page}.py"), default_timeout=180)
+    at.query_params.update(step.settings() | {"present": "1"})
+    at.run()
+    _ok(at)
+    notices = [w.value for w in at.warning if w.icon == ":material/link_off:"]
+    assert notices == []  # no value of the link was replaced
+    assert at.title[0].value == TARGETS[step.page].title
+    for name, value in step.settings().items():
+        assert at.query_params[name] == value, name
