@@ -125,7 +125,7 @@ def test_references_page_lists_every_entry_with_its_number_and_anchor() -> None:
     bodies = [m.value for m in at.markdown]
     assert headings == [f"[{n}] {r.short}" for n, r in enumerate(references.REFERENCES, start=1)]
     for ref in references.REFERENCES:
-        entry = next(b for b in bodies if ref.title in b)
+        entry = next(b for b in bodies if f'"{ref.title}"' in b)
         assert ref.authors in entry and ref.venue in entry and ref.year in entry
     anchors = [h.proto.anchor for h in at.subheader]
     assert anchors == [references.anchor(r.key) for r in references.REFERENCES]
