@@ -52,9 +52,30 @@ PINNED = (SCALE, DOMAIN, WORKLOAD, RANGES, TRIALS, SEED, EPSILON)
 SCALES = tuple(10**k for k in range(2, 9))
 """The scales of the error-vs-scale lines (DPBench's 10^3 to 10^7, and 10^2, 10^8)."""
 
-RUN_SECONDS_4096: dict[str, float] = {"Identity": 2e-4, "Uniform": 1e-4, "HB": 4e-3}
-"""Measured seconds of one run at 4,096 bins (bench/bench_algorithms.py); an algorithm not
-listed is assumed to take :data:`UNMEASURED_SECONDS`. A run is taken as linear in the bins."""
+RUN_SECONDS_4096: dict[str, float] = {
+    "Identity": 1e-3,
+    "Uniform": 1e-3,
+    "HB": 5e-3,
+    "Privelet": 2e-3,
+    "HB-opt": 5e-3,
+    "GreedyH": 0.03,
+    "DAWA": 0.1,
+    "MWEM": 0.1,
+    "EFPA": 5e-3,
+    "PHP": 0.3,
+    "AHP": 0.8,
+}
+"""Seconds of one run at 4,096 bins on the prefix workload: about twice the slowest of
+MEDCOST and ADULTFRANK at 10^3 to 10^7 records measured on this 2-core machine; an
+algorithm not listed is assumed to take :data:`UNMEASURED_SECONDS`. A run is taken as
+linear in the bins."""
+WORKLOAD_SECONDS_4096: dict[tuple[str, str], float] = {
+    ("GreedyH", "listed"): 5.0,
+    ("DAWA", "listed"): 5.0,
+    ("MWEM", "all"): 2.0,
+}
+"""Where a workload changes an algorithm's work: GreedyH passes over every listed range
+at every node (4.3 s for 2,000 random ranges at 4,096 bins), MWEM scores all ranges."""
 UNMEASURED_SECONDS = 0.3
 EVALUATION_SECONDS = 15e-9
 """Per query and run: answering the workload on the truth and the estimate (prefix sums)."""
@@ -87,10 +108,17 @@ def _queries(kind: str, ranges: str, domain: int) -> int:
     return max(1, ranges.count(",") + 1)
 
 
-def page_cost(names: tuple[str, ...], domain: int, queries: int, runs: int) -> limits.Cost:
-    """``runs`` trials of every algorithm in ``names`` at ``domain`` bins, each evaluated on
-    ``queries`` ranges; memory: a few arrays of the queries and of the bins per run."""
-    per_run = sum(RUN_SECONDS_4096.get(name, UNMEASURED_SECONDS) for name in names)
+def page_cost(
+    names: tuple[str, ...], domain: int, workload: str, queries: int, runs: int
+) -> limits.Cost:
+    """``runs`` trials of every algorithm in ``names`` at ``domain`` bins on ``workload`` (a
+    key of :data:`WORKLOADS`), each evaluated on ``queries`` ranges; memory: a few arrays of
+    the queries and of the bins per run."""
+    kind = "listed" if workload in ("random", "listed") else workload
+    per_run = sum(
+        WORKLOAD_SECONDS_4096.get((name, kind), RUN_SECONDS_4096.get(name, UNMEASURED_SECONDS))
+        for name in names
+    )
     seconds = runs * (per_run * domain / 4096 + len(names) * queries * EVALUATION_SECONDS)
     return limits.Cost(0.01 + seconds, (6 * queries + 40 * domain) * 8 / limits.MB)
 
@@ -100,7 +128,7 @@ def cost(inputs: Inputs) -> Estimate:
     queries = _queries(inputs[WORKLOAD], inputs[RANGES], domain)
     return Estimate(
         f"{len(NAMES)} algorithms × {int(inputs[TRIALS])} trials at {domain:,} bins",
-        page_cost(NAMES, domain, queries, int(inputs[TRIALS])),
+        page_cost(NAMES, domain, inputs[WORKLOAD], queries, int(inputs[TRIALS])),
         smaller="choose fewer trials, a smaller domain or the prefix workload",
         library="dpcore.algorithms.estimate",
     )

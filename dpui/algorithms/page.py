@@ -109,7 +109,8 @@ def scales_of(s: Setting) -> tuple[int, ...]:
 def error_vs_scale(s: Setting) -> None:
     st.subheader("Error vs scale")
     scales = scales_of(s)
-    single = compare.page_cost(NAMES, s.domain, s.queries(np.random.default_rng(0)).size, s.trials)
+    queries = s.queries(np.random.default_rng(0)).size
+    single = compare.page_cost(NAMES, s.domain, s.workload, queries, s.trials)
     cost = limits.Cost(single.seconds * len(scales), single.megabytes)
     if not limits.allow_or_offer(
         f"{len(NAMES)} algorithms × {s.trials} trials at {len(scales)} scales",
