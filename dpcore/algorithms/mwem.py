@@ -121,10 +121,18 @@ def multiplicative_weights(
     bounds = list(zip(lo.tolist(), hi.tolist(), measured.tolist(), strict=True))
     for _ in range(passes):
         for a, b, m in bounds:
-            error = m - float(x[a : b + 1].sum())
-            # q is 0/1, so the factor is one scalar on the range and 1 elsewhere.
-            x[a : b + 1] *= np.exp(error / (2.0 * total))
-            x *= total / x.sum()
+            step = (m - float(x[a : b + 1].sum())) / (2.0 * total)
+            # q is 0/1, so the factor is e^step on the range and 1 elsewhere; after the
+            # renormalisation that equals e^-step outside and 1 on it, the form used for a
+            # positive step so that no factor overflows (a tiny eps makes |step| huge).
+            if step > 0:
+                x[:a] *= np.exp(-step)
+                x[b + 1 :] *= np.exp(-step)
+            else:
+                x[a : b + 1] *= np.exp(step)
+            mass = x.sum()
+            if mass > 0:  # all mass underflowed away: the update cannot be represented
+                x *= total / mass
     return x
 
 

@@ -111,3 +111,14 @@ def test_linear_algorithms_match_their_closed_form_per_query_error(name):
     runs = np.array([estimate(name, COUNTS, 1.0, workload="prefix", rng=rng) for _ in range(3000)])
     squared = (np.cumsum(runs, axis=1) - np.cumsum(COUNTS)) ** 2
     assert (np.abs(squared.mean(axis=0) - exact) <= 4 * np.sqrt(5 * exact**2 / 3000)).all()
+
+
+@pytest.mark.parametrize("name", NAMES)
+@pytest.mark.parametrize("eps", [1e-5, 100.0])
+def test_every_algorithm_stays_finite_at_the_pages_eps_bounds(name, eps):
+    """The sidebar's ε bounds: noise far larger than the data, and almost none (numpy
+    warnings are errors in this suite, so an overflow fails here)."""
+    counts = np.repeat(COUNTS, 20)
+    for workload in ("prefix", "all ranges"):
+        guess = estimate(name, counts, eps, workload=workload, rng=np.random.default_rng(2))
+        assert np.isfinite(guess).all()
