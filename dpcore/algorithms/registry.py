@@ -17,7 +17,9 @@ from dpcore.algorithms.common import (
     as_workload,
     checked_counts,
 )
+from dpcore.algorithms.dpcube import dpcube
 from dpcore.algorithms.independent import hb, identity, lue_dptree, privelet_release, uniform
+from dpcore.algorithms.structure_first import structure_first
 
 
 @dataclass(frozen=True)
@@ -45,6 +47,8 @@ ALGORITHMS: dict[str, Entry] = {
     "HB": Entry(hb, False, "Qardaji, Yang, Li, VLDB 2013"),
     "Privelet": Entry(privelet_release, False, "Xiao, Wang, Gehrke, ICDE 2010"),
     "LUE-DPTree": Entry(lue_dptree, False, "this project's spec 05"),
+    "SF": Entry(structure_first, True, "Xu, Zhang, Xiao, Yang, Yu, VLDB J. 2013"),
+    "DPCube": Entry(dpcube, True, "Xiao, Xiong, Yuan, SDM workshop 2010"),
 }
 """Name -> algorithm, in the order the page lists them."""
 
