@@ -63,7 +63,8 @@ def main() -> None:
                 x = sample(shape, scale, DOMAIN, np.random.default_rng(seed))
                 for name in names:
                     start = time.perf_counter()
-                    run = release(name, x, EPS, workload=workload, rng=np.random.default_rng(seed))
+                    noise = np.random.default_rng([seed, 1])  # independent of the sample
+                    run = release(name, x, EPS, workload=workload, rng=noise)
                     seconds[name].append(time.perf_counter() - start)
                     errors[name].append(scaled_l1_error(x, run.estimate, workload))
             rows[dataset] = {n: float(np.mean(e)) for n, e in errors.items()}
