@@ -20,9 +20,11 @@ from dpcore.algorithms.common import (
     checked_counts,
 )
 from dpcore.algorithms.dawa import dawa
+from dpcore.algorithms.dpcube import dpcube
 from dpcore.algorithms.greedy_h import greedy_h
 from dpcore.algorithms.independent import hb, hb_opt, identity, privelet_release, uniform
 from dpcore.algorithms.mwem import mwem
+from dpcore.algorithms.structure_first import structure_first
 
 
 @dataclass(frozen=True)
@@ -65,6 +67,8 @@ ALGORITHMS: dict[str, Entry] = {
     "EFPA": Entry(efpa, True, "Ács, Castelluccia, Chen, ICDM 2012"),
     "PHP": Entry(php, True, "Ács, Castelluccia, Chen, ICDM 2012"),
     "AHP": Entry(ahp, True, "Zhang, Chen, Xu, Meng, Xie, SDM 2014"),
+    "SF": Entry(structure_first, True, "Xu, Zhang, Xiao, Yang, Yu, VLDB J. 2013"),
+    "DPCube": Entry(dpcube, True, "Xiao, Xiong, Yuan, SDM workshop 2010"),
 }
 """Name -> algorithm, in the order the page lists them."""
 

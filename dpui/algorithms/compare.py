@@ -27,7 +27,7 @@ from dpcore.histogram import MAX_BINS, Histogram
 from dpui.algorithms import figures
 from dpui.kit import limits
 from dpui.kit.page import Estimate, Inputs, Refused, View
-from dpui.kit.params import ChoiceParam, IntParam, TextParam
+from dpui.kit.params import BoolParam, ChoiceParam, IntParam, TextParam
 from dpui.kit.sidebar import EPSILON, histogram_digest
 
 FloatArray = NDArray[np.float64]
@@ -45,9 +45,10 @@ WORKLOAD = ChoiceParam("wa_workload", "prefix", tuple(WORKLOADS))
 RANGES = TextParam("wa_ranges", "0-99, 100-199", 2_000)
 TRIALS = IntParam("wa_trials", 3, 1, 50)
 SEED = IntParam("wa_seed", 0, 0, 2**31 - 1)
+SLOW = BoolParam("wa_slow", False)
 SHOWN = ChoiceParam("wa_release", NAMES[0], NAMES)
-PARAMS = (SCALE, DOMAIN, WORKLOAD, RANGES, TRIALS, SEED, SHOWN)
-PINNED = (SCALE, DOMAIN, WORKLOAD, RANGES, TRIALS, SEED, EPSILON)
+PARAMS = (SCALE, DOMAIN, WORKLOAD, RANGES, TRIALS, SEED, SLOW, SHOWN)
+PINNED = (SCALE, DOMAIN, WORKLOAD, RANGES, TRIALS, SEED, SLOW, EPSILON)
 
 SCALES = tuple(10**k for k in range(2, 9))
 """The scales of the error-vs-scale lines (DPBench's 10^3 to 10^7, and 10^2, 10^8)."""
@@ -64,6 +65,7 @@ RUN_SECONDS_4096: dict[str, float] = {
     "EFPA": 5e-3,
     "PHP": 0.3,
     "AHP": 0.8,
+    "SF": 60.0,
 }
 """Seconds of one run at 4,096 bins on the prefix workload: about twice the slowest of
 MEDCOST and ADULTFRANK at 10^3 to 10^7 records measured on this 2-core machine; an
@@ -76,9 +78,29 @@ WORKLOAD_SECONDS_4096: dict[tuple[str, str], float] = {
 }
 """Where a workload changes an algorithm's work: GreedyH passes over every listed range
 at every node (4.3 s for 2,000 random ranges at 4,096 bins), MWEM scores all ranges."""
+RUN_EXPONENT = {"SF": 3}
+"""How a run grows with the bins where it is not linear: StructureFirst's v-optimal table
+is ``O(k n^2)`` with ``k = n / 10`` buckets (0.2-0.5 s at 1,024 bins, 24-110 s at 4,096)."""
 UNMEASURED_SECONDS = 0.3
 EVALUATION_SECONDS = 15e-9
 """Per query and run: answering the workload on the truth and the estimate (prefix sums)."""
+SLOW_RUN = 1.0
+"""Seconds per run above which an algorithm is left out unless slow ones are asked for."""
+
+
+def run_seconds(name: str, domain: int, workload: str) -> float:
+    """Estimated seconds of one run of ``name`` at ``domain`` bins on ``workload``."""
+    kind = "listed" if workload in ("random", "listed") else workload
+    at_4096 = WORKLOAD_SECONDS_4096.get(
+        (name, kind), RUN_SECONDS_4096.get(name, UNMEASURED_SECONDS)
+    )
+    return at_4096 * (domain / 4096) ** RUN_EXPONENT.get(name, 1)
+
+
+def compared(domain: int, workload: str, *, slow: bool) -> tuple[str, ...]:
+    """The algorithms in the comparison: all, or (``slow`` False) those whose run is
+    estimated at most :data:`SLOW_RUN` seconds."""
+    return tuple(n for n in NAMES if slow or run_seconds(n, domain, workload) <= SLOW_RUN)
 
 
 def domain_of(hist: Histogram, domain: int) -> int:
@@ -114,21 +136,18 @@ def page_cost(
     """``runs`` trials of every algorithm in ``names`` at ``domain`` bins on ``workload`` (a
     key of :data:`WORKLOADS`), each evaluated on ``queries`` ranges; memory: a few arrays of
     the queries and of the bins per run."""
-    kind = "listed" if workload in ("random", "listed") else workload
-    per_run = sum(
-        WORKLOAD_SECONDS_4096.get((name, kind), RUN_SECONDS_4096.get(name, UNMEASURED_SECONDS))
-        for name in names
-    )
-    seconds = runs * (per_run * domain / 4096 + len(names) * queries * EVALUATION_SECONDS)
+    per_run = sum(run_seconds(name, domain, workload) for name in names)
+    seconds = runs * (per_run + len(names) * queries * EVALUATION_SECONDS)
     return limits.Cost(0.01 + seconds, (6 * queries + 40 * domain) * 8 / limits.MB)
 
 
 def cost(inputs: Inputs) -> Estimate:
     domain = int(inputs[DOMAIN]) or inputs.hist.n_bins
     queries = _queries(inputs[WORKLOAD], inputs[RANGES], domain)
+    names = compared(domain, inputs[WORKLOAD], slow=bool(inputs[SLOW]))
     return Estimate(
-        f"{len(NAMES)} algorithms × {int(inputs[TRIALS])} trials at {domain:,} bins",
-        page_cost(NAMES, domain, inputs[WORKLOAD], queries, int(inputs[TRIALS])),
+        f"{len(names)} algorithms × {int(inputs[TRIALS])} trials at {domain:,} bins",
+        page_cost(names, domain, inputs[WORKLOAD], queries, int(inputs[TRIALS])),
         smaller="choose fewer trials, a smaller domain or the prefix workload",
         library="dpcore.algorithms.estimate",
     )
@@ -146,6 +165,11 @@ class Setting:
     eps: float
     trials: int
     seed: int
+    names: tuple[str, ...]
+
+    def left_out(self) -> tuple[str, ...]:
+        """The algorithms too slow to run at this domain unless asked for."""
+        return tuple(n for n in NAMES if n not in self.names)
 
     def key(self) -> tuple[object, ...]:
         """Everything the errors depend on: the histogram by digest, the rest as is."""
@@ -199,6 +223,7 @@ def setting(inputs: Inputs) -> Setting:
         float(inputs[EPSILON]),
         int(inputs[TRIALS]),
         int(inputs[SEED]),
+        compared(domain, inputs[WORKLOAD], slow=bool(inputs[SLOW])),
     )
     if chosen.workload == "listed":
         try:
@@ -214,7 +239,7 @@ def stream(name: str) -> int:
 
 
 @st.cache_data(max_entries=32, show_spinner="Running every algorithm…")
-def errors(_setting: Setting, key: tuple[object, ...], names: tuple[str, ...]) -> pd.DataFrame:
+def errors(_setting: Setting, key: tuple[object, ...]) -> pd.DataFrame:
     """Scaled L1 error of every algorithm in every trial (one row each), seeded by
     ``(seed, trial)`` for the input and ``(seed, trial, algorithm)`` for the noise; cached
     by ``key`` (:meth:`Setting.key`)."""
@@ -224,7 +249,7 @@ def errors(_setting: Setting, key: tuple[object, ...], names: tuple[str, ...]) -
         rng = np.random.default_rng([s.seed, trial])
         truth = sample(s.hist.counts, s.scale, s.domain, rng)
         queries = s.queries(rng)
-        for name in names:
+        for name in s.names:
             noise = np.random.default_rng([s.seed, trial, stream(name)])
             guess = estimate(name, truth, s.eps, workload=queries, rng=noise)
             rows.append((name, trial, scaled_l1_error(truth, guess, queries)))
@@ -273,7 +298,7 @@ def closed_form(name: str, s: Setting) -> float:
 def view(inputs: Inputs) -> View:
     s = setting(inputs)
     try:
-        runs = errors(s, s.key(), NAMES)
+        runs = errors(s, s.key())
     except ValueError as err:  # e.g. counts too large for float64 to keep their noise
         raise Refused(f"An algorithm could not run on this setting: {err}") from None
     table = summary(runs, s)

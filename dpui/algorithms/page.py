@@ -18,6 +18,7 @@ from dpui.algorithms.compare import (
     SCALE,
     SEED,
     SHOWN,
+    SLOW,
     TRIALS,
     WORKLOAD,
     WORKLOADS,
@@ -27,8 +28,8 @@ from dpui.kit import downloads, limits, present, references, sidebar, state
 from dpui.kit.page import Page, View
 from dpui.kit.params import ChoiceParam
 
-SECTIONS = {"scale": "Error vs scale", "release": "One release vs its input"}
-SECTION = ChoiceParam("wa_show", "scale", tuple(SECTIONS))
+SECTIONS = {"release": "One release vs its input", "scale": "Error vs scale"}
+SECTION = ChoiceParam("wa_show", "release", tuple(SECTIONS))
 
 
 def controls() -> None:
@@ -62,6 +63,12 @@ def controls() -> None:
         )
     c3.number_input("Trials", TRIALS.lo, TRIALS.hi, key=TRIALS.name)
     c3.number_input("Seed", SEED.lo, SEED.hi, key=SEED.name)
+    c3.checkbox(
+        "Include slow algorithms",
+        key=SLOW.name,
+        help=f"Algorithms estimated above {compare.SLOW_RUN:g} s per run at this domain "
+        "(StructureFirst from about 1,000 bins) are left out unless this is ticked.",
+    )
 
 
 def body(view: View | None) -> None:
@@ -69,6 +76,15 @@ def body(view: View | None) -> None:
     s, table = view.detail
     if s.sparse_note():
         st.caption(s.sparse_note())
+    if s.left_out():
+        slow = ", ".join(
+            f"{n} (about {compare.run_seconds(n, s.domain, s.workload):,.0f} s per run)"
+            for n in s.left_out()
+        )
+        st.caption(
+            f"Left out at {s.domain:,} bins: {slow}. Tick “Include slow algorithms” in "
+            "the settings, choose a smaller domain, or run a sweep."
+        )
     left, right = present.columns([2, 1])
     present.show_chart(view.figure, view.stamp, key="wa_ranking", where=left)
     with right:
@@ -110,10 +126,10 @@ def error_vs_scale(s: Setting) -> None:
     st.subheader("Error vs scale")
     scales = scales_of(s)
     queries = s.queries(np.random.default_rng(0)).size
-    single = compare.page_cost(NAMES, s.domain, s.workload, queries, s.trials)
+    single = compare.page_cost(s.names, s.domain, s.workload, queries, s.trials)
     cost = limits.Cost(single.seconds * len(scales), single.megabytes)
     if not limits.allow_or_offer(
-        f"{len(NAMES)} algorithms × {s.trials} trials at {len(scales)} scales",
+        f"{len(s.names)} algorithms × {s.trials} trials at {len(scales)} scales",
         cost,
         key=("wa_scale", s),
         smaller="choose fewer trials or a smaller domain",
@@ -124,12 +140,12 @@ def error_vs_scale(s: Setting) -> None:
     progress = st.progress(0.0, text="Running every algorithm at every scale…")
     for i, scale in enumerate(scales):
         at = dataclasses.replace(s, scale=scale)
-        means = compare.errors(at, at.key(), NAMES).groupby("algorithm", sort=False)["error"].mean()
+        means = compare.errors(at, at.key()).groupby("algorithm", sort=False)["error"].mean()
         rows += [(name, scale, float(err)) for name, err in means.items()]
         progress.progress((i + 1) / len(scales), text=f"Scale {scale:,} done")
     progress.empty()
     curves = pd.DataFrame(rows, columns=["algorithm", "scale", "mean"])
-    dependent = {name: ALGORITHMS[name].data_dependent for name in NAMES}
+    dependent = {name: ALGORITHMS[name].data_dependent for name in s.names}
     stamp = {"data": s.hist.name, "domain": f"{s.domain:,}", "ε": s.eps, "trials": s.trials}
     present.show_chart(figures.by_scale(curves, dependent), stamp, key="wa_by_scale")
     winners = curves.loc[curves.groupby("scale")["mean"].idxmin()]

@@ -105,3 +105,13 @@ def test_too_many_trials_are_refused_before_any_work(monkeypatch):
 def test_the_sections_draw(section):
     at = page(wa_show=section, **SMALL)
     assert not at.exception and not at.error
+
+
+def test_slow_algorithms_are_left_out_at_4096_bins_and_say_so():
+    at = page(data="zipf-4096", wa_trials="1")
+    assert not at.exception and not at.error
+    assert "SF" not in set(ranking(at)["algorithm"])
+    assert any("Left out at 4,096 bins: SF" in c.value for c in at.caption)
+    at.checkbox(key=compare.SLOW.name).check().run()
+    assert not at.exception
+    assert any("Not computed" in w.value for w in at.warning)  # SF alone is over the limit

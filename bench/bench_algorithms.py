@@ -1,0 +1,103 @@
+"""Issue 23's target table: every registered algorithm under DPBench's protocol.
+
+Domain 4,096, prefix workload, eps = 1, scales 1,000 and 100,000, on every
+``../shared/data/*.csv`` histogram: mean scaled L1 error over seeded samples (the seed of
+each dataset / scale / trial is printed), regret, and median seconds per run against
+Identity measured in the same run (targets: <= 1 s at 4,096; DAWA and GreedyH <= 2 s at
+65,536, each bin split into 16).
+
+    python bench/bench_algorithms.py [--quick] [--only NAME]
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+import time
+import zlib
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from dpcore.algorithms import NAMES, release
+from dpcore.algorithms.common import Ranges
+from dpcore.algorithms.dpbench import regret, sample, scaled_l1_error
+
+DATA = Path(__file__).resolve().parent.parent / ".." / "shared" / "data"
+DOMAIN = 4096
+SCALES = (1_000, 100_000)
+EPS = 1.0
+LARGE = {"DAWA": 65_536, "GreedyH": 65_536}
+
+
+def seed_of(dataset: str, scale: int, trial: int) -> int:
+    return zlib.crc32(f"{dataset}/{scale}/{trial}".encode())
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="2 datasets, 2 trials")
+    parser.add_argument("--only", help="one algorithm (Identity is always measured)")
+    args = parser.parse_args()
+    files = sorted(DATA.resolve().glob("*.csv")) if DATA.exists() else []
+    if not files:
+        sys.exit(f"no datasets: expected DPBench's histograms as CSV files in {DATA.resolve()}")
+    if args.only and args.only not in NAMES:
+        sys.exit(f"unknown algorithm {args.only!r}; registered: {', '.join(NAMES)}")
+    names = [n for n in NAMES if args.only in (None, n) or n == "Identity"]
+    files = files[:2] if args.quick else files
+    trials = 2 if args.quick else 5
+    workload = Ranges("prefix", DOMAIN)
+    seconds: dict[str, list[float]] = {n: [] for n in names}
+    for scale in SCALES:
+        rows = {}
+        for path in files:
+            shape = pd.read_csv(path)["count"].to_numpy(dtype=float)
+            dataset = path.name.split(".")[0]
+            errors: dict[str, list[float]] = {n: [] for n in names}
+            for trial in range(trials):
+                seed = seed_of(dataset, scale, trial)
+                print(f"  {dataset} scale {scale:,} trial {trial}: seed {seed}", flush=True)
+                x = sample(shape, scale, DOMAIN, np.random.default_rng(seed))
+                for name in names:
+                    start = time.perf_counter()
+                    noise = np.random.default_rng([seed, 1])  # independent of the sample
+                    run = release(name, x, EPS, workload=workload, rng=noise)
+                    seconds[name].append(time.perf_counter() - start)
+                    errors[name].append(scaled_l1_error(x, run.estimate, workload))
+            rows[dataset] = {n: float(np.mean(e)) for n, e in errors.items()}
+        print(f"\nAccuracy at scale {scale:,} (mean scaled L1 error x 1e3, * = best in row)")
+        print(f"{'dataset':12}" + "".join(f"{n:>12}" for n in names))
+        regrets: dict[str, list[float]] = {n: [] for n in names}
+        for dataset, row in rows.items():
+            best = min(row, key=row.__getitem__)
+            cells = "".join(f"{row[n] * 1e3:>11.4f}{'*' if n == best else ' '}" for n in names)
+            print(f"{dataset:12}{cells}")
+            for n, r in regret(row).items():
+                regrets[n].append(r)
+        print(f"{'regret':12}" + "".join(f"{max(regrets[n]):>11.2f} " for n in names))
+        print(f"{'(mean)':12}" + "".join(f"{np.mean(regrets[n]):>11.2f} " for n in names))
+    print("\nSpeed (median seconds per run)")
+    print(f"{'algorithm':12}{'domain':>8}{'seconds':>10}{'x Identity':>12}{'target':>8}  pass")
+    base = statistics.median(seconds["Identity"])
+    for name in names:
+        median = statistics.median(seconds[name])
+        verdict = "yes" if median <= 1.0 else "NO"
+        print(f"{name:12}{DOMAIN:>8}{median:>10.4f}{median / base:>12.0f}{'1 s':>8}  {verdict}")
+        if name in LARGE:
+            big = LARGE[name]
+            x = np.repeat(sample(shape, 100_000, DOMAIN, np.random.default_rng(0)) / 16, 16)
+            times = []
+            for trial in range(3 if args.quick else 5):
+                start = time.perf_counter()
+                release(name, x, EPS, workload="prefix", rng=np.random.default_rng(trial))
+                times.append(time.perf_counter() - start)
+            median = statistics.median(times)
+            verdict = "yes" if median <= 2.0 else "NO"
+            print(f"{name:12}{big:>8}{median:>10.4f}{'':>12}{'2 s':>8}  {verdict}")
+
+
+if __name__ == "__main__":
+    main()

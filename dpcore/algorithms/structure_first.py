@@ -1,0 +1,272 @@
+"""StructureFirst: a v-optimal partition chosen privately, then noisy bucket counts.
+
+Xu, Zhang, Xiao, Yang, Yu, "Differentially private histogram publication", VLDB J. 22
+(2013), and DPComp's wrapper of the authors' C++ code (``StructureFirst_engine``, the
+``xiaokui`` folder of ``dpcomp-org/dpcomp_core``), whose defaults are kept:
+
+1. ``k = ceil(0.1 n)`` buckets (DPComp's ``K_RATIO``);
+2. counts clipped at ``F = 10,000 * total / n`` for the structure step, so one record
+   moves any bucket's sum of squared errors (SSE) by at most ``2F + 1`` (the total is the
+   scale, which DPBench's protocol fixes and treats as public);
+3. ``eps1`` for the structure, ``eps - eps1`` for the counts, ``eps1`` the point of the grid
+   ``eps / 20, 2 eps / 20, ...`` minimising the authors' error estimate
+   (:func:`structure_budget`);
+4. the optimal SSE of every prefix in every number of buckets (the v-optimal dynamic
+   program), then the ``k - 1`` boundaries drawn right to left with the exponential
+   mechanism, each with ``eps1 / (k - 1)`` (DPComp divides by ``k``, spending slightly less),
+   the score of a left end ``j`` of the last bucket being the optimal SSE of ``[0, j)`` in
+   the remaining buckets plus the SSE of ``[j, right)``;
+5. inside every bucket, DPComp's estimator: a binary hierarchy over the bucket's bins,
+   ``eps - eps1`` split evenly over its levels, made consistent by least squares (Hay et
+   al.'s "Boost"; a one-bin bucket is its count plus ``Lap(1 / (eps - eps1))``). Spreading
+   one noisy bucket count evenly (the paper's mean estimator) is biased when the boundaries
+   are poor, and with DPComp's clip the mechanism's scores barely separate the candidates,
+   so the boundaries are nearly uniform draws.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from dpcore.algorithms.common import FloatArray, IntArray, Ranges, Release
+from dpcore.hist.budget import uniform_budgets
+from dpcore.hist.consistency import blue
+from dpcore.hist.release import laplace_release
+from dpcore.hist.tree import kary_tree
+from dpcore.mechanisms.exponential import exponential_probabilities, sample_categorical
+
+BUCKET_RATIO = 0.1
+"""Buckets per bin (DPComp's ``K_RATIO``)."""
+
+CLIP_RATIO = 10_000.0
+"""Counts are clipped at this many times the mean count for the structure step."""
+
+BUDGET_STEPS = 20
+"""``eps1`` is searched on the grid ``eps / 20, ..., 19 eps / 20`` (DPComp's ``STEP_LEN``)."""
+
+
+def bucket_count(n: int) -> int:
+    """DPComp's number of buckets for ``n`` bins, ``ceil(0.1 n)``.
+
+    >>> bucket_count(4096)
+    410
+    """
+    return max(1, math.ceil(n * BUCKET_RATIO))
+
+
+def structure_budget(n: int, k: int, eps: float, clip: float) -> float:
+    """``eps1``, the structure's share: the grid point minimising the authors' error estimate.
+
+    .. math:: \\frac{8 (k-1)^2 (2F+1)^2}{\\varepsilon_1 (8 (k-1) (2F+1) - \\varepsilon_1 n F^2)}
+              + \\frac{2k}{(\\varepsilon - \\varepsilon_1)^2}
+
+    over ``eps1 = eps i / 20``, ``i = 1..19`` (the first minimum; DPComp's ``getOptEps1``).
+    With one bucket there is no structure to choose and the answer is 0.
+
+    Parameters
+    ----------
+    n, k : int
+        Bins and buckets.
+    eps : float
+        The whole budget.
+    clip : float
+        ``F``, the clip on the counts.
+
+    Returns
+    -------
+    float
+        ``eps1`` in ``(0, eps)``, or 0 when ``k == 1``.
+    """
+    if k == 1:
+        return 0.0
+    eps1 = eps * np.arange(1, BUDGET_STEPS) / BUDGET_STEPS
+    spread = 2.0 * clip + 1.0
+    structure = (
+        8.0 * (k - 1) ** 2 * spread**2 / (eps1 * (8.0 * (k - 1) * spread - eps1 * n * clip**2))
+    )
+    counts = 2.0 * k / (eps - eps1) ** 2
+    return float(eps1[np.argmin(structure + counts)])
+
+
+def _prefix_sums(x: FloatArray) -> tuple[FloatArray, FloatArray]:
+    zero = np.zeros(1)
+    return np.concatenate((zero, np.cumsum(x))), np.concatenate((zero, np.cumsum(x * x)))
+
+
+def _sse(p: FloatArray, pp: FloatArray, lo: IntArray, hi: IntArray) -> FloatArray:
+    """SSE of the bins ``lo..hi`` (inclusive, ``lo <= hi``) around their mean."""
+    total = p[hi + 1] - p[lo]
+    sse: FloatArray = np.maximum(pp[hi + 1] - pp[lo] - total * total / (hi - lo + 1), 0.0)
+    return sse
+
+
+def vopt_table(x: FloatArray, k: int) -> FloatArray:
+    """The v-optimal dynamic program: the least SSE of every prefix in ``1..k`` buckets.
+
+    .. math:: T[b, i] = \\min_{b-1 \\le j < i} T[b-1, j] + \\mathrm{SSE}(j+1..i)
+
+    One vectorised row per ``b``. Only ``j`` that can beat the last bucket being the
+    single bin ``i`` (``T[b-1, i-1]``) are evaluated: those with ``T[b-1, j]`` below it
+    (``T[b-1, .]`` never decreases) and ``SSE(j+1..i)`` below it (the SSE never grows as
+    ``j`` moves right, so they form a window found by binary search). The result is the
+    full ``O(k n^2)`` program's, in far less time when few ``j`` qualify.
+
+    Parameters
+    ----------
+    x : ndarray of float64, shape (n,)
+        The values.
+    k : int
+        Most buckets, ``1 <= k <= n``.
+
+    Returns
+    -------
+    ndarray of float64, shape (k, n)
+        ``T[b, i]``: least SSE of ``x[0..i]`` in exactly ``b + 1`` buckets (``inf`` when
+        ``i < b``).
+    """
+    n = x.size
+    p, pp = _prefix_sums(x)
+    table = np.full((k, n), np.inf)
+    everything = np.arange(n)
+    table[0] = _sse(p, pp, np.zeros(n, np.int64), everything)
+    for b in range(1, k):
+        prev = table[b - 1]
+        table[b, b] = 0.0
+        ends = everything[b + 1 :]
+        if ends.size == 0:
+            continue
+        bound = prev[ends - 1]  # the last bucket being bin i alone
+        # j <= hi: T[b-1, j] < bound (searched on the running maximum, robust to rounding)
+        rising = np.maximum.accumulate(prev[b - 1 :])
+        hi = np.minimum(np.searchsorted(rising, bound, side="left") - 1 + (b - 1), ends - 2)
+        # j >= lo: SSE(j+1..i) < bound, the first such j by binary search on [b-1, i-1]
+        lo = np.full(ends.size, b - 1)
+        top = ends - 1
+        while (open_ := lo < top).any():
+            mid = (lo + top) // 2
+            below = _sse(p, pp, mid + 1, ends) < bound
+            top = np.where(open_ & below, mid, top)
+            lo = np.where(open_ & ~below, mid + 1, lo)
+        width = np.maximum(hi - lo + 1, 0)
+        best = bound.copy()
+        some = width > 0
+        if some.any():
+            width = width[some]
+            starts = np.cumsum(width) - width
+            offset = np.arange(int(width.sum())) - np.repeat(starts, width)
+            j = np.repeat(lo[some], width) + offset
+            i = np.repeat(ends[some], width)
+            scores = prev[j] + _sse(p, pp, j + 1, i)
+            best[some] = np.minimum(best[some], np.minimum.reduceat(scores, starts))
+        table[b, ends] = best
+    return table
+
+
+def boundary_scores(
+    table: FloatArray, x: FloatArray, buckets: int, right: int
+) -> tuple[IntArray, FloatArray]:
+    """The exponential mechanism's candidates and scores for the left end of the last bucket.
+
+    With ``buckets`` buckets to place before it (``buckets >= 1``), the last bucket is
+    ``[j, right)`` for ``j`` in ``buckets..right-1``; the score of ``j`` (lower is better)
+    is ``T[buckets - 1, j - 1] + SSE(j..right-1)``.
+
+    Parameters
+    ----------
+    table : ndarray of float64, shape (k, n)
+        :func:`vopt_table` of ``x``.
+    x : ndarray of float64, shape (n,)
+        The (clipped) values.
+    buckets : int
+        Buckets left of ``j``, ``1 <= buckets < right``.
+    right : int
+        The bucket's end (exclusive).
+
+    Returns
+    -------
+    candidates : ndarray of int64
+        ``buckets..right-1``.
+    scores : ndarray of float64
+        Their scores.
+    """
+    p, pp = _prefix_sums(x)
+    candidates = np.arange(buckets, right, dtype=np.int64)
+    last = _sse(p, pp, candidates, np.full(candidates.size, right - 1, np.int64))
+    scores: FloatArray = table[buckets - 1, candidates - 1] + last
+    return candidates, scores
+
+
+def sample_buckets(
+    x: FloatArray, k: int, eps1: float, sensitivity: float, rng: np.random.Generator
+) -> IntArray:
+    """The ``k`` buckets' first bins, boundaries drawn right to left, ``eps1 / (k - 1)`` each.
+
+    Parameters
+    ----------
+    x : ndarray of float64, shape (n,)
+        The clipped values.
+    k : int
+        Buckets, ``1 <= k <= n``.
+    eps1 : float
+        The structure's budget (unused when ``k == 1``).
+    sensitivity : float
+        How far one record moves any score (``2F + 1``).
+    rng : numpy.random.Generator
+        The draws' randomness.
+
+    Returns
+    -------
+    ndarray of int64, shape (k,)
+        Ascending first bins, from 0.
+    """
+    if k == 1:
+        return np.zeros(1, np.int64)
+    table = vopt_table(x, k)
+    starts = np.zeros(k, np.int64)
+    right = x.size
+    for b in range(k - 1, 0, -1):
+        candidates, scores = boundary_scores(table, x, b, right)
+        weights = exponential_probabilities(-scores, eps1 / (k - 1), sensitivity)
+        right = int(candidates[sample_categorical(weights, size=1, rng=rng)[0]])
+        starts[b] = right
+    return starts
+
+
+def structure_first(
+    counts: FloatArray, eps: float, workload: Ranges, rng: np.random.Generator
+) -> Release:
+    """StructureFirst with DPComp's defaults (see the module): buckets drawn with the
+    exponential mechanism on the v-optimal SSE, then a noisy hierarchy in every bucket.
+
+    Parameters
+    ----------
+    counts : ndarray of float64, shape (n,)
+        The histogram.
+    eps : float
+        Privacy budget.
+    workload : Ranges
+        Unused (StructureFirst does not adapt to the workload).
+    rng : numpy.random.Generator
+        All of the randomness.
+
+    Returns
+    -------
+    Release
+        The estimate, ``{"structure": eps1, "bucket counts": eps - eps1}`` (the buckets are
+        disjoint, so each bucket's hierarchy spends ``eps - eps1``) and the buckets.
+    """
+    n = counts.size
+    k = min(bucket_count(n), n)
+    clip = CLIP_RATIO * float(counts.sum()) / n
+    eps1 = structure_budget(n, k, eps, clip)
+    starts = sample_buckets(np.minimum(counts, clip), k, eps1, 2.0 * clip + 1.0, rng)
+    eps2 = eps - eps1
+    estimate = np.empty(n)
+    for lo, hi in zip(starts, np.append(starts[1:], n), strict=True):
+        tree = kary_tree(int(hi - lo), 2)
+        budgets = uniform_budgets(tree, eps2)
+        noisy = laplace_release(tree, counts[lo:hi], budgets, rng)
+        estimate[lo:hi] = blue(tree, noisy, budgets)[tree.leaf_of_bin]
+    return Release(estimate, {"structure": eps1, "bucket counts": eps2}, starts)
