@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import textwrap
 from collections.abc import Mapping
 from typing import Any
 
@@ -207,25 +208,33 @@ def histogram_comparison(
 
 
 def allocation_errors(errors: Mapping[str, Mapping[str, float]], chosen: str) -> go.Figure:
-    """Grouped bars: per allocation, the expected squared error of a random workload range,
-    one bar per way of answering (``errors[answering][allocation]``); ``chosen`` is outlined."""
+    """Horizontal grouped bars: per allocation (one row each, its full name readable), the
+    expected squared error of a random workload range, one bar per way of answering
+    (``errors[answering][allocation]``, told apart by pattern as well as colour); ``chosen``
+    is outlined and marked in its row label."""
     fig = go.Figure()
-    for answering, by_allocation in errors.items():
+    rows: list[str] = []
+    for (answering, by_allocation), pattern in zip(errors.items(), ("", "/"), strict=False):
         names = list(by_allocation)
+        rows = ["<br>".join(textwrap.wrap(f"▶ {n}" if n == chosen else n, 26)) for n in names]
         fig.add_bar(
-            x=names,
-            y=[by_allocation[name] for name in names],
+            y=rows,
+            x=[by_allocation[name] for name in names],
+            orientation="h",
             name=answering,
             text=[f"{by_allocation[name]:,.4g}" for name in names],
             textposition="outside",
+            cliponaxis=False,
+            marker_pattern_shape=pattern,
             marker_line_width=[3 if name == chosen else 0 for name in names],
             marker_line_color="black",
         )
     fig.update_layout(
         barmode="group",
-        height=320,
-        margin={"t": 30, "l": 10, "r": 10, "b": 10},
-        yaxis_title="expected squared error",
-        legend={"orientation": "h", "y": 1.12},
+        height=130 + 56 * len(rows),
+        margin={"t": 40, "l": 10, "r": 60, "b": 10},
+        xaxis_title="expected squared error of a random range",
+        yaxis={"autorange": "reversed", "automargin": True},
+        legend={"orientation": "h", "y": 1.02, "yanchor": "bottom", "x": 0},
     )
     return fig

@@ -298,22 +298,21 @@ def errors_section(d: Drawn) -> None:
     workload, alloc, root = d.s.workload, d.s.alloc, d.s.root
     allocations, unavailable, names = d.s.allocations, d.s.unavailable, d.names
     st.subheader("Expected error of a random range")
-    left, right = present.columns([1, 1])
     present.show_chart(
         tree_figures.allocation_errors(tree_view.error_bars(allocations), names[alloc]),
         settings | {"seed": None, "bins": None},
         key="error_chart",
-        where=left,
     )
-    right.latex(r"E[\mathrm{Err}_{raw}] = \sum_x p_x \cdot \frac{2}{\varepsilon_x^2}")
-    right.markdown(
+    left, right = present.columns([1, 1])
+    left.latex(r"E[\mathrm{Err}_{raw}] = \sum_x p_x \cdot \frac{2}{\varepsilon_x^2}")
+    left.markdown(
         f"Workload: **{tree_view.workload_text(workload)}**. Answering from the raw noisy nodes, "
         "each node a query uses adds its Laplace variance 2/ε_x²; p_x is the probability that a "
         "random range of the workload uses node x in its canonical decomposition. "
         "**After BLUE**, answers come from the consistent leaves; that error is exact too "
         "(computed in O(n · height) from the tree's Gaussian-Markov structure; see Error "
         "analysis). "
-        "The outlined bars are the allocation of this release. The rules of LUE-DPTree are "
+        "The outlined bars (▶) are the allocation of this release. The rules of LUE-DPTree are "
         "optimal for the raw tree; after BLUE the budgets optimal after consistency (a numeric "
         "search on the exact error, started from the best of uniform, H_b, the raw optimum and "
         "measuring only every 2nd, 3rd or 4th level) "

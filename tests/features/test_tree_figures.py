@@ -51,3 +51,18 @@ def test_allocation_errors_outlines_the_chosen_allocation():
         {"raw": {"a": 2.0, "b": 1.0}, "BLUE": {"a": 1.0, "b": 0.5}}, "b"
     )
     assert [list(bar.marker.line.width) for bar in fig.data] == [[0, 3], [0, 3]]
+
+
+def test_allocation_errors_reads_at_any_width():
+    """Issue 22 (3): the chart was ~60 px high with rotated labels over its stamp. Rows are
+    horizontal bars with their full names (wrapped, never rotated or cut), told apart by
+    pattern as well as colour, and the figure grows with the rows."""
+    names = {f"allocation number {i} with a long descriptive name": float(i + 1) for i in range(5)}
+    fig = tree_figures.allocation_errors({"raw": names, "BLUE": names}, next(iter(names)))
+    assert all(bar.orientation == "h" for bar in fig.data)
+    labels = [label.replace("<br>", " ").removeprefix("▶ ") for label in fig.data[0].y]
+    assert labels == list(names)
+    assert max(len(part) for label in fig.data[0].y for part in label.split("<br>")) <= 28
+    assert fig.layout.height >= 56 * len(names) + 130
+    assert {bar.marker.pattern.shape for bar in fig.data} == {"", "/"}
+    assert fig.layout.xaxis.tickangle is None and fig.layout.yaxis.tickangle is None
