@@ -307,7 +307,7 @@ def view(inputs: Inputs) -> View:
         "scale": f"{s.scale:,}",
         "domain": f"{s.domain:,}",
         "ε": s.eps,
-        "workload": s.workload,
+        "workload": WORKLOADS[s.workload],
         "trials": s.trials,
         "seed": s.seed,
     }
@@ -317,7 +317,7 @@ def view(inputs: Inputs) -> View:
             f"{len(table)} algorithms on {s.scale:,} records of '{s.hist.name}' at "
             f"{s.domain:,} bins, ε = {s.eps:g}; best: {best}"
         ),
-        figure=figures.ranking(table, workload=WORKLOADS[s.workload]),
+        figure=figures.ranking(table),
         stamp=stamp,
         numbers={f"{name} error": float(err) for name, err in table["mean"].items()},
         detail=(s, table),

@@ -21,9 +21,10 @@ def _family(dependent: bool) -> dict[str, str]:
     return DEPENDENT if dependent else INDEPENDENT
 
 
-def ranking(table: pd.DataFrame, *, workload: str) -> go.Figure:
+def ranking(table: pd.DataFrame) -> go.Figure:
     """Mean scaled error per algorithm, best on top, with 95% intervals (log x), bars by
-    family (data-dependent hatched), closed forms as black diamonds."""
+    family (data-dependent hatched), closed forms as black diamonds (the workload is in the
+    settings stamped under it)."""
     ordered = table.iloc[::-1]  # Plotly draws the first category at the bottom
     fig = go.Figure()
     for dependent, label in ((True, "data-dependent"), (False, "data-independent")):
@@ -59,12 +60,16 @@ def ranking(table: pd.DataFrame, *, workload: str) -> go.Figure:
             )
         )
     fig.update_layout(
-        title=f"Scaled per-query L1 error, {workload} (lower is better)",
+        title="Error per algorithm, best on top",
         barmode="overlay",
-        xaxis={"type": "log", "title": {"text": "mean error over trials, 95% interval"}},
-        yaxis={"categoryorder": "array", "categoryarray": list(ordered.index)},
+        xaxis={"type": "log", "title": {"text": "scaled per-query L1 error (mean, 95% interval)"}},
+        yaxis={
+            "categoryorder": "array",
+            "categoryarray": list(ordered.index),
+            "tickmode": "array",
+            "tickvals": list(ordered.index),  # every name, never every other one
+        },
         height=max(320, 34 * len(table) + 140),
-        legend={"orientation": "h", "y": -0.18},
     )
     return fig
 
