@@ -402,6 +402,7 @@ def _add_stamp(out: go.Figure, settings: Mapping[str, Any]) -> go.Figure:
         yanchor="bottom",
         align="left",
         showarrow=False,
+        font={"size": STAMP_FONT},  # the line height; presenting enlarges the figure's font
         name="settings",
     )
     return out

@@ -103,7 +103,10 @@ def tree_icicle(
                     "xanchor": "left",
                     "y": 1.0,
                     "yanchor": "bottom",
-                    "len": min(1.0, 360 / CHART_PX),
+                    # in pixels, wider than its title at projector size: a fraction of a
+                    # phone's width was narrower than the title, which then ran off the left
+                    "lenmode": "pixels",
+                    "len": 280,
                     "thickness": 12,
                 },
                 "line": _borders(px, nodes, outline),

@@ -120,6 +120,38 @@ def test_stamp_on_a_figure_without_axes_is_an_annotation() -> None:
     assert out.layout.annotations[-1].text.endswith("n = 16</span>")
 
 
+def test_a_stamp_under_an_axis_free_figure_stays_below_it_when_presenting() -> None:
+    """Issue 22 (6): presenting enlarged the figure's font, and with it the stamp's line
+    height, so its first line ran over the tree's leaf row. The annotation's own font is
+    the stamp's, and the room below the plot holds every line at 1.3 times that size."""
+    t = tree.kary_tree(16, 2)
+    nodes = tree_figures.visible_nodes(t, 0, 15)
+    fig = tree_figures.tree_icicle(
+        t, nodes, 0, 15, np.arange(t.size, dtype=float), "c", {"p": np.ones(t.size)}
+    )
+    settings = {"dataset": "bimodal-1024", "tree": "a long description " * 4, "seed": 3}
+    out = present.style(present.stamp(fig, settings), presenting=True)
+    note = out.layout.annotations[-1]
+    lines = note.text.count("<br>") + 1
+    assert lines >= 2 and note.font.size == present.STAMP_FONT
+    assert out.layout.margin.b >= lines * present.STAMP_FONT * 1.3
+
+
+def test_the_icicle_colour_bar_is_wider_than_its_title_on_a_phone() -> None:
+    """Issue 22 (6): the bar was a fraction of the plot (about 110 px on a phone), and its
+    title, centred over it, ran off the left edge. It is now a fixed width in pixels, wider
+    than its title at the projector's font (about 0.55 em per character)."""
+    t = tree.kary_tree(16, 2)
+    nodes = tree_figures.visible_nodes(t, 0, 15)
+    label = "coverage probability p_x"
+    fig = tree_figures.tree_icicle(
+        t, nodes, 0, 15, np.arange(t.size, dtype=float), label, {"p": np.ones(t.size)}
+    )
+    bar = fig.data[0].marker.colorbar
+    assert bar.lenmode == "pixels"
+    assert bar.len >= 0.55 * present.PRESENT_AXIS_FONT * len(label)
+
+
 def test_icicle_constant_colour_is_one_value_and_narrow_nodes_lose_borders() -> None:
     t = tree.kary_tree(1024, 2)
     nodes = tree_figures.visible_nodes(t, 0, 1023)
