@@ -444,9 +444,7 @@ def _legend_on_top(fig: go.Figure) -> None:
     if fig.layout.showlegend is False or not beside or entries < 2:
         return
     height = fig.layout.height or 450  # Plotly's default
-    title_px = (TITLE_PX if fig.layout.title.text else 0) + (
-        SUBTITLE_PX if fig.layout.title.subtitle.text else 0
-    )
+    title_px = heading_px(fig)
     height += LEGEND_PX_PER_ENTRY * entries  # the rows a phone wraps them into, roughly
     fig.update_layout(
         height=height,
@@ -464,7 +462,19 @@ def _legend_on_top(fig: go.Figure) -> None:
     )
 
 
-TOP_PX, TITLE_PX, SUBTITLE_PX, LEGEND_PX_PER_ENTRY = 8, 30, 18, 12
+TOP_PX, LEGEND_PX_PER_ENTRY, LINE_HEIGHT = 8, 12, 1.4
+
+
+def heading_px(fig: go.Figure) -> float:
+    """The pixels a figure's title and subtitle take at their font sizes (presenting enlarges
+    them: a fixed allowance let the legend run over the subtitle on a projector)."""
+    title, font = fig.layout.title, fig.layout.font.size or 12
+    px = 0.0
+    if title.text:
+        px += LINE_HEIGHT * (title.font.size or 16) + 6
+    if title.subtitle.text:
+        px += LINE_HEIGHT * (title.subtitle.font.size or font) + 4
+    return px
 
 
 def style(fig: go.Figure, *, presenting: bool) -> go.Figure:

@@ -43,8 +43,23 @@ def test_error_legend_has_one_entry_per_algorithm_in_rows_between_title_and_plot
     height = styled.layout.height
     assert height == 450 + 7 * present.LEGEND_PX_PER_ENTRY
     top_of_legend = (1 - legend.y) * height
-    assert top_of_legend == pytest.approx(present.TOP_PX + present.TITLE_PX + present.SUBTITLE_PX)
+    assert top_of_legend == pytest.approx(present.TOP_PX + present.heading_px(styled))
     assert (1 - title.y) * height == pytest.approx(present.TOP_PX)
+
+
+def test_presenting_puts_the_legend_under_the_enlarged_title_and_subtitle() -> None:
+    """Issue 22 (6): on a projector the title and subtitle grow, and a fixed allowance put
+    the legend over the subtitle. The legend starts below both at their presented sizes
+    (1.4 line heights each)."""
+    fig = errors_figures.exact_vs_empirical(
+        _error_table(5), x="range length", title="MSE", x_title="L"
+    )
+    styled = present.style(fig, presenting=True)
+    title, font = styled.layout.title, styled.layout.font.size
+    assert title.font.size > 16 and font > 12  # enlarged
+    needed = 1.4 * title.font.size + 1.4 * (title.subtitle.font.size or font)
+    top_of_legend = (1 - styled.layout.legend.y) * styled.layout.height
+    assert top_of_legend >= present.TOP_PX + needed
 
 
 def test_a_legend_placed_by_its_figure_stays_where_it_is() -> None:
