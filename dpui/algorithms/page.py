@@ -74,6 +74,15 @@ def controls() -> None:
 def body(view: View | None) -> None:
     assert view is not None
     s, table = view.detail
+    left, right = present.columns([2, 1])
+    present.show_chart(view.figure, view.stamp, key="wa_ranking", where=left)
+    with right:
+        st.latex(r"\mathrm{err} = \frac{\lVert Wx - W\hat x\rVert_1}{|W| \cdot \lVert x\rVert_1}")
+        st.latex(r"\mathrm{regret}_A = \mathrm{err}_A / \min_B \mathrm{err}_B")
+        st.markdown(verdict(table))
+    shown = table.assign(
+        family=np.where(table["data-dependent"], "data-dependent", "data-independent")
+    ).drop(columns="data-dependent")
     if s.sparse_note():
         st.caption(s.sparse_note())
     if s.left_out():
@@ -85,15 +94,6 @@ def body(view: View | None) -> None:
             f"Left out at {s.domain:,} bins: {slow}. Tick “Include slow algorithms” in "
             "the settings, choose a smaller domain, or run a sweep."
         )
-    left, right = present.columns([2, 1])
-    present.show_chart(view.figure, view.stamp, key="wa_ranking", where=left)
-    with right:
-        st.latex(r"\mathrm{err} = \frac{\lVert Wx - W\hat x\rVert_1}{|W| \cdot \lVert x\rVert_1}")
-        st.latex(r"\mathrm{regret}_A = \mathrm{err}_A / \min_B \mathrm{err}_B")
-        st.markdown(verdict(table))
-    shown = table.assign(
-        family=np.where(table["data-dependent"], "data-dependent", "data-independent")
-    ).drop(columns="data-dependent")
     present.table(shown.reset_index())
     downloads.csv_button("Download the ranking (CSV)", shown.reset_index(), "which_algorithm.csv")
     SHOW[present.section_choice("Below the ranking", SECTION, SECTIONS)](s)

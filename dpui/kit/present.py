@@ -430,13 +430,16 @@ def log_ticks(lo: float, hi: float) -> dict[str, Any]:
     return {"tickvals": inside, "ticktext": [f"{v:.3g}" for v in inside]}
 
 
-def _legend_on_top(fig: go.Figure) -> None:
+def _legend_on_top(fig: go.Figure, *, grow: bool = True) -> None:
     """Move a legend drawn right of the plot to rows between the title and the plot.
 
     Beside the plot a legend takes its widest entry's width from every chart (most of a
     phone's screen); in rows its entries wrap to the width. The title is pinned to the top
     and the legend placed under it, both in pixels from the top of the figure; a legend
-    placed this way pushes the plot's top margin down, so nothing overlaps.
+    placed this way pushes the plot's top margin down, so nothing overlaps. The figure grows
+    by the rows a phone wraps the entries into (``grow``); when presenting, by the rows they
+    take on a projector's width (one per entry would push a one-row legend's chart below a
+    720p screen).
     """
     legend = fig.layout.legend
     beside = legend.orientation in (None, "v") and (legend.x is None or legend.x >= 1)
@@ -445,7 +448,10 @@ def _legend_on_top(fig: go.Figure) -> None:
         return
     height = fig.layout.height or 450  # Plotly's default
     title_px = heading_px(fig)
-    height += LEGEND_PX_PER_ENTRY * entries  # the rows a phone wraps them into, roughly
+    if grow:
+        height += LEGEND_PX_PER_ENTRY * entries  # the rows a phone wraps them into, roughly
+    else:
+        height += projector_legend_px(fig)
     fig.update_layout(
         height=height,
         title={"yref": "container", "y": 1 - TOP_PX / height, "yanchor": "top"},
@@ -463,6 +469,28 @@ def _legend_on_top(fig: go.Figure) -> None:
 
 
 TOP_PX, LEGEND_PX_PER_ENTRY, LINE_HEIGHT = 8, 12, 1.4
+
+
+PROJECTOR_PX = 1120  # a chart's width on a 1280-px screen with the sidebar hidden
+
+
+def projector_legend_px(fig: go.Figure) -> float:
+    """The height of a horizontal legend's rows at :data:`PROJECTOR_PX`: entries packed
+    left to right, each as wide as its longest line (about 0.55 em a character, plus its
+    symbol) and as tall as its lines."""
+    font = fig.layout.legend.font.size or fig.layout.font.size or 12
+    rows: list[tuple[float, float]] = []  # (width used, tallest entry) per row
+    for trace in fig.data:
+        if getattr(trace, "showlegend", False) is False or not trace.name:
+            continue
+        lines = str(trace.name).split("<br>")
+        width = 0.55 * font * max(len(line) for line in lines) + 50
+        tall = LINE_HEIGHT * font * len(lines)
+        if rows and rows[-1][0] + width <= PROJECTOR_PX:
+            rows[-1] = (rows[-1][0] + width, max(rows[-1][1], tall))
+        else:
+            rows.append((width, tall))
+    return sum(tall for _, tall in rows)
 
 
 def heading_px(fig: go.Figure) -> float:
@@ -519,5 +547,5 @@ def _restyle(out: go.Figure, *, presenting: bool) -> go.Figure:
                 trace.line.width = max(PRESENT_LINE, 2 * width)
             if trace.type in ("scatter", "scattergl") and "markers" in (trace.mode or ""):
                 trace.marker.size = max(10, 1.5 * (trace.marker.size or 6))
-    _legend_on_top(out)
+    _legend_on_top(out, grow=not presenting)
     return out

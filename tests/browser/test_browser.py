@@ -259,13 +259,8 @@ PROJECTOR_PAGES = [
     "paper_experiments",
     "laplace",
     "exponential",
-    pytest.param(
-        "kv_ldp",
-        marks=pytest.mark.xfail(
-            strict=True,
-            reason="the HISKV reconstruction notice and the section title sit above the chart",
-        ),
-    ),
+    "kv_ldp",
+    "which_algorithm",
 ]
 
 
