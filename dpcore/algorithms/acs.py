@@ -204,11 +204,23 @@ def _dominance(values: FloatArray, thresholds: FloatArray) -> tuple[IntArray, Fl
     return count, total
 
 
+def php_split_parts(values: FloatArray) -> tuple[FloatArray, FloatArray]:
+    """The L1 costs of the parts of ``values`` split before position ``p``, ``p = 1 .. m - 1``.
+
+    Returns
+    -------
+    left, right : ndarray of float64, shape (m - 1,)
+        The absolute deviation of ``values[:p]`` and of ``values[p:]`` from their own means.
+    """
+    left = prefix_abs_deviation(values)[:-1]
+    right = prefix_abs_deviation(values[::-1])[::-1][1:]
+    return left, right
+
+
 def php_split_costs(values: FloatArray) -> FloatArray:
     """The L1 cost of splitting ``values`` before position ``p``, for ``p = 1 .. m - 1``:
     each part's absolute deviation from its own mean, summed."""
-    left = prefix_abs_deviation(values)[:-1]
-    right = prefix_abs_deviation(values[::-1])[::-1][1:]
+    left, right = php_split_parts(values)
     costs: FloatArray = left + right
     return costs
 
@@ -259,8 +271,8 @@ def php(counts: FloatArray, eps: float, workload: Ranges, rng: np.random.Generat
     while clusters < n and clusters <= PHP_MAX_CLUSTERS and pending:
         lo, hi, level = pending[0]
         parent = cost_of.pop((lo, hi))
-        costs = php_split_costs(counts[lo:hi])
-        scores = np.concatenate(([-total], -total + parent - costs - 2.0 * scale))
+        left, right = php_split_parts(counts[lo:hi])
+        scores = np.concatenate(([-total], -total + parent - (left + right) - 2.0 * scale))
         choice = int(sample_exponential(scores, eps_split, 2.0, size=1, rng=rng)[0])
         pending.popleft()
         if choice == 0:
@@ -272,8 +284,11 @@ def php(counts: FloatArray, eps: float, workload: Ranges, rng: np.random.Generat
         cuts.append(cut)
         clusters += 1
         total -= parent
-        for a, b in ((lo, cut), (cut, hi)):
-            cost_of[(a, b)] = float(prefix_abs_deviation(counts[a:b])[-1]) + scale
+        # The parts' deviations come from the split scan (equal to recomputing them for
+        # integer counts, whose sums are exact; within rounding otherwise).
+        parts = ((lo, cut, left[choice - 1]), (cut, hi, right[choice - 1]))
+        for a, b, deviation in parts:
+            cost_of[(a, b)] = float(deviation) + scale
             total += cost_of[(a, b)]
             if b - a > 1 and level + 1 < depth:
                 pending.append((a, b, level + 1))

@@ -12,6 +12,7 @@ from dpcore.algorithms.acs import (
     efpa_scores,
     from_real_fourier,
     php_split_costs,
+    php_split_parts,
     prefix_abs_deviation,
     real_fourier,
 )
@@ -123,6 +124,9 @@ def test_split_costs_match_brute_force(m):
         np.abs(v[:p] - v[:p].mean()).sum() + np.abs(v[p:] - v[p:].mean()).sum() for p in range(1, m)
     ]
     assert np.allclose(php_split_costs(v), costs)
+    left, right = php_split_parts(v)
+    assert np.allclose(left, brute[:-1])
+    assert np.allclose(right, [np.abs(v[p:] - v[p:].mean()).sum() for p in range(1, m)])
 
 
 def test_php_buckets_are_contiguous_and_constant():
