@@ -28,6 +28,10 @@ import numpy as np
 from dpcore.algorithms.common import FloatArray, IntArray, Ranges, Release
 from dpcore.algorithms.greedy_h import greedy_release, kernel
 
+_BLOCK = 64
+"""Ends per step of :func:`best_partition`: buckets of this length or longer ending in a
+block of ``_BLOCK`` ends start before it, so their candidates are taken at once."""
+
 RHO = 0.25
 """Share of ``eps`` spent on the partition (DPBench's and the paper's setting)."""
 
@@ -142,23 +146,41 @@ def best_partition(cost: FloatArray) -> tuple[IntArray, float]:
         Its total cost.
     """
     n = cost.shape[1]
-    rows = [row.tolist() for row in cost]  # contiguous rows: a fast tolist
+    short = min(cost.shape[0], _BLOCK.bit_length() - 1)  # lengths below _BLOCK, one by one
+    rows = [row.tolist() for row in cost[:short]]  # contiguous rows: a fast tolist
     first = rows[0]
-    longer = [(1 << j, rows[j]) for j in range(1, len(rows))]
+    nearby = [(1 << j, rows[j]) for j in range(1, short)]
+    far = cost[short:]
+    far_length = 1 << np.arange(short, cost.shape[0])
     best = [0.0] * (n + 1)
+    best_array = np.zeros(n + 1)
     back = [0] * (n + 1)
-    for i in range(n):
-        end = i + 1
-        top = best[i] + first[i]
-        arg = 1
-        for length, row in longer:
-            if length > end:
-                break
-            cand = best[end - length] + row[i]
-            if cand <= top:  # DPComp: ties go to the longer bucket
-                top, arg = cand, length
-        best[end] = top
-        back[end] = arg
+    for s in range(0, n, _BLOCK):
+        # Buckets of _BLOCK bins or more ending in this block start at or before its
+        # first bin: their candidates need only earlier ends, all at once (ties: longest).
+        ends = np.arange(s, min(s + _BLOCK, n))
+        far_top, far_arg = [np.inf] * ends.size, [0] * ends.size
+        if far_length.size:
+            before = ends[None, :] + 1 - far_length[:, None]
+            cand = np.where(before >= 0, best_array[np.maximum(before, 0)] + far[:, ends], np.inf)
+            pick = far_length.size - 1 - np.argmin(cand[::-1], axis=0)
+            far_top = cand[pick, np.arange(ends.size)].tolist()
+            far_arg = far_length[pick].tolist()
+        for i in range(s, s + ends.size):
+            end = i + 1
+            top = best[i] + first[i]
+            arg = 1
+            for length, row in nearby:
+                if length > end:
+                    break
+                cand_i = best[end - length] + row[i]
+                if cand_i <= top:  # DPComp: ties go to the longer bucket
+                    top, arg = cand_i, length
+            if far_top[i - s] <= top:
+                top, arg = far_top[i - s], far_arg[i - s]
+            best[end] = top
+            back[end] = arg
+        best_array[s + 1 : s + ends.size + 1] = best[s + 1 : s + ends.size + 1]
     starts = []
     end = n
     while end > 0:

@@ -179,6 +179,36 @@ def test_l1_partition_dynamic_program_matches_enumeration(noisy):
         assert starts[0] == 0 and (np.diff(starts) > 0).all()
 
 
+def _plain_partition(cost):
+    """The L1-partition dynamic program one end and one length at a time (ties: longer)."""
+    rows, n = cost.shape
+    best, back = [0.0] * (n + 1), [0] * (n + 1)
+    for end in range(1, n + 1):
+        options = [(best[end - 2**j] + cost[j, end - 1], 2**j) for j in range(rows) if 2**j <= end]
+        top = min(value for value, _ in options)
+        best[end], back[end] = top, max(length for value, length in options if value == top)
+    starts, end = [], n
+    while end > 0:
+        end -= back[end]
+        starts.append(end)
+    return starts[::-1], best[n]
+
+
+@pytest.mark.parametrize("n", [63, 64, 65, 200, 1000])
+@pytest.mark.parametrize("ties", [False, True])
+def test_blocked_partition_program_matches_the_plain_one(n, ties):
+    """Long buckets are taken a block of ends at a time; ties must still go to the longer."""
+    rng = np.random.default_rng(n)
+    rows = int(np.log2(n)) + 1
+    cost = rng.integers(1, 4, (rows, n)) * (1 << np.arange(rows))[:, None] / 2.0
+    if not ties:
+        cost = cost + rng.random((rows, n))
+    starts, total = best_partition(cost)
+    plain_starts, plain_total = _plain_partition(cost)
+    assert starts.tolist() == plain_starts
+    assert total == plain_total
+
+
 def test_dawa_budget_and_buckets():
     counts = np.repeat([0.0, 30.0, 2.0, 50.0], [20, 9, 30, 5])
     run = release("DAWA", counts, 0.5, workload="prefix", rng=np.random.default_rng(1))
