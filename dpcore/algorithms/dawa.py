@@ -21,10 +21,16 @@ steps for all windows at once.
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from dpcore.algorithms.common import FloatArray, IntArray, Ranges, Release
 from dpcore.algorithms.greedy_h import greedy_release, kernel
+
+_BLOCK = 64
+"""Ends per step of :func:`best_partition`: buckets of this length or longer ending in a
+block of ``_BLOCK`` ends start before it, so their candidates are taken at once."""
 
 RHO = 0.25
 """Share of ``eps`` spent on the partition (DPBench's and the paper's setting)."""
@@ -67,24 +73,33 @@ def window_deviations(x: FloatArray) -> FloatArray:
 def _rank_below(
     rank: IntArray, x: FloatArray, a: IntArray, b: IntArray, r: IntArray
 ) -> tuple[FloatArray, FloatArray]:
-    """Count and sum of ``x[i]`` for ``a <= i < b`` with ``rank[i] < r``: a wavelet matrix."""
+    """Count and sum of ``x[i]`` for ``a <= i < b`` with ``rank[i] < r``: a wavelet matrix.
+
+    Both ends of every window move together as one ``(2, windows)`` array of 32-bit
+    positions, and the windows whose threshold bit is 0 add nothing (times 0, exactly).
+    """
     n = rank.size
     bits = max(1, int(n).bit_length())
-    cur, cur_x = rank, x
-    a, b = a.copy(), b.copy()
+    index: type[np.signedinteger[Any]] = np.int32 if n < np.iinfo(np.int32).max else np.int64
+    cur, cur_x = rank.astype(index), x
+    ends = np.stack((a, b)).astype(index)
+    r = r.astype(index)
     count = np.zeros(a.size)
     total = np.zeros(a.size)
     for level in range(bits - 1, -1, -1):
         bit = (cur >> level) & 1
-        ones = np.concatenate(([0], np.cumsum(bit)))
-        zero_sum = np.concatenate(([0.0], np.cumsum(np.where(bit == 0, cur_x, 0.0))))
+        ones = np.zeros(n + 1, index)
+        np.cumsum(bit, out=ones[1:])
+        zero_sum = np.zeros(n + 1)
+        np.cumsum(np.where(bit == 0, cur_x, 0.0), out=zero_sum[1:])
         zeros = n - int(ones[-1])
-        a1, b1 = ones[a], ones[b]
-        go_right = ((r >> level) & 1) == 1
-        count += np.where(go_right, (b - b1) - (a - a1), 0)
-        total += np.where(go_right, zero_sum[b] - zero_sum[a], 0.0)
-        a = np.where(go_right, zeros + a1, a - a1)
-        b = np.where(go_right, zeros + b1, b - b1)
+        ones_at = ones[ends]
+        right = (r >> level) & 1
+        stay = ends - ones_at  # the zeros before each end: where it lands going left
+        count += right * (stay[1] - stay[0])
+        at = zero_sum[ends]
+        total += right * (at[1] - at[0])
+        ends = np.where(right.astype(bool), ones_at + zeros, stay)
         order = np.concatenate((np.flatnonzero(bit == 0), np.flatnonzero(bit)))
         cur, cur_x = cur[order], cur_x[order]
     return count, total
@@ -131,23 +146,41 @@ def best_partition(cost: FloatArray) -> tuple[IntArray, float]:
         Its total cost.
     """
     n = cost.shape[1]
-    by_end = cost.T.tolist()
+    short = min(cost.shape[0], _BLOCK.bit_length() - 1)  # lengths below _BLOCK, one by one
+    rows = [row.tolist() for row in cost[:short]]  # contiguous rows: a fast tolist
+    first = rows[0]
+    nearby = [(1 << j, rows[j]) for j in range(1, short)]
+    far = cost[short:]
+    far_length = 1 << np.arange(short, cost.shape[0])
     best = [0.0] * (n + 1)
+    best_array = np.zeros(n + 1)
     back = [0] * (n + 1)
-    for i in range(n):
-        row = by_end[i]
-        top = best[i] + row[0]
-        arg = 1
-        length = 2
-        for j in range(1, len(row)):
-            if length > i + 1:
-                break
-            cand = best[i + 1 - length] + row[j]
-            if cand <= top:  # DPComp: ties go to the longer bucket
-                top, arg = cand, length
-            length <<= 1
-        best[i + 1] = top
-        back[i + 1] = arg
+    for s in range(0, n, _BLOCK):
+        # Buckets of _BLOCK bins or more ending in this block start at or before its
+        # first bin: their candidates need only earlier ends, all at once (ties: longest).
+        ends = np.arange(s, min(s + _BLOCK, n))
+        far_top, far_arg = [np.inf] * ends.size, [0] * ends.size
+        if far_length.size:
+            before = ends[None, :] + 1 - far_length[:, None]
+            cand = np.where(before >= 0, best_array[np.maximum(before, 0)] + far[:, ends], np.inf)
+            pick = far_length.size - 1 - np.argmin(cand[::-1], axis=0)
+            far_top = cand[pick, np.arange(ends.size)].tolist()
+            far_arg = far_length[pick].tolist()
+        for i in range(s, s + ends.size):
+            end = i + 1
+            top = best[i] + first[i]
+            arg = 1
+            for length, row in nearby:
+                if length > end:
+                    break
+                cand_i = best[end - length] + row[i]
+                if cand_i <= top:  # DPComp: ties go to the longer bucket
+                    top, arg = cand_i, length
+            if far_top[i - s] <= top:
+                top, arg = far_top[i - s], far_arg[i - s]
+            best[end] = top
+            back[end] = arg
+        best_array[s + 1 : s + ends.size + 1] = best[s + 1 : s + ends.size + 1]
     starts = []
     end = n
     while end > 0:

@@ -165,24 +165,47 @@ def _uniform(k: Kernel, lo: IntArray, hi: IntArray) -> BoolArray:
     return result
 
 
+def _add_rows(out: FloatArray, index: IntArray, rows: FloatArray) -> None:
+    """``out[index[q]] += rows[q]`` for every ``q`` (repeats add up): sorted, summed per
+    index with ``reduceat`` (``np.add.at`` is unbuffered and many times slower)."""
+    if index.size == 0:
+        return
+    order = np.argsort(index, kind="stable")
+    keys = index[order]
+    first = np.flatnonzero(np.concatenate(([True], keys[1:] != keys[:-1])))
+    out[keys[first]] += np.add.reduceat(rows[order], first, axis=0)
+
+
 def _apply_listed(k: Kernel, u: FloatArray, lo: IntArray, hi: IntArray) -> FloatArray:
-    """``Q'Q`` times each node's slice of ``u`` (columns: nodes ``[lo, hi]``), by prefix sums."""
+    """``Q'Q`` times each node's slice of ``u`` (columns: nodes ``[lo, hi]``), by prefix sums.
+
+    ``Q u_v`` (one answer per query and node) comes from the prefix sums of ``u``; ``Q'``
+    of the answers from their cumulative sums over the queries sorted by ``lo`` and by
+    ``hi``: cell ``t`` gets the queries with ``lo <= t`` minus those with ``hi < t``.
+    """
     prefix = np.concatenate(([0.0], np.cumsum(u)))
     a = np.maximum(k.lo[:, None], lo[None, :])
     b = np.minimum(k.hi[:, None], hi[None, :])
     answers = np.where(b >= a, prefix[np.maximum(b, a) + 1] - prefix[a], 0.0)
     single = k.lo == k.hi
-    for cell, w, keep in ((k.lo, k.wlo, True), (k.hi, k.whi, False)):
-        within = (cell[:, None] >= lo[None, :]) & (cell[:, None] <= hi[None, :])
-        if not keep:
-            within &= ~single[:, None]
-        answers += within * ((w - 1.0) * u[cell])[:, None]
-    diff = np.zeros((k.size + 1, lo.size))
-    np.add.at(diff, k.lo, answers)
-    np.add.at(diff, k.hi + 1, -answers)
-    out: FloatArray = np.cumsum(diff[:-1], axis=0)
-    np.add.at(out, k.lo, (k.wlo - 1.0)[:, None] * answers)
-    np.add.at(out, k.hi, np.where(single, 0.0, k.whi - 1.0)[:, None] * answers)
+    w_lo, w_hi = k.wlo - 1.0, np.where(single, 0.0, k.whi - 1.0)  # corrections at the ends
+    for cell, w in ((k.lo, w_lo), (k.hi, w_hi)):
+        cut = np.flatnonzero(w)
+        if cut.size:
+            within = (cell[cut, None] >= lo[None, :]) & (cell[cut, None] <= hi[None, :])
+            answers[cut] += within * (w[cut] * u[cell[cut]])[:, None]
+    cells = np.arange(k.size)
+    by_lo, by_hi = np.argsort(k.lo, kind="stable"), np.argsort(k.hi, kind="stable")
+    zero = np.zeros((1, lo.size))
+    opened = np.concatenate((zero, np.cumsum(answers[by_lo], axis=0)))
+    closed = np.concatenate((zero, np.cumsum(answers[by_hi], axis=0)))
+    out: FloatArray = (
+        opened[np.searchsorted(k.lo[by_lo], cells, side="right")]
+        - closed[np.searchsorted(k.hi[by_hi], cells, side="left")]
+    )
+    for cell, w in ((k.lo, w_lo), (k.hi, w_hi)):
+        cut = np.flatnonzero(w)
+        _add_rows(out, cell[cut], w[cut, None] * answers[cut])
     return out
 
 

@@ -12,6 +12,7 @@ from dpcore.algorithms.acs import (
     efpa_scores,
     from_real_fourier,
     php_split_costs,
+    php_split_parts,
     prefix_abs_deviation,
     real_fourier,
 )
@@ -123,6 +124,9 @@ def test_split_costs_match_brute_force(m):
         np.abs(v[:p] - v[:p].mean()).sum() + np.abs(v[p:] - v[p:].mean()).sum() for p in range(1, m)
     ]
     assert np.allclose(php_split_costs(v), costs)
+    left, right = php_split_parts(v)
+    assert np.allclose(left, brute[:-1])
+    assert np.allclose(right, [np.abs(v[p:] - v[p:].mean()).sum() for p in range(1, m)])
 
 
 def test_php_buckets_are_contiguous_and_constant():
@@ -185,6 +189,18 @@ def test_ahp_clustering_matches_the_plain_loop(seed):
     starts, stars = _plain_greedy(values, 0.3)
     assert greedy_clusters(values, 0.3).tolist() == starts
     assert np.array_equal(extension_costs(values, 0.3)[1:], stars)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_ahp_clustering_matches_the_plain_loop_on_long_runs_of_ties(seed):
+    """The scan starts past each run of equal values: long zero runs and integer ties."""
+    rng = np.random.default_rng(seed)
+    m = [50, 300, 700, 1200][seed]
+    counts = rng.integers(1, 8, m) * (rng.random(m) < 0.2)
+    values = np.sort(counts.astype(float) * [1.0, 1.0, 2.5, 40.0][seed])
+    starts, stars = _plain_greedy(values, [0.3, 1.0, 0.15, 0.05][seed])
+    assert greedy_clusters(values, [0.3, 1.0, 0.15, 0.05][seed]).tolist() == starts
+    assert np.array_equal(extension_costs(values, [0.3, 1.0, 0.15, 0.05][seed])[1:], stars)
 
 
 # ----------------------------------------------------------------------- all four

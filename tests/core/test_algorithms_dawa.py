@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from scipy.linalg import block_diag
 
-from dpcore.algorithms import release
+from dpcore.algorithms import greedy_h, release
 from dpcore.algorithms.common import as_workload
 from dpcore.algorithms.dawa import best_partition, noisy_costs, window_deviations
 from dpcore.algorithms.greedy_h import greedy_strategy, kernel
@@ -83,6 +83,45 @@ def test_workload_gram_and_greedy_weights_match_the_dense_recursion(n, spec, sta
         assert weights[key] == pytest.approx(w, rel=1e-9, abs=1e-12)
 
 
+@pytest.mark.parametrize("seed", range(3))
+def test_greedy_weights_for_many_random_ranges_match_the_dense_recursion(seed):
+    """Listed workloads with repeated, single-bin and bucket-cutting ranges."""
+    rng = np.random.default_rng(seed)
+    n = [24, 37, 50][seed]
+    ends = np.sort(rng.integers(0, n, size=(60, 2)), axis=1)
+    spec = [(int(a), int(b)) for a, b in ends] + [(3, 3), (3, 3), (0, n - 1)]
+    starts = np.arange(n) if seed == 0 else np.unique(np.append(0, rng.integers(1, n, n // 3)))
+    q = reformed(spec, n, starts)
+    k = kernel(as_workload(spec, n), starts)
+    assert np.allclose(k.dense(), q.T @ q)
+    expected = dense_greedy(q.T @ q)
+    got = greedy_strategy(k)
+    weights = {
+        (int(a), int(b)): w for a, b, w in zip(got.tree.lo, got.tree.hi, got.weight, strict=True)
+    }
+    assert {key for key, w in weights.items() if w > 0} == {
+        key for key, w in expected.items() if w > 0
+    }
+    for key, w in expected.items():
+        assert weights[key] == pytest.approx(w, rel=1e-9, abs=1e-12)
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_listed_workload_gram_products_match_the_dense_gram(seed):
+    """Q'Q u_v for every node v at once, against the dense Q'Q (bucket-cutting ranges)."""
+    rng = np.random.default_rng(seed)
+    n = [24, 37, 50][seed]
+    ends = np.sort(rng.integers(0, n, size=(40, 2)), axis=1)
+    spec = [(int(a), int(b)) for a, b in ends] + [(3, 3), (3, 3), (0, n - 1)]
+    starts = np.arange(n) if seed == 0 else np.unique(np.append(0, rng.integers(1, n, n // 3)))
+    k = kernel(as_workload(spec, n), starts)
+    u = rng.random(k.size)
+    lo = np.array([0, 2, 5, k.size - 1, 1])
+    hi = np.array([k.size - 1, 2, 9, k.size - 1, 4])
+    inside = (np.arange(k.size)[:, None] >= lo) & (np.arange(k.size)[:, None] <= hi)
+    assert np.allclose(greedy_h._apply_listed(k, u, lo, hi), k.dense() @ (inside * u[:, None]))
+
+
 @pytest.mark.parametrize("spec", ["prefix", "all ranges", [(0, 2), (2, 6), (5, 9)]])
 def test_greedy_h_is_the_least_squares_fit_of_its_weighted_noisy_tree(spec):
     counts = np.array([4.0, 0, 9, 2, 2, 7, 1, 0, 3, 5])
@@ -138,6 +177,36 @@ def test_l1_partition_dynamic_program_matches_enumeration(noisy):
         assert total == pytest.approx(brute)
         assert price(list(starts)) == pytest.approx(brute)
         assert starts[0] == 0 and (np.diff(starts) > 0).all()
+
+
+def _plain_partition(cost):
+    """The L1-partition dynamic program one end and one length at a time (ties: longer)."""
+    rows, n = cost.shape
+    best, back = [0.0] * (n + 1), [0] * (n + 1)
+    for end in range(1, n + 1):
+        options = [(best[end - 2**j] + cost[j, end - 1], 2**j) for j in range(rows) if 2**j <= end]
+        top = min(value for value, _ in options)
+        best[end], back[end] = top, max(length for value, length in options if value == top)
+    starts, end = [], n
+    while end > 0:
+        end -= back[end]
+        starts.append(end)
+    return starts[::-1], best[n]
+
+
+@pytest.mark.parametrize("n", [63, 64, 65, 200, 1000])
+@pytest.mark.parametrize("ties", [False, True])
+def test_blocked_partition_program_matches_the_plain_one(n, ties):
+    """Long buckets are taken a block of ends at a time; ties must still go to the longer."""
+    rng = np.random.default_rng(n)
+    rows = int(np.log2(n)) + 1
+    cost = rng.integers(1, 4, (rows, n)) * (1 << np.arange(rows))[:, None] / 2.0
+    if not ties:
+        cost = cost + rng.random((rows, n))
+    starts, total = best_partition(cost)
+    plain_starts, plain_total = _plain_partition(cost)
+    assert starts.tolist() == plain_starts
+    assert total == plain_total
 
 
 def test_dawa_budget_and_buckets():
