@@ -40,13 +40,16 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="2 datasets, 2 trials")
     parser.add_argument("--only", help="one algorithm (Identity is always measured)")
+    parser.add_argument(
+        "--skip", action="append", default=[], help="leave an algorithm out (repeatable)"
+    )
     args = parser.parse_args()
     files = sorted(DATA.resolve().glob("*.csv")) if DATA.exists() else []
     if not files:
         sys.exit(f"no datasets: expected DPBench's histograms as CSV files in {DATA.resolve()}")
     if args.only and args.only not in NAMES:
         sys.exit(f"unknown algorithm {args.only!r}; registered: {', '.join(NAMES)}")
-    names = [n for n in NAMES if args.only in (None, n) or n == "Identity"]
+    names = [n for n in NAMES if (args.only in (None, n) or n == "Identity") and n not in args.skip]
     files = files[:2] if args.quick else files
     trials = 2 if args.quick else 5
     workload = Ranges("prefix", DOMAIN)
