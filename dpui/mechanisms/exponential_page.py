@@ -84,8 +84,8 @@ def body(view: View | None) -> None:
         st.caption(
             f"Charts show the {shown.size} highest-scoring of {table.scores.size:,} candidates."
         )
+    repeated_runs(r, settings)  # first: Play sits right under the key numbers
     weights(r, settings)
-    repeated_runs(r, settings)
     accuracy(r, settings)
     present.prose(em.prose())
 

@@ -173,8 +173,18 @@ def max_error_curves(
 
 def log_weights(names: Sequence[str], values: FloatArray) -> go.Figure:
     """ln-weights of the exponential mechanism relative to the best, ``ε (u - OPT) / (2Δu)``."""
+    # the best candidate's bar has height 0: a label says so instead of an apparent gap
+    labels = ["0 (best)" if v == 0 else f"{v:.3g}" for v in values]
     fig = go.Figure(
-        go.Bar(x=untrusted.plot_labels(names), y=values, marker_color=TRUE_COLOUR, name="ln weight")
+        go.Bar(
+            x=untrusted.plot_labels(names),
+            y=values,
+            marker_color=TRUE_COLOUR,
+            name="ln weight",
+            text=labels,
+            textposition="outside",
+            cliponaxis=False,
+        )
     )
     return _layout(
         fig,

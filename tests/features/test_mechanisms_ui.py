@@ -14,6 +14,7 @@ from dpui.kit.page import Inputs, Refused
 from dpui.kit.sidebar import EPSILON
 from dpui.mechanisms import exponential as em
 from dpui.mechanisms import figures as figures
+from dpui.mechanisms import figures as mechanisms_figures
 from dpui.mechanisms import laplace as lap
 
 
@@ -173,3 +174,11 @@ def test_exponential_view_refuses_an_invalid_edited_table_and_cost_counts_its_ro
     assert em.cost(_inputs(longer, exp_draws=1000)).cost == em.page_cost(12, 1000)
     assert em.cost(_inputs(longer, exp_source="adult")).cost == em.page_cost(16, 100)
     assert em.cost(_inputs(None, exp_source="sidebar")).cost == em.page_cost(3, 100)
+
+
+def test_the_best_candidates_zero_ln_weight_is_labelled_not_a_gap():
+    """Issue 22 (9): the best candidate's ln-weight is 0, so its bar has no height and looked
+    missing; every bar carries its value, the best one '0 (best)'."""
+    fig = mechanisms_figures.log_weights(["a", "b", "c"], np.array([-1.5, 0.0, -0.25]))
+    assert list(fig.data[0].text) == ["-1.5", "0 (best)", "-0.25"]
+    assert fig.data[0].textposition == "outside"

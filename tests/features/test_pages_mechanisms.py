@@ -270,3 +270,13 @@ def test_exponential_edits_survive_a_visit_to_another_page():
     next(b for b in at.button if b.label == "Restore the preset table").click().run()
     assert metric(at, "Pr[best answer]") == before
     assert metric(at, "Candidates |R|") == str(len(SPORTS_VOTE))
+
+
+def test_exponential_play_comes_right_after_the_key_numbers(exponential):
+    """Issue 22 (9): Play sat about 1,000 px down, under the weights; the repeated runs (and
+    their Play) now come first."""
+    at = exponential.run()
+    assert not at.exception
+    headings = [h.value for h in at.subheader]
+    assert headings.index("Repeated runs") < headings.index("Weights and probabilities")
+    assert at.button(key="exp_play").label == "Play"
