@@ -46,7 +46,7 @@ def controls() -> None:
     n = sidebar.current_histogram().n_bins
     range_explorer.clamp_state(n)
     st.session_state[ZOOM.name] = tree_view.clamp_zoom(state.get(ZOOM), n)
-    c1, c2, c3 = st.columns([1.2, 1.4, 1])
+    c1, c2, c3 = st.columns([1, 2, 1])  # the allocation column holds its longest name
     c1.selectbox(
         "Tree",
         tree_view.TREE_CHOICES,
@@ -94,7 +94,7 @@ def controls() -> None:
             f"number is one bin. Up to {typed_ranges.MAX_TYPED_RANGES} ranges (they are kept "
             "in the link). Each listed range is equally likely.",
         )
-    s1, s2, s3 = st.columns([1.2, 1.4, 1], vertical_alignment="bottom")
+    s1, s2, s3 = st.columns([1, 2, 1], vertical_alignment="bottom")
     s1.selectbox(
         "Colour nodes by",
         tuple(tree_view.COLOURS),

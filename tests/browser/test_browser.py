@@ -279,3 +279,23 @@ def test_presentation_mode_fits_the_main_figure_on_a_720p_projector(server, brow
     box = page.locator(".js-plotly-plot").first.bounding_box()
     assert box is not None and box["y"] >= 0 and box["y"] + box["height"] <= 720, box
     page.close()
+
+
+@pytest.mark.browser
+def test_every_budget_allocation_name_fits_its_box_at_1280(server, browser):
+    """Issue 22 (9): 'Per-node opti…' was cut. Each allocation, chosen in turn through the
+    link, shows its whole name in the settings' select at 1280x720."""
+    page = browser.new_page()
+    page.set_viewport_size({"width": 1280, "height": 720})
+    for alloc in ("node", "consistent_level", "consistent_node", "level"):
+        page.goto(f"{server}/tree_budgets?tb_alloc={alloc}")
+        page.get_by_text("Settings", exact=True).click()
+        select = page.locator('[data-testid="stSelectbox"]').filter(has_text="Budget allocation")
+        select.first.wait_for(timeout=60_000)
+        # the chosen name is the value of the select's input, cut when it overflows it
+        cut = select.first.evaluate(
+            "el => [...el.querySelectorAll('input')].some(e => e.value"
+            " && e.scrollWidth > e.clientWidth + 1)"
+        )
+        assert not cut, alloc
+    page.close()
