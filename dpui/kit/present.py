@@ -450,8 +450,8 @@ def _legend_on_top(fig: go.Figure, *, grow: bool = True) -> None:
     title_px = heading_px(fig)
     if grow:
         height += LEGEND_PX_PER_ENTRY * entries  # the rows a phone wraps them into, roughly
-    else:
-        height += projector_legend_px(fig)
+    else:  # at most two short rows more: the plot gives up the rest of the legend's room
+        height += min(projector_legend_px(fig), PRESENT_LEGEND_PX)
     fig.update_layout(
         height=height,
         title={"yref": "container", "y": 1 - TOP_PX / height, "yanchor": "top"},
@@ -472,6 +472,7 @@ TOP_PX, LEGEND_PX_PER_ENTRY, LINE_HEIGHT = 8, 12, 1.4
 
 
 PROJECTOR_PX = 1120  # a chart's width on a 1280-px screen with the sidebar hidden
+PRESENT_LEGEND_PX = 40  # the most a presented legend adds to PRESENT_HEIGHT
 
 
 def projector_legend_px(fig: go.Figure) -> float:

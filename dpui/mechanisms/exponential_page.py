@@ -36,6 +36,13 @@ def controls() -> None:
         help="The most any one score can change when one person is added or removed.",
     )
     c3.number_input("Random seed", SEED.lo, SEED.hi, key=SEED.name)
+    c3.number_input(
+        "Runs to draw",
+        DRAWS.lo,
+        DRAWS.hi,
+        key=DRAWS.name,
+        help="Each run is one independent use of the mechanism (Wang and Kang drew 100).",
+    )
     source = str(state.get(SOURCE))
     if source == "sidebar":
         em.keep_edited(None)
@@ -119,17 +126,11 @@ def weights(r: em.Result, settings: Mapping[str, Any]) -> None:
 
 
 def repeated_runs(r: em.Result, settings: Mapping[str, Any]) -> None:
-    """The number of runs and the animation that reveals them (Play, Pause, Reset, All at
-    once); new inputs start it over."""
+    """The animation that reveals the runs (Play, Pause, Reset, All at once; how many runs is
+    a setting); new inputs start it over."""
     em.sync(r.outcome.table, r.eps, r.sensitivity, r.draws, r.seed)
-    st.subheader("Repeated runs")
-    st.number_input(
-        "Runs to draw",
-        DRAWS.lo,
-        DRAWS.hi,
-        key=DRAWS.name,
-        help="Each run is one independent use of the mechanism (Wang and Kang drew 100).",
-    )
+    if not present.presenting():  # the chart's title says it; Play stays by the chart
+        st.subheader("Repeated runs")
     st.fragment(animation, run_every=em.FRAME_SECONDS if em.playing() else None)(r, settings)
 
 
