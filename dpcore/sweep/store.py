@@ -148,7 +148,7 @@ def connect(
                     f"(another sweep writing to it?): {error}"
                 ) from None
             time.sleep(delay)
-            delay = min(delay * 2, 0.5)
+            delay = min(delay * 2, 0.1)
         except OSError as error:
             raise StoreError(f"cannot open the store {path}: {error}") from None
     try:
