@@ -239,19 +239,21 @@ def run(
         flushed = time.monotonic()
 
     bar = tqdm(total=len(todo), unit="cell", disable=not progress, file=sys.stderr)
+    completed = distributed.as_completed(futures, with_results=True, raise_errors=False)
     try:
-        for future in distributed.as_completed(futures):
-            if future.status == "error":
-                error = future.exception()
-                message = f"{type(error).__name__}: {error}"
-                summary.failures += [Failure(c, message) for c in chunks[future]]
-            else:
-                results, failures = future.result()
-                buffer += results
-                summary.failures += failures
-            bar.update(len(chunks[future]))
+        for batch in completed.batches():
+            for future, outcome in batch:
+                if future.status == "error":
+                    error = outcome[1]  # (type, exception, traceback)
+                    message = f"{type(error).__name__}: {error}"
+                    summary.failures += [Failure(c, message) for c in chunks[future]]
+                else:
+                    results, failures = outcome
+                    buffer.extend(results)
+                    summary.failures += failures
+                bar.update(len(chunks[future]))
+                future.release()
             bar.set_postfix(failed=len(summary.failures), refresh=False)
-            future.release()
             if len(buffer) >= FLUSH_ROWS or time.monotonic() - flushed >= FLUSH_SECONDS:
                 flush()
         flush()
