@@ -68,7 +68,7 @@ class Result:
     ----------
     cell : Cell
     seed : int
-        The seed of the algorithm's generator (``numpy.random.default_rng(seed)``).
+        Seed of the algorithm's generator (``numpy.random.default_rng(seed)``).
     scaled_l1_error : float
         DPBench's scaled average per-query L1 error.
     seconds : float
@@ -100,7 +100,7 @@ def derive_seed(base: int, *key: str | int | float) -> int:
     base : int
         The sweep's base seed.
     *key : str, int or float
-        What the seed is for.
+        What this seed is for.
 
     Returns
     -------
@@ -119,7 +119,7 @@ def derive_seed(base: int, *key: str | int | float) -> int:
 
 
 def cell_seed(base: int, cell: Cell) -> int:
-    """The seed of ``cell``'s algorithm noise."""
+    """Seed of ``cell``'s algorithm noise."""
     return derive_seed(base, "cell", *astuple(cell))
 
 

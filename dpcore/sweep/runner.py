@@ -13,8 +13,10 @@ from __future__ import annotations
 import importlib.metadata
 import math
 import os
+import signal
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
@@ -160,13 +162,27 @@ def client_for(
             yield client
         return
     count = workers if workers is not None else default_workers()
-    with (
-        distributed.LocalCluster(
+    with _children_ignore_ctrl_c():
+        cluster = distributed.LocalCluster(
             n_workers=count, threads_per_worker=1, processes=True, dashboard_address=None
-        ) as cluster,
-        distributed.Client(cluster) as client,
-    ):
+        )
+    with cluster, distributed.Client(cluster) as client:
         yield client
+
+
+@contextmanager
+def _children_ignore_ctrl_c() -> Iterator[None]:
+    """Processes started inside ignore SIGINT (an ignored signal stays ignored across exec):
+    Ctrl-C in a terminal reaches the whole process group, and the runner, not each worker,
+    should handle it (store what finished, then stop the cluster)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
 
 
 def workers_of(client: distributed.Client) -> int:
