@@ -84,7 +84,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         rows = store.export(path, args.out, sweep=args.sweep)
         print(f"{rows} cells written to {args.out}", file=sys.stderr)
         return 0
-    except (spec.SweepFileError, store.StoreError) as error:
+    except (spec.SweepFileError, store.StoreError, runner.ClusterError) as error:
         print(f"dp-sweep: error: {error}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:

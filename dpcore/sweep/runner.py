@@ -29,7 +29,7 @@ from tqdm import tqdm
 
 from dpcore.sweep import store
 from dpcore.sweep.cell import Cell, Failure, Result, cells, run_chunk
-from dpcore.sweep.spec import REPO_ROOT, Sweep, SweepFileError
+from dpcore.sweep.spec import REPO_ROOT, Sweep
 
 CONNECT_TIMEOUT = 8.0
 """Seconds to wait for a scheduler to answer (the message comes within 10 s)."""
@@ -46,6 +46,14 @@ MAX_CHUNK = 100
 TASKS_PER_WORKER = 10
 """Tasks per worker aimed at when chunking: enough to balance, few enough that a task's
 overhead (a few ms) stays small beside its cells."""
+
+
+WORKER_WAIT = 60.0
+"""Seconds to wait for a scheduler's first worker before saying none joined."""
+
+
+class ClusterError(RuntimeError):
+    """No scheduler answers, or no worker joins it: the message names the address."""
 
 
 @dataclass
@@ -148,14 +156,14 @@ def client_for(
 
     Raises
     ------
-    SweepFileError
+    ClusterError
         If no scheduler answers at ``scheduler`` within ``timeout`` seconds.
     """
     if scheduler is not None:
         try:
             client = distributed.Client(scheduler, timeout=f"{timeout}s")
         except (OSError, TimeoutError, ValueError) as error:
-            raise SweepFileError(
+            raise ClusterError(
                 f"no Dask scheduler answered at {scheduler} within {timeout:g} s: {error}"
             ) from None
         with client:
@@ -220,6 +228,8 @@ def run(
     ------
     StoreError
         If the store cannot be written; every batch committed before is kept.
+    ClusterError
+        If the cluster has no worker and none joins within :data:`WORKER_WAIT` seconds.
     """
     start = time.perf_counter()
     version = code_version()
@@ -230,6 +240,14 @@ def run(
     if not todo:
         summary.seconds = time.perf_counter() - start
         return summary
+    try:
+        client.wait_for_workers(1, timeout=WORKER_WAIT)
+    except TimeoutError:
+        address = client.scheduler_info().get("address", "")
+        raise ClusterError(
+            f"no worker joined the scheduler {address} within {WORKER_WAIT:g} s "
+            f"(start one: dask worker {address})"
+        ) from None
     datasets = {
         d.name: client.scatter(d.counts, broadcast=True, hash=False) for d in sweep.datasets
     }

@@ -130,67 +130,34 @@ def test_a_sweep_killed_midway_resumes_with_every_cell_once_and_the_same_results
     assert len(stored(path, "crash")) == sweep.size
 
 
-def test_a_sweep_through_a_scheduler_and_a_worker_started_here(tmp_path, capsys):
+def test_a_sweep_through_a_scheduler_and_a_worker_started_here(tmp_path, capsys, monkeypatch):
     port = free_port()
     address = f"tcp://127.0.0.1:{port}"
-    scheduler = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "dask",
-            "scheduler",
-            "--host",
-            "127.0.0.1",
-            "--port",
-            str(port),
-            "--no-dashboard",
-        ],
-        cwd=ROOT,
-        env=ENV,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    worker = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "dask",
-            "worker",
-            address,
-            "--host",
-            "127.0.0.1",
-            "--nthreads",
-            "1",
-            "--nworkers",
-            "1",
-            "--no-dashboard",
-            "--death-timeout",
-            "60",
-        ],
-        cwd=ROOT,
-        env=ENV,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
+    sweep = spec.load(ROOT / "sweeps" / "tiny.toml", data=DATA)
     path = tmp_path / "remote.duckdb"
+    scheduler_command = [sys.executable, "-m", "dask", "scheduler", "--host", "127.0.0.1",
+                         "--port", str(port), "--no-dashboard"]  # fmt: skip
+    worker_command = [sys.executable, "-m", "dask", "worker", address, "--host", "127.0.0.1",
+                      "--nthreads", "1", "--nworkers", "1", "--no-dashboard",
+                      "--death-timeout", "60"]  # fmt: skip
+    quiet = {"cwd": ROOT, "env": ENV, "stdout": subprocess.DEVNULL, "stderr": subprocess.DEVNULL}
+    started = [subprocess.Popen(scheduler_command, **quiet)]
     try:
-        status = cli.main(
-            [
-                "run",
-                str(ROOT / "sweeps" / "tiny.toml"),
-                "--store",
-                str(path),
-                "--scheduler",
-                address,
-                "--data-dir",
-                str(DATA),
-                "--no-progress",
-            ]
-        )
+        monkeypatch.setattr(runner, "WORKER_WAIT", 0.5)
+        with (
+            pytest.raises(runner.ClusterError, match=f"no worker joined the scheduler {address} "),
+            runner.client_for(address) as client,
+        ):
+            runner.run(sweep, path, client, progress=False)
+        monkeypatch.undo()
+        started.append(subprocess.Popen(worker_command, **quiet))
+        tiny = str(ROOT / "sweeps" / "tiny.toml")
+        options = ["--store", str(path), "--data-dir", str(DATA), "--no-progress"]
+        status = cli.main(["run", tiny, "--scheduler", address, *options])
     finally:
-        for proc in (worker, scheduler):
+        for proc in reversed(started):
             proc.terminate()
-        for proc in (worker, scheduler):
+        for proc in reversed(started):
             try:
                 proc.wait(timeout=20)
             except subprocess.TimeoutExpired:
@@ -199,7 +166,6 @@ def test_a_sweep_through_a_scheduler_and_a_worker_started_here(tmp_path, capsys)
     err = capsys.readouterr().err
     assert status == 0, err
     assert address in err
-    sweep = spec.load(ROOT / "sweeps" / "tiny.toml", data=DATA)
     assert set(stored(path, "tiny")) == set(cell.cells(sweep))
 
 
@@ -207,7 +173,7 @@ def test_a_scheduler_that_does_not_answer_says_so_in_time():
     address = f"tcp://127.0.0.1:{free_port()}"
     start = time.monotonic()
     with (
-        pytest.raises(spec.SweepFileError, match=f"no Dask scheduler answered at {address}"),
+        pytest.raises(runner.ClusterError, match=f"no Dask scheduler answered at {address}"),
         runner.client_for(address, timeout=1.0),
     ):
         pass
