@@ -21,9 +21,12 @@ line and the key, and an unknown name lists the accepted ones.
 from __future__ import annotations
 
 import hashlib
+import json
+import math
 import os
 import re
 import tomllib
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -345,6 +348,49 @@ def _whole_seed(key: str, value: Any) -> int:
     if isinstance(value, bool):
         raise ValueError(f"{key} must be a whole number, got {value!r}")
     return _validate.whole(key, value, lower=0, upper=2**63 - 1)
+
+
+def _toml_value(value: Any) -> str:
+    if isinstance(value, list | tuple):
+        return "[" + ", ".join(_toml_value(v) for v in value) + "]"
+    if isinstance(value, str):
+        return json.dumps(value)  # JSON's string escapes are TOML's
+    if isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value):
+        return repr(value)
+    raise ValueError(f"a sweep file holds strings and finite numbers, got {value!r}")
+
+
+def to_toml(settings: Mapping[str, Any]) -> str:
+    """The text of a sweep file (for a page that queues a setting it refused to run).
+
+    Parameters
+    ----------
+    settings : mapping
+        Key (see the module's docstring) -> a string, a number or a list of them;
+        ``algorithms`` may be left out (every algorithm).
+
+    Returns
+    -------
+    str
+        TOML that :func:`parse` reads back to these settings.
+
+    Raises
+    ------
+    ValueError
+        For an unknown or missing key, or a value TOML cannot hold here.
+
+    Examples
+    --------
+    >>> print(to_toml({"name": "q", "seed": 1, "trials": 2, "datasets": ["MEDCOST"],
+    ...                "scales": [1000], "domains": [64], "epsilons": [0.1],
+    ...                "workloads": ["prefix"]}).splitlines()[3])
+    datasets = ["MEDCOST"]
+    """
+    unknown = [key for key in settings if key not in KEYS_ALL]
+    missing = [key for key in KEYS if key not in settings]
+    if unknown or missing:
+        raise ValueError(f"unknown keys {unknown}, missing keys {missing}; a sweep has {KEYS_ALL}")
+    return "".join(f"{key} = {_toml_value(settings[key])}\n" for key in KEYS_ALL if key in settings)
 
 
 def load(path: str | os.PathLike[str], *, data: Path | None = None) -> Sweep:

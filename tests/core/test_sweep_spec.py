@@ -1,5 +1,6 @@
 """Sweep files: parsing, the messages for bad ones, and cells as pure functions of their key."""
 
+import tomllib
 from pathlib import Path
 
 import numpy as np
@@ -169,3 +170,20 @@ def test_a_failing_cell_is_reported_and_the_others_run(tmp_path):
     assert [r.cell for r in results] == grid
     assert failures == [cell.Failure(bad, failures[0].error)]
     assert failures[0].error.startswith("ValueError: unknown algorithm 'Nope'")
+
+
+def test_settings_written_as_toml_parse_back(tmp_path):
+    settings = {"name": "q-1", "seed": 9, "trials": 3, "datasets": ["MEDCOST", "NETTRACE"],
+                "scales": [10, 10**7], "domains": [64], "epsilons": [0.1, 1e-05, 2.0],
+                "workloads": ["random ranges"], "algorithms": ["Uniform"]}  # fmt: skip
+    sweep = parse(spec.to_toml(settings), tmp_path)
+    assert (sweep.name, sweep.seed, sweep.trials) == ("q-1", 9, 3)
+    assert [d.name for d in sweep.datasets] == settings["datasets"]
+    assert sweep.scales == (10, 10**7) and sweep.epsilons == (0.1, 1e-05, 2.0)
+    assert sweep.workloads == ("random ranges",) and sweep.algorithms == ("Uniform",)
+    odd = 'dir/a "b" \\ ünï.csv'
+    assert tomllib.loads(spec.to_toml({**settings, "datasets": [odd]}))["datasets"] == [odd]
+    with pytest.raises(ValueError, match="finite numbers"):
+        spec.to_toml({**settings, "epsilons": [float("nan")]})
+    with pytest.raises(ValueError, match=r"missing keys \['seed'\]"):
+        spec.to_toml({k: v for k, v in settings.items() if k != "seed"})
