@@ -88,5 +88,5 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"dp-sweep: error: {error}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
-        print("dp-sweep: interrupted before any cell ran", file=sys.stderr)
+        print("dp-sweep: interrupted; committed cells are stored, rerun to resume", file=sys.stderr)
         return 130
