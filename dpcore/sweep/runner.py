@@ -10,6 +10,7 @@ skipped, so a rerun after a crash or Ctrl-C resumes where the store ends.
 
 from __future__ import annotations
 
+import functools
 import importlib.metadata
 import math
 import os
@@ -101,8 +102,10 @@ class Summary:
         return out
 
 
+@functools.cache
 def code_version() -> str:
-    """The package's version, and ``git describe`` of the source when it is a checkout."""
+    """The package's version, and ``git describe`` of the source when it is a checkout (run
+    once per process: the source does not change under a running sweep)."""
     try:
         version = importlib.metadata.version("dp-explorer")
     except importlib.metadata.PackageNotFoundError:

@@ -286,23 +286,19 @@ def write(path: Path, rows: pd.DataFrame, *, wait: float = LOCK_WAIT) -> int:
     """
     with connect(path, read_only=False, wait=wait) as con:
         try:
-            before = _count(con)
             con.execute("BEGIN")
             con.register("batch", rows)
-            con.execute(f"INSERT OR IGNORE INTO cells SELECT {', '.join(COLUMNS)} FROM batch")
+            added = con.execute(
+                f"INSERT OR IGNORE INTO cells SELECT {', '.join(COLUMNS)} FROM batch"
+            ).fetchone()
             con.execute("COMMIT")
-            return _count(con) - before
+            return int(added[0]) if added else 0
         except duckdb.Error as error:
             raise StoreError(
                 f"could not store {len(rows)} results in {path} ({error}); the batch was "
                 "rolled back, every cell stored before is intact (a full disk? free space "
                 "and rerun: stored cells are skipped)"
             ) from None
-
-
-def _count(con: duckdb.DuckDBPyConnection) -> int:
-    row = con.execute("SELECT count(*) FROM cells").fetchone()
-    return int(row[0]) if row else 0
 
 
 def query(
