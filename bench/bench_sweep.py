@@ -11,27 +11,34 @@
    give at the moment: the engine's ceiling on a shared machine.
 
 Cluster start-up (seconds, paid once per sweep) is printed apart. The machine's load is
-printed too: other processes on the cores lower the scaling. Each case runs 3 times, the
-best kept.
+printed too: other processes on the cores lower the scaling. The cases run in turn, 3
+rounds, each case's best kept (the load of other processes drifts).
 
 Usage: ``python bench/bench_sweep.py`` (from the repository root; two to three minutes).
 """
 
 from __future__ import annotations
 
+import multiprocessing
 import os
 import tempfile
 import time
 from concurrent.futures import ProcessPoolExecutor
+from contextlib import ExitStack
 from pathlib import Path
 
+from distributed import Client
 from threadpoolctl import threadpool_limits
 
 from dpcore.sweep import cell, runner, spec, store
 
 DATA = spec.data_dir()
 REPEAT = 3
-"""Runs of each case; the best is kept (other processes on the cores only slow a run)."""
+"""Rounds of the cases; each case's best is kept (other processes only slow a run)."""
+
+SPAWN = multiprocessing.get_context("spawn")
+"""Plain processes start fresh: forking this process, whose Dask threads hold locks, can
+deadlock the child."""
 
 TINY = """
 name = "bench_tiny"
@@ -64,99 +71,85 @@ def sweep_of(text: str, folder: Path) -> spec.Sweep:
     return spec.load(path, data=DATA)
 
 
-def engine(sweep: spec.Sweep, workers: int, folder: Path, repeat: int) -> tuple[float, float]:
-    """(cluster start-up seconds, best run seconds of ``repeat``) of ``sweep`` on a fresh
-    local cluster, each run into a new store."""
-    start = time.perf_counter()
-    with runner.client_for(None, workers=workers) as client:
-        client.run(lambda: None)
-        up = time.perf_counter() - start
-        best = float("inf")
-        for i in range(repeat):
-            path = folder / f"{sweep.name}-{workers}-{i}.duckdb"
-            summary = runner.run(sweep, path, client, progress=False)
-            assert summary.stored == sweep.size and not summary.failures, summary.lines()
-            best = min(best, summary.seconds)
-        return up, best
+def engine_run(sweep: spec.Sweep, client: Client, path: Path) -> float:
+    """Seconds of one run of ``sweep`` on ``client``'s cluster into a new store."""
+    summary = runner.run(sweep, path, client, progress=False)
+    assert summary.stored == sweep.size and not summary.failures, summary.lines()
+    return summary.seconds
 
 
-def loop(sweep: spec.Sweep, folder: Path, repeat: int) -> tuple[float, float]:
-    """(best seconds of ``repeat``, that plus one store write) of ``sweep``'s cells in a
-    plain loop."""
+def loop_run(sweep: spec.Sweep, path: Path | None = None) -> float:
+    """Seconds of ``sweep``'s cells in a plain loop in this process (one BLAS thread, as
+    the workers have), and one store write of them all if ``path`` is given."""
     datasets = {d.name: d.counts for d in sweep.datasets}
-    compute = float("inf")
     with threadpool_limits(1):
-        for _ in range(repeat):
-            start = time.perf_counter()
-            results, failures = cell.run_chunk(sweep.seed, list(cell.cells(sweep)), datasets)
-            compute = min(compute, time.perf_counter() - start)
-    start = time.perf_counter() - compute
+        start = time.perf_counter()
+        results, failures = cell.run_chunk(sweep.seed, list(cell.cells(sweep)), datasets)
+        if path is not None:
+            store.begin(path, sweep.name, sweep.seed, sweep.settings())
+            store.write(path, store.frame(sweep.name, results, "bench"))
+        seconds = time.perf_counter() - start
     assert len(results) == sweep.size and not failures
-    path = folder / "loop.duckdb"
-    store.begin(path, sweep.name, sweep.seed, sweep.settings())
-    store.write(path, store.frame(sweep.name, results, "bench"))
-    return compute, time.perf_counter() - start
+    return seconds
 
 
-def processes(sweep: spec.Sweep, workers: int, repeat: int) -> float:
-    """Best seconds of ``repeat`` runs of ``sweep``'s cells split over ``workers`` plain
-    processes (no Dask, no store): what the cores give right now, the engine's ceiling."""
+def pool_run(sweep: spec.Sweep, pool: ProcessPoolExecutor, workers: int) -> float:
+    """Seconds of ``sweep``'s cells split over ``workers`` plain processes (no Dask, no
+    store): what the cores give right now, the engine's ceiling."""
     grid = list(cell.cells(sweep))
     datasets = {d.name: d.counts for d in sweep.datasets}
     parts = [grid[i::workers] for i in range(workers)]
-    best = float("inf")
-    with ProcessPoolExecutor(workers, initializer=threadpool_limits, initargs=(1,)) as pool:
-        list(
-            pool.map(
-                cell.run_chunk, [sweep.seed] * workers, [p[:2] for p in parts], [datasets] * workers
-            )
-        )  # start the processes
-        for _ in range(repeat):
-            start = time.perf_counter()
-            list(pool.map(cell.run_chunk, [sweep.seed] * workers, parts, [datasets] * workers))
-            best = min(best, time.perf_counter() - start)
-    return best
+    start = time.perf_counter()
+    list(pool.map(cell.run_chunk, [sweep.seed] * workers, parts, [datasets] * workers))
+    return time.perf_counter() - start
+
+
+def best(timings: dict[str, list[float]], name: str, seconds: float) -> None:
+    """Record one run of case ``name`` (its best is reported)."""
+    timings.setdefault(name, []).append(seconds)
 
 
 def main() -> None:
     print(f"load average {os.getloadavg()[0]:.1f} on {runner.default_workers()} cores")
-    with tempfile.TemporaryDirectory() as tmp:
+    runs: dict[str, list[float]] = {}
+    with tempfile.TemporaryDirectory() as tmp, ExitStack() as stack:
         folder = Path(tmp)
         tiny = sweep_of(TINY, folder)
-        plain, written = loop(tiny, folder, REPEAT)
-        up, run = engine(tiny, 2, folder, REPEAT)
-        rows = [
-            ("2,000 tiny cells, plain loop", plain, tiny.size / plain, ""),
-            ("  + one store write", written, tiny.size / written, ""),
-            (
-                "2,000 tiny cells, engine (2 workers)",
-                run,
-                tiny.size / run,
-                f"{run / plain:.2f}x the loop (target <= 2x); cluster start {up:.1f} s",
-            ),
-        ]
         cpu = sweep_of(CPU.format(trials=100), folder)
-        _, one = engine(cpu, 1, folder, REPEAT)
-        _, two = engine(cpu, 2, folder, REPEAT)
-        rows += [
-            (f"{cpu.size} LUE-DPTree cells, 1 worker", one, cpu.size / one, ""),
-            (
-                f"{cpu.size} LUE-DPTree cells, 2 workers",
-                two,
-                cpu.size / two,
-                f"{one / two:.2f}x one worker's throughput (target >= 1.6x)",
-            ),
-        ]
-        bare_one, bare_two = processes(cpu, 1, REPEAT), processes(cpu, 2, REPEAT)
-        rows += [
-            ("  same cells, 1 plain process", bare_one, cpu.size / bare_one, "no Dask, no store"),
-            (
-                "  same cells, 2 plain processes",
-                bare_two,
-                cpu.size / bare_two,
-                f"{bare_one / bare_two:.2f}x: what the cores allow now",
-            ),
-        ]
+        start = time.perf_counter()
+        two = stack.enter_context(runner.client_for(None, workers=2))
+        two.run(lambda: None)
+        up = time.perf_counter() - start
+        one = stack.enter_context(runner.client_for(None, workers=1))
+        pools = {
+            w: stack.enter_context(ProcessPoolExecutor(w, SPAWN, threadpool_limits, (1,)))
+            for w in (1, 2)
+        }
+        for w, pool in pools.items():
+            list(pool.map(time.sleep, [0.5] * w))  # every process started before timing
+        # Alternate the cases, keep each one's best: the load of other processes drifts.
+        for i in range(REPEAT):
+            best(runs, "loop", loop_run(tiny))
+            best(runs, "loop+store", loop_run(tiny, folder / f"loop-{i}.duckdb"))
+            best(runs, "engine", engine_run(tiny, two, folder / f"tiny-{i}.duckdb"))
+            best(runs, "cpu 1", engine_run(cpu, one, folder / f"cpu1-{i}.duckdb"))
+            best(runs, "cpu 2", engine_run(cpu, two, folder / f"cpu2-{i}.duckdb"))
+            best(runs, "pool 1", pool_run(cpu, pools[1], 1))
+            best(runs, "pool 2", pool_run(cpu, pools[2], 2))
+    t = {name: min(seconds) for name, seconds in runs.items()}
+    rows = [
+        ("2,000 tiny cells, plain loop", t["loop"], tiny.size / t["loop"], ""),
+        ("  + one store write", t["loop+store"], tiny.size / t["loop+store"], ""),
+        ("2,000 tiny cells, engine (2 workers)", t["engine"], tiny.size / t["engine"],
+         f"{t['engine'] / t['loop']:.2f}x the loop (target <= 2x); cluster start {up:.1f} s"),
+        (f"{cpu.size} LUE-DPTree cells, 1 worker", t["cpu 1"], cpu.size / t["cpu 1"], ""),
+        (f"{cpu.size} LUE-DPTree cells, 2 workers", t["cpu 2"], cpu.size / t["cpu 2"],
+         f"{t['cpu 1'] / t['cpu 2']:.2f}x one worker's throughput (target >= 1.6x)"),
+        ("  same cells, 1 plain process", t["pool 1"], cpu.size / t["pool 1"],
+         "no Dask, no store"),
+        ("  same cells, 2 plain processes", t["pool 2"], cpu.size / t["pool 2"],
+         f"{t['pool 1'] / t['pool 2']:.2f}x: what the cores allow now"),
+    ]  # fmt: skip
     print(f"{'case':<40} {'seconds':>8} {'cells/s':>9}  note")
     for name, seconds, rate, note in rows:
         print(f"{name:<40} {seconds:>8.2f} {rate:>9.0f}  {note}")

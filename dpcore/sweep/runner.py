@@ -49,6 +49,9 @@ TASKS_PER_WORKER = 10
 overhead (a few ms) stays small beside its cells."""
 
 
+LOCAL_HTTP = "127.0.0.1:0"
+"""Where a local cluster's scheduler serves HTTP: this machine only, any free port."""
+
 WORKER_WAIT = 60.0
 """Seconds to wait for a scheduler's first worker before saying none joined."""
 
@@ -174,8 +177,10 @@ def client_for(
         return
     count = workers if workers is not None else default_workers()
     with _children_ignore_ctrl_c():
+        # The scheduler serves HTTP (health, metrics) even without a dashboard; on a free
+        # local port, not 8787, which another cluster on the machine may hold (a warning).
         cluster = distributed.LocalCluster(
-            n_workers=count, threads_per_worker=1, processes=True, dashboard_address=None
+            n_workers=count, threads_per_worker=1, processes=True, dashboard_address=LOCAL_HTTP
         )
     with cluster, distributed.Client(cluster) as client:
         yield client

@@ -136,9 +136,9 @@ def test_a_sweep_through_a_scheduler_and_a_worker_started_here(tmp_path, capsys,
     sweep = spec.load(ROOT / "sweeps" / "tiny.toml", data=DATA)
     path = tmp_path / "remote.duckdb"
     scheduler_command = [sys.executable, "-m", "dask", "scheduler", "--host", "127.0.0.1",
-                         "--port", str(port), "--no-dashboard"]  # fmt: skip
+                         "--port", str(port), "--dashboard-address", "127.0.0.1:0"]  # fmt: skip
     worker_command = [sys.executable, "-m", "dask", "worker", address, "--host", "127.0.0.1",
-                      "--nthreads", "1", "--nworkers", "1", "--no-dashboard",
+                      "--nthreads", "1", "--nworkers", "1", "--dashboard-address", "127.0.0.1:0",
                       "--death-timeout", "60"]  # fmt: skip
     quiet = {"cwd": ROOT, "env": ENV, "stdout": subprocess.DEVNULL, "stderr": subprocess.DEVNULL}
     started = [subprocess.Popen(scheduler_command, **quiet)]
