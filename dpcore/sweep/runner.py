@@ -281,7 +281,11 @@ def run(
         flushed = time.monotonic()
 
     bar = tqdm(total=len(todo), unit="cell", disable=not progress, file=sys.stderr)
-    completed = distributed.as_completed(futures, with_results=True, raise_errors=False)
+    # On this client's loop: as_completed defaults to the newest client's, and another
+    # client's loop thread writing to this client's connections breaks them.
+    completed = distributed.as_completed(
+        futures, loop=client.loop, with_results=True, raise_errors=False
+    )
     try:
         for batch in completed.batches():
             for future, outcome in batch:
