@@ -79,7 +79,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.command == "run":
             return _run(args, path)
         if args.command == "list":
-            print(report.sweeps(path).to_string(index=False))
+            print(report.sweeps(path).drop(columns="settings").to_string(index=False))
             return 0
         rows = store.export(path, args.out, sweep=args.sweep)
         print(f"{rows} cells written to {args.out}", file=sys.stderr)
