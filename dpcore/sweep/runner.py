@@ -1,0 +1,313 @@
+"""Run a sweep's cells on Dask distributed and store them as they arrive.
+
+One code path for one machine and a cluster: a :class:`distributed.LocalCluster` of the
+machine's cores (processes, one thread each) by default, or the scheduler at an address.
+Cells go out in chunks (one task runs several cells, sharing each trial's sampled input),
+come back through ``as_completed`` and are written by this process, the only writer, in
+small transactional batches (see :mod:`dpcore.sweep.store`). Cells already stored are
+skipped, so a rerun after a crash or Ctrl-C resumes where the store ends.
+"""
+
+from __future__ import annotations
+
+import functools
+import importlib.metadata
+import math
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import distributed
+from tqdm import tqdm
+
+from dpcore.sweep import store
+from dpcore.sweep.cell import Cell, Failure, Result, cells, run_chunk
+from dpcore.sweep.spec import REPO_ROOT, Sweep
+
+CONNECT_TIMEOUT = 8.0
+"""Seconds to wait for a scheduler to answer (the message comes within 10 s)."""
+
+FLUSH_SECONDS = 1.0
+"""Longest a finished cell waits in memory before its batch is committed."""
+
+FLUSH_ROWS = 5_000
+"""Most cells one batch commits."""
+
+MAX_CHUNK = 100
+"""Most cells one task runs (more tasks than workers keeps them all busy to the end)."""
+
+TASKS_PER_WORKER = 10
+"""Tasks per worker aimed at when chunking: enough to balance, few enough that a task's
+overhead (a few ms) stays small beside its cells."""
+
+
+LOCAL_HTTP = "127.0.0.1:0"
+"""Where a local cluster's scheduler serves HTTP: this machine only, any free port."""
+
+WORKER_WAIT = 60.0
+"""Seconds to wait for a scheduler's first worker before saying none joined."""
+
+
+class ClusterError(RuntimeError):
+    """No scheduler answers, or no worker joins it: the message names the address."""
+
+
+@dataclass
+class Summary:
+    """What a run did.
+
+    Attributes
+    ----------
+    cells : int
+        Cells in the sweep's grid.
+    skipped : int
+        Cells already stored before the run.
+    stored : int
+        Cells the run added.
+    failures : list of Failure
+        Cells that raised, with their errors (not stored: a rerun retries them).
+    seconds : float
+        Wall time of the run (from connecting to the cluster to the last commit).
+    interrupted : bool
+        Whether Ctrl-C stopped it (the cells finished before were stored).
+    """
+
+    cells: int
+    skipped: int
+    stored: int = 0
+    failures: list[Failure] = field(default_factory=list)
+    seconds: float = 0.0
+    interrupted: bool = False
+
+    def lines(self) -> list[str]:
+        """The summary as lines for a terminal, the failures grouped by error."""
+        out = [
+            f"{self.stored} cells stored, {self.skipped} already stored, "
+            f"{len(self.failures)} failed, of {self.cells}, in {self.seconds:.1f} s"
+        ]
+        groups: dict[str, list[Cell]] = {}
+        for failure in self.failures:
+            groups.setdefault(failure.error, []).append(failure.cell)
+        for error, failed in sorted(groups.items(), key=lambda g: -len(g[1])):
+            example = failed[0]
+            out.append(f"  {len(failed)} failed with {error}")
+            out.append(f"    e.g. {example}")
+        if self.interrupted:
+            out.append("interrupted: rerun the same command to resume")
+        return out
+
+
+@functools.cache
+def code_version() -> str:
+    """The package's version, and ``git describe`` of the source when it is a checkout (run
+    once per process: the source does not change under a running sweep)."""
+    try:
+        version = importlib.metadata.version("dp-explorer")
+    except importlib.metadata.PackageNotFoundError:
+        version = "unknown"
+    try:
+        described = subprocess.run(
+            ["git", "-C", str(REPO_ROOT), "describe", "--always", "--dirty", "--tags"],
+            capture_output=True,
+            text=True,
+            timeout=5,
+            check=True,
+        ).stdout.strip()
+    except (OSError, subprocess.SubprocessError):
+        described = ""
+    return f"{version}+git.{described}" if described else version
+
+
+def chunked(todo: Sequence[Cell], workers: int) -> list[list[Cell]]:
+    """``todo`` cut into chunks of consecutive cells, about :data:`TASKS_PER_WORKER` per
+    worker, at most :data:`MAX_CHUNK` cells each."""
+    size = max(1, min(MAX_CHUNK, math.ceil(len(todo) / (max(workers, 1) * TASKS_PER_WORKER))))
+    return [list(todo[i : i + size]) for i in range(0, len(todo), size)]
+
+
+def default_workers() -> int:
+    """The cores this process may use."""
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+
+
+@contextmanager
+def client_for(
+    scheduler: str | None = None,
+    *,
+    workers: int | None = None,
+    timeout: float = CONNECT_TIMEOUT,
+) -> Iterator[distributed.Client]:
+    """A Dask client: to the scheduler at ``scheduler``, else to a new local cluster.
+
+    Parameters
+    ----------
+    scheduler : str, optional
+        Address such as ``tcp://host:8786``.
+    workers : int, optional
+        Local worker processes (one thread each); default: this machine's cores.
+    timeout : float, default CONNECT_TIMEOUT
+        Seconds to wait for the scheduler.
+
+    Yields
+    ------
+    distributed.Client
+
+    Raises
+    ------
+    ClusterError
+        If no scheduler answers at ``scheduler`` within ``timeout`` seconds.
+    """
+    if scheduler is not None:
+        try:
+            client = distributed.Client(scheduler, timeout=f"{timeout}s")
+        except (OSError, TimeoutError, ValueError) as error:
+            raise ClusterError(
+                f"no Dask scheduler answered at {scheduler} within {timeout:g} s: {error}"
+            ) from None
+        with client:
+            yield client
+        return
+    count = workers if workers is not None else default_workers()
+    with _children_ignore_ctrl_c():
+        # The scheduler serves HTTP (health, metrics) even without a dashboard; on a free
+        # local port, not 8787, which another cluster on the machine may hold (a warning).
+        cluster = distributed.LocalCluster(
+            n_workers=count, threads_per_worker=1, processes=True, dashboard_address=LOCAL_HTTP
+        )
+    with cluster, distributed.Client(cluster) as client:
+        yield client
+
+
+@contextmanager
+def _children_ignore_ctrl_c() -> Iterator[None]:
+    """Processes started inside ignore SIGINT (an ignored signal stays ignored across exec):
+    Ctrl-C in a terminal reaches the whole process group, and the runner, not each worker,
+    should handle it (store what finished, then stop the cluster)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
+def workers_of(client: distributed.Client) -> int:
+    """Worker threads the client's cluster has now (at least 1)."""
+    info: dict[str, Any] = client.scheduler_info()
+    return max(1, sum(int(w.get("nthreads", 1)) for w in info.get("workers", {}).values()))
+
+
+def run(
+    sweep: Sweep,
+    path: Path,
+    client: distributed.Client,
+    *,
+    progress: bool = True,
+) -> Summary:
+    """Run the cells of ``sweep`` not yet in the store at ``path`` on ``client``'s cluster.
+
+    Parameters
+    ----------
+    sweep : Sweep
+        The grid.
+    path : Path
+        The store's file.
+    client : distributed.Client
+        The cluster (see :func:`client_for`).
+    progress : bool, default True
+        Draw a progress bar (counts, rate, ETA) on stderr.
+
+    Returns
+    -------
+    Summary
+        Counts, failures with their errors, and whether Ctrl-C stopped the run.
+
+    Raises
+    ------
+    StoreError
+        If the store cannot be written; every batch committed before is kept.
+    ClusterError
+        If the cluster has no worker and none joins within :data:`WORKER_WAIT` seconds.
+    """
+    start = time.perf_counter()
+    version = code_version()
+    done = store.begin(path, sweep.name, sweep.seed, sweep.settings())
+    grid = list(cells(sweep))
+    todo = [c for c in grid if c not in done]
+    summary = Summary(cells=len(grid), skipped=len(grid) - len(todo))
+    if not todo:
+        summary.seconds = time.perf_counter() - start
+        return summary
+    try:
+        client.wait_for_workers(1, timeout=WORKER_WAIT)
+    except TimeoutError:
+        address = client.scheduler_info().get("address", "")
+        raise ClusterError(
+            f"no worker joined the scheduler {address} within {WORKER_WAIT:g} s "
+            f"(start one: dask worker {address})"
+        ) from None
+    datasets = {
+        d.name: client.scatter(d.counts, broadcast=True, hash=False) for d in sweep.datasets
+    }
+    chunks = {
+        client.submit(
+            run_chunk,
+            sweep.seed,
+            chunk,
+            {name: datasets[name] for name in {c.dataset for c in chunk}},
+            pure=False,
+        ): chunk
+        for chunk in chunked(todo, workers_of(client))
+    }
+    futures = list(chunks)
+    buffer: list[Result] = []
+    flushed = time.monotonic()
+
+    def flush() -> None:
+        nonlocal flushed
+        if buffer:
+            summary.stored += store.write(path, store.frame(sweep.name, buffer, version))
+            buffer.clear()
+        flushed = time.monotonic()
+
+    bar = tqdm(total=len(todo), unit="cell", disable=not progress, file=sys.stderr)
+    # On this client's loop: as_completed defaults to the newest client's, and another
+    # client's loop thread writing to this client's connections breaks them.
+    completed = distributed.as_completed(
+        futures, loop=client.loop, with_results=True, raise_errors=False
+    )
+    try:
+        for batch in completed.batches():
+            for future, outcome in batch:
+                if future.status == "error":
+                    error = outcome[1]  # (type, exception, traceback)
+                    message = f"{type(error).__name__}: {error}"
+                    summary.failures += [Failure(c, message) for c in chunks[future]]
+                else:
+                    results, failures = outcome
+                    buffer.extend(results)
+                    summary.failures += failures
+                bar.update(len(chunks[future]))
+                future.release()
+            bar.set_postfix(failed=len(summary.failures), refresh=False)
+            if len(buffer) >= FLUSH_ROWS or time.monotonic() - flushed >= FLUSH_SECONDS:
+                flush()
+        flush()
+    except KeyboardInterrupt:
+        summary.interrupted = True
+        client.cancel(futures)
+        flush()
+    finally:
+        bar.close()
+    summary.seconds = time.perf_counter() - start
+    return summary

@@ -1,0 +1,372 @@
+"""The results store: one DuckDB file holding every finished cell of every sweep.
+
+Why the writer holds the file only while it commits
+---------------------------------------------------
+DuckDB lets one process open a database file read-write, or several processes open it
+read-only, never both: while a process holds the file read-write, another process cannot
+open it at all (DuckDB's documentation, "Concurrency"). A sweep runs for minutes to hours
+and the dashboard must read meanwhile, so the runner (the only writing process: workers
+return results to it) never keeps the file open: each batch is ``connect, BEGIN, INSERT,
+COMMIT, close`` (about 30 ms), at most about once a second. Readers open it read-only for
+one query and close it. Either side that finds the other's lock retries with backoff
+(:data:`LOCK_WAIT` seconds, then a clear :class:`StoreError`). A Parquet snapshot for
+readers was the alternative; it would double the disk and lag the store, and the lock is
+held for so little time that waiting is cheaper.
+
+Transactions keep the store whole: a batch is committed entirely or not at all (a crash,
+a kill or a full disk mid-batch loses only that uncommitted batch, which a rerun
+recomputes), so readers never see half a batch. The primary key on a cell's parameters and
+``INSERT OR IGNORE`` keep every cell exactly once.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import duckdb
+import pandas as pd
+import platformdirs
+
+from dpcore.sweep.cell import Cell, Result
+
+STORE_ENV = "DP_EXPLORER_STORE"
+"""Environment variable naming the store's file."""
+
+LOCK_WAIT = 30.0
+"""Seconds to keep retrying a store another process holds before saying so."""
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS sweeps (
+    name VARCHAR PRIMARY KEY,
+    seed UBIGINT NOT NULL,
+    settings VARCHAR NOT NULL,
+    created_at TIMESTAMPTZ NOT NULL,
+    updated_at TIMESTAMPTZ NOT NULL
+);
+CREATE TABLE IF NOT EXISTS cells (
+    sweep VARCHAR NOT NULL,
+    dataset VARCHAR NOT NULL,
+    scale BIGINT NOT NULL,
+    domain INTEGER NOT NULL,
+    eps DOUBLE NOT NULL,
+    workload VARCHAR NOT NULL,
+    algorithm VARCHAR NOT NULL,
+    trial INTEGER NOT NULL,
+    seed UBIGINT NOT NULL,
+    scaled_l1_error DOUBLE NOT NULL,
+    seconds DOUBLE NOT NULL,
+    code_version VARCHAR NOT NULL,
+    finished_at TIMESTAMPTZ NOT NULL,
+    PRIMARY KEY (sweep, dataset, scale, domain, eps, workload, algorithm, trial)
+);
+"""
+
+COLUMNS = (
+    "sweep",
+    "dataset",
+    "scale",
+    "domain",
+    "eps",
+    "workload",
+    "algorithm",
+    "trial",
+    "seed",
+    "scaled_l1_error",
+    "seconds",
+    "code_version",
+    "finished_at",
+)
+"""The columns of table ``cells``, in order."""
+
+
+class StoreError(RuntimeError):
+    """The store cannot be opened, read or written: the message says why and what is kept."""
+
+
+def default_path() -> Path:
+    """The store's file: ``$DP_EXPLORER_STORE``, else ``sweeps.duckdb`` in the user's data
+    directory (``platformdirs.user_data_dir("dp-explorer")``)."""
+    env = os.environ.get(STORE_ENV)
+    if env:
+        return Path(env)
+    return Path(platformdirs.user_data_dir("dp-explorer")) / "sweeps.duckdb"
+
+
+def _is_lock(error: duckdb.Error) -> bool:
+    text = str(error)
+    return "lock" in text.lower() and ("Conflicting" in text or "Could not set" in text)
+
+
+@contextmanager
+def connect(
+    path: Path, *, read_only: bool, wait: float = LOCK_WAIT
+) -> Iterator[duckdb.DuckDBPyConnection]:
+    """A connection to the store, closed on exit; retried while another process holds it.
+
+    Parameters
+    ----------
+    path : Path
+        The store's file (created, with its directory, when opened read-write).
+    read_only : bool
+        Open read-only (the file must exist).
+    wait : float, default LOCK_WAIT
+        Seconds to keep retrying while another process holds the file.
+
+    Yields
+    ------
+    duckdb.DuckDBPyConnection
+
+    Raises
+    ------
+    StoreError
+        If the file is missing (read-only), still locked after ``wait`` seconds, or cannot
+        be opened.
+    """
+    if read_only and not path.is_file():
+        raise StoreError(f"no store at {path} (run a sweep first, or pass --store)")
+    deadline = time.monotonic() + wait
+    delay = 0.01
+    while True:
+        try:
+            if not read_only:
+                path.parent.mkdir(parents=True, exist_ok=True)
+            connection = duckdb.connect(str(path), read_only=read_only)
+            break
+        except duckdb.Error as error:
+            if not _is_lock(error):
+                raise StoreError(f"cannot open the store {path}: {error}") from None
+            if time.monotonic() + delay > deadline:
+                raise StoreError(
+                    f"the store {path} is locked by another process for more than {wait:g} s "
+                    f"(another sweep writing to it?): {error}"
+                ) from None
+            time.sleep(delay)
+            delay = min(delay * 2, 0.1)
+        except OSError as error:
+            raise StoreError(f"cannot open the store {path}: {error}") from None
+    try:
+        yield connection
+    finally:
+        try:
+            connection.close()
+        except duckdb.Error as error:  # closing checkpoints: it writes too
+            raise StoreError(f"could not close the store {path}: {error}") from None
+
+
+def begin(path: Path, name: str, seed: int, settings: dict[str, Any]) -> set[Cell]:
+    """Create the tables if new, record the sweep, and list its cells already stored.
+
+    Parameters
+    ----------
+    path : Path
+        The store's file.
+    name : str
+        The sweep's name.
+    seed : int
+        Its base seed.
+    settings : dict
+        Its grid (see :meth:`dpcore.sweep.spec.Sweep.settings`); ``settings["datasets"]``
+        maps each dataset to its fingerprint.
+
+    Returns
+    -------
+    set of Cell
+        The cells of sweep ``name`` already in the store (a rerun skips them).
+
+    Raises
+    ------
+    StoreError
+        If the store cannot be written, or sweep ``name`` is stored with another seed or
+        other contents under one of its datasets' names (its cells would not be this
+        sweep's).
+    """
+    now = datetime.now(UTC)
+    with connect(path, read_only=False) as con:
+        try:
+            con.execute("BEGIN")
+            con.execute(SCHEMA)
+            row = con.execute("SELECT seed, settings FROM sweeps WHERE name = ?", [name]).fetchone()
+            if row is not None:
+                _check_same(name, int(row[0]), json.loads(row[1]), seed, settings)
+                merged = json.loads(row[1])
+                merged["datasets"] = {**merged["datasets"], **settings["datasets"]}
+                for key in ("scales", "domains", "epsilons", "workloads", "algorithms"):
+                    merged[key] = merged[key] + [v for v in settings[key] if v not in merged[key]]
+                merged["trials"] = max(merged["trials"], settings["trials"])
+                con.execute(
+                    "UPDATE sweeps SET settings = ?, updated_at = ? WHERE name = ?",
+                    [json.dumps(merged), now, name],
+                )
+            else:
+                con.execute(
+                    "INSERT INTO sweeps VALUES (?, ?, ?, ?, ?)",
+                    [name, seed, json.dumps(settings), now, now],
+                )
+            done = con.execute(
+                "SELECT dataset, scale, domain, trial, eps, workload, algorithm "
+                "FROM cells WHERE sweep = ?",
+                [name],
+            ).fetchall()
+            con.execute("COMMIT")
+        except duckdb.Error as error:
+            raise StoreError(f"cannot record sweep {name!r} in {path}: {error}") from None
+    return {Cell(*row) for row in done}
+
+
+def _check_same(
+    name: str, seed: int, stored: dict[str, Any], new_seed: int, settings: dict[str, Any]
+) -> None:
+    if seed != new_seed:
+        raise StoreError(
+            f"sweep {name!r} is stored with seed {seed}, this file says {new_seed}: "
+            "rename the sweep (or restore its seed) so the stored cells stay reproducible"
+        )
+    for dataset, fingerprint in settings["datasets"].items():
+        if stored["datasets"].get(dataset, fingerprint) != fingerprint:
+            raise StoreError(
+                f"sweep {name!r} stored dataset {dataset!r} with other contents: "
+                "rename the sweep or the dataset's file"
+            )
+
+
+def frame(sweep: str, results: Sequence[Result], code_version: str) -> pd.DataFrame:
+    """Finished cells as rows of table ``cells``."""
+    rows = [
+        (
+            sweep,
+            r.cell.dataset,
+            r.cell.scale,
+            r.cell.domain,
+            r.cell.eps,
+            r.cell.workload,
+            r.cell.algorithm,
+            r.cell.trial,
+            r.seed,
+            r.scaled_l1_error,
+            r.seconds,
+            code_version,
+            r.finished_at,
+        )
+        for r in results
+    ]
+    table = pd.DataFrame(rows, columns=list(COLUMNS))
+    table["seed"] = table["seed"].astype("uint64")
+    return table
+
+
+def write(path: Path, rows: pd.DataFrame, *, wait: float = LOCK_WAIT) -> int:
+    """Add rows to table ``cells`` in one transaction (all or none; a stored cell is kept).
+
+    Parameters
+    ----------
+    path : Path
+        The store's file.
+    rows : pandas.DataFrame
+        Columns :data:`COLUMNS` (from :func:`frame`).
+    wait : float, default LOCK_WAIT
+        Seconds to wait for a reader or another writer to let go of the file.
+
+    Returns
+    -------
+    int
+        Rows added (a cell already stored is left as it was).
+
+    Raises
+    ------
+    StoreError
+        If the store stays locked or the write fails (a full disk, say); the batch is
+        rolled back and every cell stored before is intact.
+    """
+    with connect(path, read_only=False, wait=wait) as con:
+        try:
+            con.execute("BEGIN")
+            con.register("batch", rows)
+            added = con.execute(
+                f"INSERT OR IGNORE INTO cells SELECT {', '.join(COLUMNS)} FROM batch"
+            ).fetchone()
+            con.execute("COMMIT")
+            return int(added[0]) if added else 0
+        except duckdb.Error as error:
+            raise StoreError(
+                f"could not store {len(rows)} results in {path} ({error}); the batch was "
+                "rolled back, every cell stored before is intact (a full disk? free space "
+                "and rerun: stored cells are skipped)"
+            ) from None
+
+
+def query(
+    path: Path, sql: str, params: Sequence[Any] = (), *, wait: float = LOCK_WAIT
+) -> pd.DataFrame:
+    """Run one read-only query on the store.
+
+    Parameters
+    ----------
+    path : Path
+        The store's file.
+    sql : str
+        A query with ``?`` placeholders.
+    params : sequence
+        The placeholders' values.
+    wait : float, default LOCK_WAIT
+        Seconds to wait while a sweep commits a batch.
+
+    Returns
+    -------
+    pandas.DataFrame
+
+    Raises
+    ------
+    StoreError
+        If the store is missing, stays locked, or the query fails.
+    """
+    with connect(path, read_only=True, wait=wait) as con:
+        try:
+            return con.execute(sql, list(params)).df()
+        except duckdb.Error as error:
+            raise StoreError(f"cannot read the store {path}: {error}") from None
+
+
+def export(path: Path, out: Path, *, sweep: str | None = None) -> int:
+    """Copy table ``cells`` (or one sweep's cells) to a Parquet or CSV file.
+
+    Parameters
+    ----------
+    path : Path
+        The store's file.
+    out : Path
+        The file to write: ``.parquet`` or ``.csv``.
+    sweep : str, optional
+        Only this sweep's cells.
+
+    Returns
+    -------
+    int
+        Rows written.
+
+    Raises
+    ------
+    StoreError
+        For another suffix, a missing store, or a failed write.
+    """
+    formats = {".parquet": "parquet", ".csv": "csv"}
+    kind = formats.get(out.suffix.lower())
+    if kind is None:
+        raise StoreError(f"export writes .parquet or .csv files, got {out.name!r}")
+    where = "WHERE sweep = ?" if sweep is not None else ""
+    select = f"SELECT * FROM cells {where} ORDER BY {', '.join(COLUMNS[:8])}"
+    params = [sweep] if sweep is not None else []
+    with connect(path, read_only=True) as con:
+        try:
+            count = con.execute(f"SELECT count(*) FROM ({select})", params).fetchone()
+            escaped = str(out).replace("'", "''")
+            con.execute(f"COPY ({select}) TO '{escaped}' (FORMAT {kind})", params)
+        except duckdb.Error as error:
+            raise StoreError(f"cannot export {path} to {out}: {error}") from None
+    return int(count[0]) if count else 0

@@ -1,0 +1,218 @@
+"""The sweep runner on Dask: a local cluster, a scheduler started here, a kill mid-sweep."""
+
+import importlib.metadata
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from dpcore.sweep import cell, cli, runner, spec, store
+
+ROOT = Path(__file__).resolve().parents[2]
+DATA = ROOT.parent / "shared" / "data"
+ENV = {**os.environ, "PYTHONPATH": str(ROOT)}
+
+CRASH = """\
+name = "crash"
+seed = 11
+trials = 20
+datasets = ["MEDCOST", "NETTRACE"]
+scales = [1000, 100000]
+domains = [256]
+epsilons = [1.0, 0.1]
+workloads = ["prefix"]
+algorithms = "all"
+"""
+
+
+@pytest.fixture(scope="module")
+def client():
+    with runner.client_for(None, workers=2) as c:
+        yield c
+
+
+def stored(path: Path, sweep: str) -> dict:
+    """The store's rows of ``sweep``: cell -> (seed, error), asserting each cell is there once."""
+    table = store.query(path, "SELECT * FROM cells WHERE sweep = ?", [sweep])
+    keys = list(
+        zip(
+            *(
+                table[c]
+                for c in ("dataset", "scale", "domain", "trial", "eps", "workload", "algorithm")
+            ),
+            strict=True,
+        )
+    )
+    assert len(set(keys)) == len(keys)
+    return {
+        cell.Cell(*k): (int(s), float(e))
+        for k, s, e in zip(keys, table["seed"], table["scaled_l1_error"], strict=True)
+    }
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def test_a_tiny_sweep_on_a_two_worker_local_cluster(client, tmp_path):
+    """Every cell stored once, equal bit for bit to the cell run in this process."""
+    sweep = spec.load(ROOT / "sweeps" / "tiny.toml", data=DATA)
+    path = tmp_path / "store.duckdb"
+    summary = runner.run(sweep, path, client, progress=False)
+    assert (summary.stored, summary.skipped, summary.failures) == (sweep.size, 0, [])
+    assert runner.workers_of(client) == 2
+    rows = stored(path, "tiny")
+    grid = list(cell.cells(sweep))
+    assert set(rows) == set(grid)
+    local, _ = cell.run_chunk(sweep.seed, grid, {d.name: d.counts for d in sweep.datasets})
+    assert rows == {r.cell: (r.seed, r.scaled_l1_error) for r in local}
+    again = runner.run(sweep, path, client, progress=False)
+    assert (again.stored, again.skipped) == (0, sweep.size)
+    version = store.query(path, "SELECT DISTINCT code_version FROM cells")["code_version"]
+    assert list(version) == [runner.code_version()] and version[0].startswith(
+        importlib.metadata.version("dp-explorer")
+    )
+
+
+def test_a_sweep_killed_midway_resumes_with_every_cell_once_and_the_same_results(client, tmp_path):
+    (tmp_path / "crash.toml").write_text(CRASH)
+    sweep = spec.load(tmp_path / "crash.toml", data=DATA)
+    path = tmp_path / "killed.duckdb"
+    command = [
+        sys.executable,
+        "-m",
+        "dpcore.sweep",
+        "run",
+        str(tmp_path / "crash.toml"),
+        "--store",
+        str(path),
+        "--workers",
+        "1",
+        "--data-dir",
+        str(DATA),
+        "--no-progress",
+    ]
+    proc = subprocess.Popen(
+        command,
+        cwd=ROOT,
+        env=ENV,
+        start_new_session=True,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )
+    try:
+        count = 0
+        deadline = time.monotonic() + 120
+        while count == 0 and time.monotonic() < deadline and proc.poll() is None:
+            time.sleep(0.02)
+            if path.is_file():
+                count = int(store.query(path, "SELECT count(*) AS n FROM cells")["n"][0])
+    finally:
+        os.killpg(proc.pid, signal.SIGKILL)  # the runner and its cluster, mid-sweep
+        _, err = proc.communicate(timeout=30)
+    assert 0 < count < sweep.size, err.decode()[-2000:]
+    after_kill = stored(path, "crash")
+    assert 0 < len(after_kill) < sweep.size
+
+    resumed = runner.run(sweep, path, client, progress=False)
+    assert resumed.skipped == len(after_kill) and resumed.failures == []
+    assert resumed.stored == sweep.size - len(after_kill)
+    uninterrupted = tmp_path / "whole.duckdb"
+    runner.run(sweep, uninterrupted, client, progress=False)
+    assert stored(path, "crash") == stored(uninterrupted, "crash")
+    assert len(stored(path, "crash")) == sweep.size
+
+
+def test_a_sweep_through_a_scheduler_and_a_worker_started_here(tmp_path, capsys, monkeypatch):
+    port = free_port()
+    address = f"tcp://127.0.0.1:{port}"
+    sweep = spec.load(ROOT / "sweeps" / "tiny.toml", data=DATA)
+    path = tmp_path / "remote.duckdb"
+    scheduler_command = [sys.executable, "-m", "dask", "scheduler", "--host", "127.0.0.1",
+                         "--port", str(port), "--dashboard-address", "127.0.0.1:0"]  # fmt: skip
+    worker_command = [sys.executable, "-m", "dask", "worker", address, "--host", "127.0.0.1",
+                      "--nthreads", "1", "--nworkers", "1", "--dashboard-address", "127.0.0.1:0",
+                      "--death-timeout", "60"]  # fmt: skip
+    quiet = {"cwd": ROOT, "env": ENV, "stdout": subprocess.DEVNULL, "stderr": subprocess.DEVNULL}
+    started = [subprocess.Popen(scheduler_command, **quiet)]
+    try:
+        monkeypatch.setattr(runner, "WORKER_WAIT", 0.5)
+        with (
+            pytest.raises(runner.ClusterError, match=f"no worker joined the scheduler {address} "),
+            runner.client_for(address) as client,
+        ):
+            runner.run(sweep, path, client, progress=False)
+        monkeypatch.undo()
+        started.append(subprocess.Popen(worker_command, **quiet))
+        tiny = str(ROOT / "sweeps" / "tiny.toml")
+        options = ["--store", str(path), "--data-dir", str(DATA), "--no-progress"]
+        status = cli.main(["run", tiny, "--scheduler", address, *options])
+    finally:
+        for proc in reversed(started):
+            proc.terminate()
+        for proc in reversed(started):
+            try:
+                proc.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()
+    err = capsys.readouterr().err
+    assert status == 0, err
+    assert address in err
+    assert set(stored(path, "tiny")) == set(cell.cells(sweep))
+
+
+def test_a_scheduler_that_does_not_answer_says_so_in_time():
+    address = f"tcp://127.0.0.1:{free_port()}"
+    start = time.monotonic()
+    with (
+        pytest.raises(runner.ClusterError, match=f"no Dask scheduler answered at {address}"),
+        runner.client_for(address, timeout=1.0),
+    ):
+        pass
+    assert time.monotonic() - start < 10
+    assert runner.CONNECT_TIMEOUT < 10  # the command line's wait, with time to say so
+
+
+def test_the_command_line_says_what_is_wrong_and_exits_2(tmp_path, capsys):
+    bad = tmp_path / "bad.toml"
+    bad.write_text('name = "b"\nseed = 1\ntrials = 1\ndatasets = ["NOPE"]\n')
+    assert (
+        cli.main(["run", str(bad), "--store", str(tmp_path / "s.duckdb"), "--data-dir", str(DATA)])
+        == 2
+    )
+    err = capsys.readouterr().err
+    assert "line 4, key 'datasets'" in err and "MEDCOST" in err
+    assert not (tmp_path / "s.duckdb").exists()
+    assert cli.main(["list", "--store", str(tmp_path / "none.duckdb")]) == 2
+    assert "no store at" in capsys.readouterr().err
+
+
+def test_the_summary_groups_failed_cells_by_error():
+    a = cell.Cell("D", 10, 2, 0, 1.0, "prefix", "A")
+    b = cell.Cell("D", 10, 2, 1, 1.0, "prefix", "A")
+    summary = runner.Summary(
+        cells=5,
+        skipped=1,
+        stored=1,
+        failures=[cell.Failure(a, "ValueError: x"), cell.Failure(b, "ValueError: x")],
+    )
+    lines = summary.lines()
+    assert lines[0].startswith("1 cells stored, 1 already stored, 2 failed, of 5")
+    assert lines[1] == "  2 failed with ValueError: x" and str(a) in lines[2]
+
+
+def test_chunks_cover_the_cells_in_order_and_stay_small():
+    cells = [cell.Cell("D", 10, 2, t, 1.0, "prefix", "A") for t in range(2001)]
+    for workers in (1, 2, 64):
+        chunks = runner.chunked(cells, workers)
+        assert [c for chunk in chunks for c in chunk] == cells
+        assert max(map(len, chunks)) <= runner.MAX_CHUNK
+    assert len(runner.chunked(cells[:20], 2)) == 20
