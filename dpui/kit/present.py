@@ -44,9 +44,27 @@ _CSS = """
 /* lead with the figure: less empty space above the title, a compact title */
 [data-testid="stMainBlockContainer"] { padding-top: 4rem; }
 h1 { font-size: 2.1rem !important; padding-top: 0 !important; }
-h2 { font-size: 1.6rem !important; }
+h2 { font-size: 1.45rem !important; }
 h3 { font-size: 1.3rem !important; }
 [data-testid="stMetricValue"] { font-size: 1.6rem; }
+/* WCAG 2.1 AA. Streamlit 1.67 draws captions in the text colour at opacity 0.6 (#828180, 3.9:1
+   on white, below SC 1.4.3's 4.5:1): ours are opaque grey at 6:1. A visible focus ring on
+   every control (SC 2.4.7): Streamlit removes the outline of several widgets. */
+[data-testid="stCaptionContainer"] { opacity: 1 !important; color: #5f6270 !important; }
+:focus-visible { outline: 3px solid #1c64f2 !important; outline-offset: 2px !important; }
+.dp-nav-section { margin: 0.6rem 0 0 0 !important; font-weight: 600; color: #31333f; }
+/* read by screen readers, not drawn (the chart's text alternative) */
+.dp-sr-only { position: absolute !important; width: 1px; height: 1px; margin: -1px; padding: 0;
+  overflow: hidden; clip: rect(0 0 0 0); white-space: nowrap; border: 0; }
+[data-testid="stElementContainer"]:has(.dp-sr-only) { position: absolute !important; }
+/* prefers-reduced-motion (SC 2.3.3): no transitions or animations, and the exponential
+   mechanism's runs are shown all at once (its Play button, which reveals them batch by batch,
+   is hidden) */
+@media (prefers-reduced-motion: reduce) {
+  *, *::before, *::after { animation-duration: 0s !important; animation-iteration-count: 1
+    !important; transition-duration: 0s !important; scroll-behavior: auto !important; }
+  .st-key-exp_play { display: none !important; }
+}
 /* phones: the Plotly toolbar would cover titles and legends; formulas wrap */
 @media (max-width: 640px) {
   .modebar-container { display: none !important; }
@@ -70,7 +88,7 @@ _CSS_PRESENT = """
 [class*="st-key-dp-aside"], .st-key-export {
   display: none !important; }
 h1 { font-size: 1.7rem !important; margin-bottom: 0 !important; }
-h3 { font-size: 1.3rem !important; padding: 0.2rem 0 !important; }
+h2, h3 { font-size: 1.3rem !important; padding: 0.2rem 0 !important; }
 [data-testid="stHeader"] { height: 0 !important; min-height: 0 !important; }
 </style>
 """
@@ -111,6 +129,32 @@ document.querySelectorAll('.dp-copy-link').forEach((b) => {
  .dp-copy-link:focus-visible{outline:2px solid #1c64f2;outline-offset:2px}</style>
 """
 
+
+# our own fixed script, once per browser tab: a formula wider than its column scrolls
+# (Streamlit's KaTeX CSS), and a scrolling region must be reachable by keyboard (WCAG 2.1
+# SC 2.1.1, axe-core's scrollable-region-focusable), so each such formula gets tabindex=0
+_FOCUSABLE_SCROLLERS = """
+<script>
+if (!window.dpScrollersWatched) {
+  window.dpScrollersWatched = true;
+  const mark = () => document.querySelectorAll('.katex-display:not([tabindex])').forEach((el) => {
+    if (el.scrollWidth > el.clientWidth || el.scrollHeight > el.clientHeight) {
+      el.setAttribute('tabindex', '0');
+      el.setAttribute('role', 'group');
+      el.setAttribute('aria-label', 'formula (scrolls sideways)');
+    }
+  });
+  let queued = false;
+  new MutationObserver(() => {
+    if (queued) return;
+    queued = true;
+    setTimeout(() => { queued = false; mark(); }, 200);
+  }).observe(document.body, {childList: true, subtree: true});
+  window.addEventListener('resize', mark);
+  mark();
+}
+</script>
+"""
 
 # our own fixed script: scroll to a heading once it is drawn (its id is checked by the caller
 # against the page's own entries, so no user text reaches the script)
@@ -192,6 +236,7 @@ def header(page: Framed) -> DeltaGenerator:
     in an "About this page" popover). Returns the toolbar, so that the runner can add its own
     buttons to it (such as "Pin this view")."""
     st.html(_CSS)
+    st.html(_FOCUSABLE_SCROLLERS, unsafe_allow_javascript=True)
     state.load(PARAMS)
     if st.session_state.get(EXPORT.name) is None:  # a segmented control can be unselected
         st.session_state[EXPORT.name] = EXPORT.default

@@ -92,7 +92,7 @@ def body(view: View | None) -> None:
 
 def weights(r: em.Result, settings: Mapping[str, Any]) -> None:
     analysis = r.outcome.analysis
-    st.subheader("Weights and probabilities")
+    st.header("Weights and probabilities")
     left, right = present.columns([2, 1])
     present.show_chart(
         figures.log_weights(r.outcome.shown_names, analysis.log_weights[r.outcome.shown]),
@@ -122,7 +122,7 @@ def repeated_runs(r: em.Result, settings: Mapping[str, Any]) -> None:
     """The number of runs and the animation that reveals them (Play, Pause, Reset, All at
     once); new inputs start it over."""
     em.sync(r.outcome.table, r.eps, r.sensitivity, r.draws, r.seed)
-    st.subheader("Repeated runs")
+    st.header("Repeated runs")
     st.number_input(
         "Runs to draw",
         DRAWS.lo,
@@ -175,7 +175,7 @@ def animation(r: em.Result, settings: Mapping[str, Any]) -> None:
 def accuracy(r: em.Result, settings: Mapping[str, Any]) -> None:
     """The textbook bound vs the exact probability, the events table and the download."""
     analysis, table = r.outcome.analysis, r.outcome.table
-    st.subheader("Accuracy: the bound vs the exact probability")
+    st.header("Accuracy: the bound vs the exact probability")
     left, right = present.columns([2, 1])
     present.show_chart(
         figures.accuracy_curves(

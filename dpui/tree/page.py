@@ -275,7 +275,7 @@ class Drawn:
 
 def nodes_section(d: Drawn) -> None:
     analysis, chosen, rel, t = d.analysis, d.chosen, d.rel, d.s.t
-    st.subheader("Nodes")
+    st.header("Nodes")
     all_nodes = partial(tree_view.node_table, t, analysis.coverage, chosen.budgets, rel)
     st.dataframe(all_nodes(tree_view.TABLE_LIMIT), hide_index=True, height=300)
     if t.size > tree_view.TABLE_LIMIT:
@@ -297,7 +297,7 @@ def errors_section(d: Drawn) -> None:
     settings, n, choice, eps = d.settings, d.s.n, d.s.choice, d.s.eps
     workload, alloc, root = d.s.workload, d.s.alloc, d.s.root
     allocations, unavailable, names = d.s.allocations, d.s.unavailable, d.names
-    st.subheader("Expected error of a random range")
+    st.header("Expected error of a random range")
     left, right = present.columns([1, 1])
     present.show_chart(
         tree_figures.allocation_errors(tree_view.error_bars(allocations), names[alloc]),
@@ -388,7 +388,7 @@ def range_part(d: Drawn) -> None:
     histogram_box = st.container()
     section = present.section_choice("Below the histogram", SECTION, tree_view.SECTIONS)
     if section == "range":
-        st.subheader("Explore one range")
+        st.header("Explore one range")
         range_explorer.numbers(n, span)
     colour = {
         "coverage": analysis.coverage,
@@ -420,7 +420,7 @@ def range_part(d: Drawn) -> None:
         key="tree_chart",
         where=icicle_slot,
     )
-    histogram_box.subheader("True vs noisy vs consistent histogram")
+    histogram_box.header("True vs noisy vs consistent histogram")
     window = slice(first - 1, last)
     present.show_chart(
         tree_figures.histogram_comparison(
