@@ -13,6 +13,7 @@ the settings that produced it stamped on the figure.
 
 from __future__ import annotations
 
+import html
 import io
 import json
 import math
@@ -27,7 +28,7 @@ import segno
 import streamlit as st
 from streamlit.delta_generator import DeltaGenerator
 
-from dpui.kit import chart_style, plot_axes, plot_once, references, state, untrusted
+from dpui.kit import chart_style, chart_text, plot_axes, plot_once, references, state, untrusted
 from dpui.kit.params import BoolParam, ChoiceParam
 
 PRESENT = BoolParam("present", False)
@@ -57,6 +58,10 @@ h3 { font-size: 1.3rem !important; }
 .dp-sr-only { position: absolute !important; width: 1px; height: 1px; margin: -1px; padding: 0;
   overflow: hidden; clip: rect(0 0 0 0); white-space: nowrap; border: 0; }
 [data-testid="stElementContainer"]:has(.dp-sr-only) { position: absolute !important; }
+.dp-chart-table { border-collapse: collapse; font-size: 0.85rem; margin-top: 0.5rem; }
+.dp-chart-table caption { text-align: left; font-weight: 600; }
+.dp-chart-table th, .dp-chart-table td { padding: 0.1rem 0.6rem; text-align: right;
+  border-bottom: 1px solid #e6eaf1; }
 /* prefers-reduced-motion (SC 2.3.3): no transitions or animations, and the exponential
    mechanism's runs are shown all at once (its Play button, which reveals them batch by batch,
    is hidden) */
@@ -353,11 +358,16 @@ def show_chart(
     *,
     key: str,
     where: DeltaGenerator | None = None,
+    alt: str = "",
     **events: Any,
 ) -> None:
     """Draw ``fig`` (changed in place) styled for the screen or the projector, stamped with
     ``settings``, with Plotly's download button set to the chosen slide format; ``events``
-    (``on_select``, ``selection_mode``) go to ``st.plotly_chart``."""
+    (``on_select``, ``selection_mode``) go to ``st.plotly_chart``.
+
+    Under the chart, its text alternative (:mod:`dpui.kit.chart_text`; ``alt``, the page's
+    own finding in words, first): read by screen readers right after the chart, and shown with
+    the chart's data as an HTML table in a "Chart data as a table" expander."""
     # in place: copying a figure re-validates every value, a tenth of a second on a big tree
     fig = chart_style.apply(_add_stamp(_restyle(fig, presenting=presenting()), settings))
     plot_axes.reserve_margins(fig)
@@ -372,7 +382,16 @@ def show_chart(
             "scale": PNG_SCALE if fmt == "png" else 1,
         },
     }
-    (where or st).plotly_chart(plot_once.prepare(fig), key=key, config=config, theme=None, **events)
+    text = " ".join(part for part in (alt, chart_text.summary(fig)) if part)
+    box = (where or st).container()  # one element: ``where`` may be an st.empty slot
+    box.plotly_chart(plot_once.prepare(fig), key=key, config=config, theme=None, **events)
+    # Plotly's SVG has no role or name, and Streamlit keeps no attributes we could add to its
+    # chart element: the description is the next thing a screen reader reads
+    box.html(f'<p class="dp-sr-only">{html.escape(text)}</p>')
+    box.expander("Chart data as a table", icon=":material/table:").html(
+        f"<p><strong>Text alternative</strong> (also a slide's alt text): {html.escape(text)}</p>"
+        + chart_text.html_table(fig, chart_text.plain(fig.layout.title.text) or "Chart data")
+    )
 
 
 def _wrap(text: str, width: int) -> list[str]:
