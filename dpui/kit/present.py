@@ -241,7 +241,6 @@ def header(page: Framed) -> DeltaGenerator:
     in an "About this page" popover). Returns the toolbar, so that the runner can add its own
     buttons to it (such as "Pin this view")."""
     st.html(_CSS)
-    st.html(_FOCUSABLE_SCROLLERS, unsafe_allow_javascript=True)
     state.load(PARAMS)
     if st.session_state.get(EXPORT.name) is None:  # a segmented control can be unselected
         st.session_state[EXPORT.name] = EXPORT.default
@@ -271,7 +270,9 @@ def header(page: Framed) -> DeltaGenerator:
             "with the settings stamped on the figure.",
         )
     with bar:
-        st.html(_COPY_LINK, width="content", unsafe_allow_javascript=True)
+        # one element with the scrollers' script: each st.html is a block of its own, and
+        # another above the figure would push it off a 720p projector
+        st.html(_COPY_LINK + _FOCUSABLE_SCROLLERS, width="content", unsafe_allow_javascript=True)
     if page.notice and presenting():  # one click away: the figure fits a 720p projector
         bar.popover("What to notice", type="tertiary", icon=":material/lightbulb:").markdown(
             what_to_notice(page.notice)
