@@ -103,9 +103,14 @@ def tab_to(page: Page, name: str, *, limit: int = 250) -> None:
 def choose(page: Page, name: str, option: str) -> None:
     """Type ``option`` into select box ``name`` and take it with Enter once it is offered."""
     tab_to(page, name)
-    page.keyboard.press("ArrowDown")  # opens the list
     page.keyboard.type(option)
-    page.get_by_role("option", name=option, exact=True).wait_for(timeout=10_000)
+    offered = page.get_by_role("option", name=option, exact=True)
+    for _ in range(5):  # typing opens the list, but not always at once: ArrowDown opens it
+        if offered.is_visible():
+            break
+        page.keyboard.press("ArrowDown")
+        page.wait_for_timeout(500)
+    offered.wait_for(timeout=10_000)
     page.keyboard.press("Enter")
 
 
