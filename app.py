@@ -2,7 +2,9 @@
 the runner (``dpui.kit.page.run``) from its script ``pages/<key>.py``.
 
 The shared sidebar (dataset, epsilon) is drawn by the runner on every page, so that every
-page also runs on its own.
+page also runs on its own. The navigation is drawn here, as links
+(:func:`dpui.kit.navigation.links`): Streamlit's own sidebar menu is hidden because its markup
+fails WCAG 2.1 (see that module).
 """
 
 from pathlib import Path
@@ -10,6 +12,7 @@ from pathlib import Path
 import streamlit as st
 
 from dpui import registry
+from dpui.kit import navigation as links
 
 # shipped with the app: a Material icon name would be fetched from a font CDN (fails offline)
 ICON = Path(__file__).resolve().parent / "assets" / "favicon.svg"
@@ -21,6 +24,7 @@ for page in registry.PAGES:
     groups.setdefault(page.group, []).append(
         st.Page(page.path, title=page.title, icon=page.icon, default=page is registry.PAGES[0])
     )
-
-navigation = st.navigation({name: groups[name] for name in registry.GROUPS if name in groups})
+sections = {name: groups[name] for name in registry.GROUPS if name in groups}
+navigation = st.navigation(sections, position="hidden")
+links.links(sections)
 navigation.run()

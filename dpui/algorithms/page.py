@@ -123,7 +123,7 @@ def scales_of(s: Setting) -> tuple[int, ...]:
 
 
 def error_vs_scale(s: Setting) -> None:
-    st.subheader("Error vs scale")
+    st.header("Error vs scale")
     scales = scales_of(s)
     queries = s.queries(np.random.default_rng(0)).size
     single = compare.page_cost(s.names, s.domain, s.workload, queries, s.trials)
@@ -163,7 +163,7 @@ def error_vs_scale(s: Setting) -> None:
 
 
 def one_release(s: Setting) -> None:
-    st.subheader("One release vs its input")
+    st.header("One release vs its input")
     name = st.selectbox("Algorithm", NAMES, key=SHOWN.name)
     rng = np.random.default_rng([s.seed, 0])
     truth = sample(s.hist.counts, s.scale, s.domain, rng)

@@ -13,19 +13,11 @@ import plotly.graph_objects as go
 from numpy.typing import NDArray
 
 from dpcore.hist.accuracy_index import IndexEstimate
+from dpui.kit import chart_style
 
 FloatArray = NDArray[np.float64]
 
-PALETTE = (
-    "#4C78A8",
-    "#F58518",
-    "#E45756",
-    "#72B7B2",
-    "#54A24B",
-    "#B279A2",
-    "#9D755D",
-    "#EECA3B",
-)
+PALETTE = chart_style.OKABE_ITO  # colour-blind safe (tests/kit/test_colours.py)
 
 
 def _layout(fig: go.Figure, *, title: str, x: str, y: str, subtitle: str = "") -> go.Figure:

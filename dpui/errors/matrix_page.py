@@ -78,7 +78,7 @@ def body(view: View | None) -> None:
         )
         how_it_works()
         return
-    st.subheader(f"The error of range {view.stamp['range']}, three ways and simulated")
+    st.header(f"The error of range {view.stamp['range']}, three ways and simulated")
     present.table(detail.table)
     st.caption(
         f"ε = {eps:g} (sidebar). The simulation releases an all-zero histogram: Privelet's error "

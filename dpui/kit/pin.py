@@ -123,7 +123,7 @@ def side_by_side(
         cols, ("A (pinned)", "B (current)"), (a, b), figs, strict=True
     ):
         col.markdown(f"**{label}:** {text}")
-        present.show_chart(fig, settings, key=f"{key}_{label[0]}", where=col)
+        present.show_chart(fig, settings, key=f"{key}_{label[0]}", where=col, alt=f"{label}.")
 
 
 def shared_range(figs: Sequence[go.Figure], axis: str) -> list[float] | None:

@@ -13,6 +13,7 @@ the settings that produced it stamped on the figure.
 
 from __future__ import annotations
 
+import html
 import io
 import json
 import math
@@ -27,7 +28,7 @@ import segno
 import streamlit as st
 from streamlit.delta_generator import DeltaGenerator
 
-from dpui.kit import chart_style, plot_axes, plot_once, references, state, untrusted
+from dpui.kit import chart_style, chart_text, plot_axes, plot_once, references, state, untrusted
 from dpui.kit.params import BoolParam, ChoiceParam
 
 PRESENT = BoolParam("present", False)
@@ -44,9 +45,31 @@ _CSS = """
 /* lead with the figure: less empty space above the title, a compact title */
 [data-testid="stMainBlockContainer"] { padding-top: 4rem; }
 h1 { font-size: 2.1rem !important; padding-top: 0 !important; }
-h2 { font-size: 1.6rem !important; }
+h2 { font-size: 1.45rem !important; }
 h3 { font-size: 1.3rem !important; }
 [data-testid="stMetricValue"] { font-size: 1.6rem; }
+/* WCAG 2.1 AA. Streamlit 1.67 draws captions in the text colour at opacity 0.6 (#828180, 3.9:1
+   on white, below SC 1.4.3's 4.5:1): ours are opaque grey at 6:1. A visible focus ring on
+   every control (SC 2.4.7): Streamlit removes the outline of several widgets. */
+[data-testid="stCaptionContainer"] { opacity: 1 !important; color: #5f6270 !important; }
+:focus-visible { outline: 3px solid #1c64f2 !important; outline-offset: 2px !important; }
+.dp-nav-section { margin: 0.6rem 0 0 0 !important; font-weight: 600; color: #31333f; }
+/* read by screen readers, not drawn (the chart's text alternative) */
+.dp-sr-only { position: absolute !important; width: 1px; height: 1px; margin: -1px; padding: 0;
+  overflow: hidden; clip: rect(0 0 0 0); white-space: nowrap; border: 0; }
+[data-testid="stElementContainer"]:has(.dp-sr-only) { position: absolute !important; }
+.dp-chart-table { border-collapse: collapse; font-size: 0.85rem; margin-top: 0.5rem; }
+.dp-chart-table caption { text-align: left; font-weight: 600; }
+.dp-chart-table th, .dp-chart-table td { padding: 0.1rem 0.6rem; text-align: right;
+  border-bottom: 1px solid #e6eaf1; }
+/* prefers-reduced-motion (SC 2.3.3): no transitions or animations, and the exponential
+   mechanism's runs are shown all at once (its Play button, which reveals them batch by batch,
+   is hidden) */
+@media (prefers-reduced-motion: reduce) {
+  *, *::before, *::after { animation-duration: 0s !important; animation-iteration-count: 1
+    !important; transition-duration: 0s !important; scroll-behavior: auto !important; }
+  .st-key-exp_play { display: none !important; }
+}
 /* phones: the Plotly toolbar would cover titles and legends; formulas wrap */
 @media (max-width: 640px) {
   .modebar-container { display: none !important; }
@@ -70,7 +93,7 @@ _CSS_PRESENT = """
 [class*="st-key-dp-aside"], .st-key-export {
   display: none !important; }
 h1 { font-size: 1.7rem !important; margin-bottom: 0 !important; }
-h3 { font-size: 1.3rem !important; padding: 0.2rem 0 !important; }
+h2, h3 { font-size: 1.3rem !important; padding: 0.2rem 0 !important; }
 [data-testid="stHeader"] { height: 0 !important; min-height: 0 !important; }
 </style>
 """
@@ -111,6 +134,32 @@ document.querySelectorAll('.dp-copy-link').forEach((b) => {
  .dp-copy-link:focus-visible{outline:2px solid #1c64f2;outline-offset:2px}</style>
 """
 
+
+# our own fixed script, once per browser tab: a formula wider than its column scrolls
+# (Streamlit's KaTeX CSS), and a scrolling region must be reachable by keyboard (WCAG 2.1
+# SC 2.1.1, axe-core's scrollable-region-focusable), so each such formula gets tabindex=0
+_FOCUSABLE_SCROLLERS = """
+<script>
+if (!window.dpScrollersWatched) {
+  window.dpScrollersWatched = true;
+  const mark = () => document.querySelectorAll('.katex-display:not([tabindex])').forEach((el) => {
+    if (el.scrollWidth > el.clientWidth || el.scrollHeight > el.clientHeight) {
+      el.setAttribute('tabindex', '0');
+      el.setAttribute('role', 'group');
+      el.setAttribute('aria-label', 'formula (scrolls sideways)');
+    }
+  });
+  let queued = false;
+  new MutationObserver(() => {
+    if (queued) return;
+    queued = true;
+    setTimeout(() => { queued = false; mark(); }, 200);
+  }).observe(document.body, {childList: true, subtree: true});
+  window.addEventListener('resize', mark);
+  mark();
+}
+</script>
+"""
 
 # our own fixed script: scroll to a heading once it is drawn (its id is checked by the caller
 # against the page's own entries, so no user text reaches the script)
@@ -221,7 +270,9 @@ def header(page: Framed) -> DeltaGenerator:
             "with the settings stamped on the figure.",
         )
     with bar:
-        st.html(_COPY_LINK, width="content", unsafe_allow_javascript=True)
+        # one element with the scrollers' script: each st.html is a block of its own, and
+        # another above the figure would push it off a 720p projector
+        st.html(_COPY_LINK + _FOCUSABLE_SCROLLERS, width="content", unsafe_allow_javascript=True)
     if page.notice and presenting():  # one click away: the figure fits a 720p projector
         bar.popover("What to notice", type="tertiary", icon=":material/lightbulb:").markdown(
             what_to_notice(page.notice)
@@ -308,11 +359,16 @@ def show_chart(
     *,
     key: str,
     where: DeltaGenerator | None = None,
+    alt: str = "",
     **events: Any,
 ) -> None:
     """Draw ``fig`` (changed in place) styled for the screen or the projector, stamped with
     ``settings``, with Plotly's download button set to the chosen slide format; ``events``
-    (``on_select``, ``selection_mode``) go to ``st.plotly_chart``."""
+    (``on_select``, ``selection_mode``) go to ``st.plotly_chart``.
+
+    Under the chart, its text alternative (:mod:`dpui.kit.chart_text`; ``alt``, the page's
+    own finding in words, first): read by screen readers right after the chart, and shown with
+    the chart's data as an HTML table in a "Chart data as a table" expander."""
     # in place: copying a figure re-validates every value, a tenth of a second on a big tree
     fig = chart_style.apply(_add_stamp(_restyle(fig, presenting=presenting()), settings))
     plot_axes.reserve_margins(fig)
@@ -327,7 +383,16 @@ def show_chart(
             "scale": PNG_SCALE if fmt == "png" else 1,
         },
     }
-    (where or st).plotly_chart(plot_once.prepare(fig), key=key, config=config, theme=None, **events)
+    text = " ".join(part for part in (alt, chart_text.summary(fig)) if part)
+    box = (where or st).container()  # one element: ``where`` may be an st.empty slot
+    box.plotly_chart(plot_once.prepare(fig), key=key, config=config, theme=None, **events)
+    # Plotly's SVG has no role or name, and Streamlit keeps no attributes we could add to its
+    # chart element: the description is the next thing a screen reader reads
+    box.html(f'<p class="dp-sr-only">{html.escape(text)}</p>')
+    box.expander("Chart data as a table", icon=":material/table:").html(
+        f"<p><strong>Text alternative</strong> (also a slide's alt text): {html.escape(text)}</p>"
+        + chart_text.html_table(fig, chart_text.plain(fig.layout.title.text) or "Chart data")
+    )
 
 
 def _wrap(text: str, width: int) -> list[str]:

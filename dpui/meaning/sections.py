@@ -87,7 +87,7 @@ def attacker_body(view: View) -> None:
         help="e^ε/(1+e^ε): the corner of the bound.",
     )
     m[3].metric("Posterior range", f"{d.band[0]:.3g} – {d.band[1]:.3g}")
-    st.subheader("The attacker's posterior")
+    st.header("The attacker's posterior")
     left, right = present.columns([3, 2])
     priors = np.linspace(0.001, 0.999, 400)
     lower, upper = attacks.posterior_band(priors, d.eps)
@@ -107,7 +107,7 @@ def attacker_body(view: View) -> None:
         f"where {d.posteriors.size:,} simulated attackers ended (all inside: the "
         f"{glossary.link('privacy-loss', 'privacy loss')} of Laplace noise never exceeds ε)."
     )
-    st.subheader("The differencing attack")
+    st.header("The differencing attack")
     acc = attacks.differencing_accuracy(d.eps)
     rows = pd.DataFrame(
         {
@@ -183,7 +183,7 @@ def composition_body(view: View) -> None:
             f"total ε growing like √k; the exact curve treats k answers as one with σ/√k."
         )
     )
-    st.subheader("One budget, several queries")
+    st.header("One budget, several queries")
     rows = pd.DataFrame(
         {
             "query": [f"query {i + 1}" for i in range(d.shares.size)],

@@ -99,7 +99,7 @@ def body(view: View | None) -> None:
 
 def weights(r: em.Result, settings: Mapping[str, Any]) -> None:
     analysis = r.outcome.analysis
-    st.subheader("Weights and probabilities")
+    st.header("Weights and probabilities")
     left, right = present.columns([2, 1])
     present.show_chart(
         figures.log_weights(r.outcome.shown_names, analysis.log_weights[r.outcome.shown]),
@@ -130,7 +130,7 @@ def repeated_runs(r: em.Result, settings: Mapping[str, Any]) -> None:
     a setting); new inputs start it over."""
     em.sync(r.outcome.table, r.eps, r.sensitivity, r.draws, r.seed)
     if not present.presenting():  # the chart's title says it; Play stays by the chart
-        st.subheader("Repeated runs")
+        st.header("Repeated runs")
     st.fragment(animation, run_every=em.FRAME_SECONDS if em.playing() else None)(r, settings)
 
 
@@ -176,7 +176,7 @@ def animation(r: em.Result, settings: Mapping[str, Any]) -> None:
 def accuracy(r: em.Result, settings: Mapping[str, Any]) -> None:
     """The textbook bound vs the exact probability, the events table and the download."""
     analysis, table = r.outcome.analysis, r.outcome.table
-    st.subheader("Accuracy: the bound vs the exact probability")
+    st.header("Accuracy: the bound vs the exact probability")
     left, right = present.columns([2, 1])
     present.show_chart(
         figures.accuracy_curves(

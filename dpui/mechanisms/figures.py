@@ -10,19 +10,17 @@ import plotly.graph_objects as go
 from numpy.typing import NDArray
 from plotly.subplots import make_subplots
 
-from dpui.kit import untrusted
+from dpui.kit import chart_style, untrusted
 
 FloatArray = NDArray[np.float64]
 
 MAX_BARS = 400  # above this many entries, bars become a line (one point per entry)
 MAX_POINTS = 20_000  # above this many entries, only the first MAX_POINTS are drawn
 
-TRUE_COLOUR = "#4C78A8"
-NOISY_COLOUR = "#F58518"
-BOUND_COLOUR = "#E45756"
-EXACT_COLOUR = "#54A24B"
-SIMULATED_COLOUR = "#B279A2"
-MEAN_COLOUR = "#9D755D"
+# Okabe-Ito, colour-blind safe (tests/kit/test_colours.py)
+TRUE_COLOUR, NOISY_COLOUR, BOUND_COLOUR, EXACT_COLOUR, SIMULATED_COLOUR, MEAN_COLOUR = (
+    chart_style.OKABE_ITO[:6]
+)
 
 
 def _layout(

@@ -71,7 +71,7 @@ def body(view: View | None) -> None:
     labels, counts, settings = q.labels, q.counts, view.stamp
     st.markdown(f"Query: **{q.described}**.")
 
-    st.subheader("True vs noisy")
+    st.header("True vs noisy")
     left, right = present.columns([2, 1])
     present.show_chart(
         figures.true_vs_noisy(labels, counts, rel.noisy), settings, key="lap_bars", where=left
@@ -119,7 +119,7 @@ def simulation_controls(where: DeltaGenerator) -> None:
 
 def the_noise(q: lap.Query) -> None:
     rel, delta, settings = q.rel, q.delta, q.settings()
-    st.subheader("The noise")
+    st.header("The noise")
     left, right = present.columns([2, 1])
     present.show_chart(
         figures.noise_distribution(
@@ -145,7 +145,7 @@ def the_noise(q: lap.Query) -> None:
 def bound_vs_simulated(q: lap.Query) -> None:
     rel, delta, k, seed = q.rel, q.delta, q.counts.size, q.seed
     trials = int(state.get(TRIALS))
-    st.subheader("Bound vs exact vs simulated max error")
+    st.header("Bound vs exact vs simulated max error")
     simulation_controls(st.container(horizontal=True))
     k2 = int(state.get(K2))
     with st.spinner("Simulating max errors…"):
@@ -184,7 +184,7 @@ def bound_vs_simulated(q: lap.Query) -> None:
 def two_query_sizes(q: lap.Query) -> None:
     rel, delta, k, seed = q.rel, q.delta, q.counts.size, q.seed
     trials = int(state.get(TRIALS))
-    st.subheader("Two query sizes k, side by side")
+    st.header("Two query sizes k, side by side")
     c1, c2 = st.columns([1, 3])
     simulation_controls(c1)
     k2 = int(state.get(K2))

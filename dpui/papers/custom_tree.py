@@ -216,7 +216,7 @@ def body(shown: View, prose: str) -> None:
     """The budget table, the scores of the hand-set budgets and the optima."""
     c: Custom = shown.detail
     custom, eps, text = c.custom, c.eps, c.text
-    st.subheader("Custom tree and hand-set budgets (LUE-DPTree fig. 3.14(b))")
+    st.header("Custom tree and hand-set budgets (LUE-DPTree fig. 3.14(b))")
     st.markdown(prose)
     left, right = st.columns([1, 2])
     left.caption("The tree's intervals are typed under **Settings**.")

@@ -97,7 +97,7 @@ def table2_body(shown: View) -> None:
     table, eps = s.table, s.eps
     releases = int(s.values[T2_RELEASES.name])
     simulated = int(table.loc[table["simulated"].notna(), "m"].max())
-    st.subheader("Privelet: Table 2 of Wu et al. (2018)")
+    st.header("Privelet: Table 2 of Wu et al. (2018)")
     chart, side = present.columns([3, 2])
     present.show_chart(shown.figure, shown.stamp, key="px_table2_chart", where=chart)
     side.latex(r"\mathrm{MSE} = \frac{2(m+1)^2}{\varepsilon^2}\,\bar c")
@@ -121,7 +121,7 @@ def lengths_body(shown: View) -> None:
     table, eps = s.table, s.eps
     n, releases = int(s.values[LEN_N.name]), int(s.values[LEN_RELEASES.name])
     per_length = int(s.values[LEN_QUERIES.name])
-    st.subheader("LUE-DPTree figs. 3.11/3.12: raw trees vs Dwork across range lengths")
+    st.header("LUE-DPTree figs. 3.11/3.12: raw trees vs Dwork across range lengths")
     chart, side = present.columns([3, 2])
     present.show_chart(shown.figure, shown.stamp, key="px_lengths_chart", where=chart)
     side.latex(r"\mathrm{MSE}_{\mathrm{Dwork}}(L) = \frac{2L}{\varepsilon^2}")
@@ -142,7 +142,7 @@ def lengths_body(shown: View) -> None:
 def fanout_body(shown: View) -> None:
     s: px.Shown = shown.detail
     table, eps, n = s.table, s.eps, int(s.values[FAN_N.name])
-    st.subheader("Error vs fan-out: raw and after BLUE, three budget rules")
+    st.header("Error vs fan-out: raw and after BLUE, three budget rules")
     chart, side = present.columns([3, 2])
     present.show_chart(shown.figure, shown.stamp, key="px_fanout_chart", where=chart)
     side.latex(r"E[\mathrm{Err}_{raw}] = \sum_x p_x \frac{2}{\varepsilon_x^2}")

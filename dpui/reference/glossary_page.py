@@ -10,7 +10,7 @@ from dpui.reference import glossary
 def body(view: View | None) -> None:
     """Every term, with an anchor that the pages' links open."""
     for term in glossary.TERMS:
-        st.subheader(term.name, anchor=term.key)
+        st.header(term.name, anchor=term.key)
         st.markdown(references.resolve(term.definition))
     present.scroll_to_entry({term.key for term in glossary.TERMS})
 

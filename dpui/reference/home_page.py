@@ -31,7 +31,7 @@ def listing(pages: Sequence[Page]) -> Page:
     def body(view: View | None) -> None:
         st.markdown(home_view.intro())
 
-        st.subheader("Pages")
+        st.header("Pages")
         st.markdown(
             "\n".join(
                 f"- {page.icon} **{page.title}** — {page.blurb}"
@@ -40,7 +40,7 @@ def listing(pages: Sequence[Page]) -> Page:
             )
         )
 
-        st.subheader("The shared dataset and ε")
+        st.header("The shared dataset and ε")
         hist = sidebar.current_histogram()
         st.markdown(
             f"Every page uses the dataset and ε chosen in the sidebar: now **{hist.name}** "

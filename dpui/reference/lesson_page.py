@@ -174,7 +174,7 @@ def _link_of(now: lesson.Lesson) -> str:
 
 
 def _save(now: lesson.Lesson) -> None:
-    st.subheader("Save")
+    st.header("Save")
     st.download_button(
         "Download the lesson (JSON)",
         lesson.to_json(now),
@@ -196,7 +196,7 @@ def _save(now: lesson.Lesson) -> None:
 
 
 def _load(known: Mapping[str, lesson.Target]) -> None:
-    st.subheader("Load")
+    st.header("Load")
     row = st.container(horizontal=True, vertical_alignment="center")
     row.button(
         "Load the example: DP histograms in 50 minutes",

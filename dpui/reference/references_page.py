@@ -9,7 +9,7 @@ from dpui.kit.page import Page, View
 def body(view: View | None) -> None:
     """Every reference, numbered as the ``[n]`` links in the prose."""
     for n, ref in enumerate(references.REFERENCES, start=1):
-        st.subheader(f"[{n}] {ref.short}", anchor=references.anchor(ref.key))
+        st.header(f"[{n}] {ref.short}", anchor=references.anchor(ref.key))
         st.markdown(f"{ref.text()}  \n*Used for:* {ref.used_for}")
     present.scroll_to_entry({references.anchor(ref.key) for ref in references.REFERENCES})
 

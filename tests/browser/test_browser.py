@@ -8,6 +8,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from playwright.sync_api import expect
 
 from tests.served_app import CHROMIUM_FLAGS, serve
 
@@ -45,8 +46,9 @@ def test_direct_link_renders_the_tree_page_and_the_dataset_carries_over(server, 
     # the first request to a fresh server is a direct link to a page with its settings
     page.goto(f"{server}/tree_budgets?data=zipf-4096&tb_tree=16", wait_until="domcontentloaded")
     page.get_by_text("True vs noisy vs consistent histogram").wait_for(timeout=60_000)
-    # routed by app.py: the navigation has its sections (not the file-name list)
-    assert page.get_by_text("Central DP: histograms").first.is_visible()
+    # routed by app.py: the navigation has its sections (not the file-name list); its links
+    # are drawn by the script (dpui.kit.navigation), so the sidebar may still be sliding open
+    expect(page.get_by_text("Central DP: histograms").first).to_be_visible(timeout=10_000)
     page.wait_for_function(
         "document.querySelectorAll('.js-plotly-plot').length >= 3", timeout=60_000
     )

@@ -47,7 +47,7 @@ def test_laplace_defaults_use_gapminder_and_the_textbook_numbers(laplace):
     for section, shown in (("bound", "Bound vs exact"), ("two_k", "Two query sizes k")):
         laplace.button_group(key="lap_show").set_value(section).run()
         assert not laplace.exception and not errors(laplace), section
-        assert shown in laplace.subheader[-1].value
+        assert shown in laplace.header[-1].value
         assert laplace.query_params["lap_show"] in (section, [section])
     assert len(laplace.get("plotly_chart")) == 1  # the two-k section is a table
 

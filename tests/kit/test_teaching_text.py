@@ -121,20 +121,20 @@ def test_every_page_is_registered_with_a_one_sentence_notice() -> None:
 def test_references_page_lists_every_entry_with_its_number_and_anchor() -> None:
     at = AppTest.from_file(str(ROOT / "pages/references.py")).run()
     assert not at.exception
-    headings = [h.value for h in at.subheader]
+    headings = [h.value for h in at.header]
     bodies = [m.value for m in at.markdown]
     assert headings == [f"[{n}] {r.short}" for n, r in enumerate(references.REFERENCES, start=1)]
     for ref in references.REFERENCES:
         entry = next(b for b in bodies if f'"{ref.title}"' in b)
         assert ref.authors in entry and ref.venue in entry and ref.year in entry
-    anchors = [h.proto.anchor for h in at.subheader]
+    anchors = [h.proto.anchor for h in at.header]
     assert anchors == [references.anchor(r.key) for r in references.REFERENCES]
 
 
 def test_glossary_page_defines_the_terms_the_pages_use() -> None:
     at = AppTest.from_file(str(ROOT / "pages/glossary.py")).run()
     assert not at.exception
-    headings = [h.value for h in at.subheader]
+    headings = [h.value for h in at.header]
     required = ["ε", "Sensitivity", "Coverage probability", "Budget allocation", "BLUE",
                 "MSE", "Workload", "Canonical decomposition", "LDP"]  # fmt: skip
     for word in required:

@@ -1,0 +1,186 @@
+"""WCAG 2.1 AA in a real browser: axe-core on every page, keyboard-only use, reduced motion.
+
+axe-core comes from the ``axe-playwright-python`` package (its bundled ``axe.min.js``, injected
+into the page; nothing is fetched at run time). The rules run are axe's WCAG 2.0 and 2.1 A and
+AA rules; a serious or critical violation fails the test, with the rule, its impact and the
+offending markup in the message.
+"""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from axe_playwright_python.sync_playwright import Axe
+from playwright.sync_api import Page, expect
+
+from dpui.registry import PAGES
+from tests.browser.test_browser import _settle, browser, server  # noqa: F401  (fixtures)
+
+WCAG_TAGS = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]
+FAILING = ("serious", "critical")
+VIEWPORTS = {"desktop": (1280, 720), "phone": (390, 844)}
+MODES = {"normal": "", "presenting": "present=1"}
+
+HEADINGS = """() => [...document.querySelectorAll('h1, h2, h3, h4, h5, h6')]
+  .map(h => [Number(h.tagName[1]), h.textContent.trim().slice(0, 60)])"""
+
+
+def violations(page: Page) -> list[str]:
+    """axe-core's serious and critical WCAG 2.0/2.1 A/AA violations on ``page``, one line each."""
+    options = {"runOnly": {"type": "tag", "values": WCAG_TAGS}, "resultTypes": ["violations"]}
+    found = Axe().run(page, options=options).response["violations"]
+    return [
+        f"{v['id']} ({v['impact']}): " + " | ".join(n["html"][:160] for n in v["nodes"][:4])
+        for v in found
+        if v["impact"] in FAILING
+    ]
+
+
+def skipped_levels(headings: list[list]) -> list[str]:
+    """Headings that skip a level (an h3 right after an h1), and a first heading that is not
+    the page's h1."""
+    wrong = []
+    previous = 0
+    for level, text in headings:
+        if level > previous + 1:
+            wrong.append(f"h{level} {text!r} after h{previous}")
+        previous = level
+    return wrong
+
+
+@pytest.mark.browser
+@pytest.mark.parametrize("viewport", VIEWPORTS)
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("key", [p.key for p in PAGES])
+def test_no_serious_axe_violation_and_headings_in_order(server, browser, key, mode, viewport):  # noqa: F811
+    page = browser.new_page()
+    width, height = VIEWPORTS[viewport]
+    page.set_viewport_size({"width": width, "height": height})
+    path = "" if key == "home" else key
+    page.goto(f"{server}/{path}?{MODES[mode]}", wait_until="domcontentloaded")
+    _settle(page)
+    assert page.locator('[data-testid="stException"]').count() == 0
+    assert violations(page) == []
+    headings = page.evaluate(HEADINGS)
+    assert headings and headings[0][0] == 1, headings
+    assert skipped_levels(headings) == []
+    page.close()
+
+
+def test_skipped_levels_finds_a_skip_and_only_a_skip():
+    assert skipped_levels([[1, "a"], [2, "b"], [3, "c"], [2, "d"], [3, "e"]]) == []
+    assert skipped_levels([[1, "a"], [3, "b"]]) == ["h3 'b' after h1"]
+    assert skipped_levels([[2, "a"]]) == ["h2 'a' after h0"]
+
+
+FOCUSED = r"""() => {
+  const el = document.activeElement;
+  if (!el || el === document.body) return null;
+  const style = getComputedStyle(el);
+  const text = ['SUMMARY', 'BUTTON', 'A'].includes(el.tagName)
+    ? el.textContent.replace(/\s+/g, ' ') : '';
+  return {
+    name: [el.getAttribute('aria-label') || '', text].join(' | '),
+    ring: style.outlineStyle !== 'none' && parseFloat(style.outlineWidth) >= 2,
+  };
+}"""
+
+
+def tab_to(page: Page, name: str, *, limit: int = 250) -> None:
+    """Press Tab until the focused control is ``name``: its aria-label, or else its text
+    (after an icon's ligature), and check that it shows a focus ring."""
+    for _ in range(limit):
+        page.keyboard.press("Tab")
+        focused = page.evaluate(FOCUSED)
+        label, text = (p.strip() for p in focused["name"].split(" | ")) if focused else ("", "")
+        if label == name or (not label and text.endswith(name)):
+            assert focused["ring"], f"{name!r} has no visible focus ring"
+            return
+    pytest.fail(f"Tab never reached {name!r}")
+
+
+def choose(page: Page, name: str, option: str) -> None:
+    """Type ``option`` into select box ``name`` and take it with Enter once it is offered."""
+    tab_to(page, name)
+    page.keyboard.type(option)
+    offered = page.get_by_role("option", name=option, exact=True)
+    for _ in range(5):  # typing opens the list, but not always at once: ArrowDown opens it
+        if offered.is_visible():
+            break
+        page.keyboard.press("ArrowDown")
+        page.wait_for_timeout(500)
+    offered.wait_for(timeout=10_000)
+    page.keyboard.press("Enter")
+
+
+def enter_number(page: Page, name: str, value: str) -> None:
+    tab_to(page, name)
+    page.keyboard.press("Control+A")
+    page.keyboard.type(value)
+    page.keyboard.press("Enter")
+
+
+@pytest.mark.browser
+def test_the_tree_pages_main_flow_works_with_the_keyboard_alone(server, browser):  # noqa: F811
+    """Dataset, fan-out, ε, a range by its number inputs (the keyboard path beside dragging on
+    the histogram), pin, and Copy link: no mouse event at all."""
+    browser.grant_permissions(["clipboard-read", "clipboard-write"], origin=server)
+    page = browser.new_page()
+    page.set_viewport_size({"width": 1280, "height": 720})
+    page.goto(f"{server}/tree_budgets", wait_until="domcontentloaded")
+    _settle(page)
+    choose(page, "Dataset", "bimodal-1024")
+    expect(page).to_have_url(re.compile(r"data=bimodal-1024"), timeout=30_000)
+    _settle(page)
+    tab_to(page, "Settings")  # the collapsed settings panel opens with Enter
+    page.keyboard.press("Enter")
+    choose(page, "Tree", "4-ary")
+    expect(page).to_have_url(re.compile(r"tb_tree=4(&|$)"), timeout=30_000)
+    _settle(page)
+    enter_number(page, "Privacy budget ε", "0.5")
+    expect(page).to_have_url(re.compile(r"eps=0\.5(&|$)"), timeout=30_000)
+    _settle(page)
+    enter_number(page, "First bin", "100")
+    expect(page).to_have_url(re.compile(r"tb_from=100(&|$)"), timeout=30_000)
+    _settle(page)
+    enter_number(page, "Last bin", "300")
+    expect(page).to_have_url(re.compile(r"tb_to=300(&|$)"), timeout=30_000)
+    _settle(page)
+    tab_to(page, "Pin this view")
+    page.keyboard.press("Enter")
+    page.get_by_role("button", name="Unpin").wait_for(timeout=30_000)
+    expect(page).to_have_url(re.compile(r"pin=.*tb_tree%3D4"), timeout=30_000)
+    _settle(page)
+    tab_to(page, "Copy link")
+    page.keyboard.press("Enter")
+    page.get_by_role("button", name="Link copied").wait_for(timeout=5_000)
+    copied = page.evaluate("navigator.clipboard.readText()")
+    assert "tb_from=100" in copied and "tb_to=300" in copied and "eps=0.5" in copied
+    page.close()
+
+
+LONGEST_TRANSITION = """() => Math.max(0, ...[...document.querySelectorAll('*')].map(
+  e => parseFloat(getComputedStyle(e).transitionDuration) || 0))"""
+
+
+@pytest.mark.browser
+@pytest.mark.parametrize("motion", ["reduce", "no-preference"])
+def test_the_exponential_mechanisms_animation_honours_reduced_motion(server, browser, motion):  # noqa: F811
+    page = browser.new_page()
+    page.emulate_media(reduced_motion=motion)
+    page.set_viewport_size({"width": 1280, "height": 720})
+    page.goto(f"{server}/exponential", wait_until="domcontentloaded")
+    _settle(page)
+    play = page.get_by_role("button", name="Play")
+    everything = page.get_by_role("button", name="All at once")
+    assert everything.is_visible()
+    if motion == "no-preference":  # the batch-by-batch reveal is offered
+        assert play.is_visible()
+        return page.close()
+    assert not play.is_visible()  # only the one-step reveal
+    assert page.evaluate(LONGEST_TRANSITION) == 0
+    everything.focus()
+    page.keyboard.press("Enter")
+    page.get_by_text(re.compile(r"^([\d,]+) of \1 runs$")).wait_for(timeout=30_000)
+    page.close()
