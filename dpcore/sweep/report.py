@@ -41,6 +41,8 @@ def _where(sweep: str, filters: dict[str, Any]) -> tuple[str, list[Any]]:
         if value is None:
             continue
         values = list(value) if isinstance(value, list | tuple | set) else [value]
+        # numpy scalars (a value read back from a DataFrame) as the Python numbers DuckDB binds
+        values = [v.item() if isinstance(v, np.generic) else v for v in values]
         clauses.append(f"{column} IN ({', '.join('?' * len(values))})" if values else "FALSE")
         params += values
     return " AND ".join(clauses), params

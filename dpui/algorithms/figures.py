@@ -131,3 +131,27 @@ def release(
         height=420,
     )
     return fig
+
+
+def regret_heat_map(table: pd.DataFrame) -> go.Figure:
+    """Regret per algorithm (rows) and dataset (columns) on a log colour scale, each cell's
+    value written in it (so colour is never the only cue)."""
+    values = table.to_numpy(dtype=float)
+    fig = go.Figure(
+        go.Heatmap(
+            z=np.log10(values),
+            x=list(table.columns),
+            y=list(table.index),
+            text=[[f"{v:.3g}" for v in row] for row in values],
+            texttemplate="%{text}",
+            colorscale="Cividis",
+            colorbar={"title": {"text": "regret (log10)"}},
+            hovertemplate="%{y} on %{x}: regret %{text}<extra></extra>",
+        )
+    )
+    fig.update_layout(
+        title="Regret per algorithm and dataset (1 = the best there)",
+        yaxis={"autorange": "reversed"},
+        height=max(320, 30 * len(table) + 160),
+    )
+    return fig

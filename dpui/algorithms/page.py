@@ -11,7 +11,7 @@ import streamlit as st
 
 from dpcore.algorithms import ALGORITHMS, NAMES, release
 from dpcore.algorithms.dpbench import sample
-from dpui.algorithms import compare, figures
+from dpui.algorithms import compare, figures, stored
 from dpui.algorithms.compare import (
     DOMAIN,
     RANGES,
@@ -28,7 +28,11 @@ from dpui.kit import downloads, limits, present, references, sidebar, state
 from dpui.kit.page import Page, View
 from dpui.kit.params import ChoiceParam
 
-SECTIONS = {"release": "One release vs its input", "scale": "Error vs scale"}
+SECTIONS = {
+    "release": "One release vs its input",
+    "scale": "Error vs scale",
+    "stored": "Stored sweeps",
+}
 SECTION = ChoiceParam("wa_show", "release", tuple(SECTIONS))
 
 
@@ -179,7 +183,7 @@ def one_release(s: Setting) -> None:
     st.caption(f"How {name} spent ε = {s.eps:g}: {split}. {ALGORITHMS[name].cite}.")
 
 
-SHOW = {"scale": error_vs_scale, "release": one_release}
+SHOW = {"scale": error_vs_scale, "release": one_release, "stored": stored.stored_sweeps}
 
 PAGE = Page(
     key="which_algorithm",

@@ -1,5 +1,6 @@
 """Which algorithm for my data? (AppTest): defaults, the ranking, bad input, pin, limits."""
 
+from datetime import UTC, datetime
 from pathlib import Path
 
 import numpy as np
@@ -9,8 +10,11 @@ from streamlit.testing.v1 import AppTest
 
 from dpcore.algorithms import NAMES
 from dpcore.histogram import from_counts
-from dpui.algorithms import compare
-from dpui.kit import sidebar
+from dpcore.sweep import spec as sweep_spec
+from dpcore.sweep import store as sweep_store
+from dpcore.sweep.cell import Cell, Result
+from dpui.algorithms import compare, stored
+from dpui.kit import examples, sidebar
 
 ROOT = Path(__file__).resolve().parents[2]
 SMALL = {"wa_domain": "256", "wa_trials": "2"}
@@ -115,3 +119,67 @@ def test_slow_algorithms_are_left_out_at_4096_bins_and_say_so():
     at.checkbox(key=compare.SLOW.name).check().run()
     assert not at.exception
     assert any("Not computed" in w.value for w in at.warning)  # SF alone is over the limit
+
+
+def stored_results(path):
+    """A store with one sweep: 2 datasets x 2 scales x 3 algorithms, 2 trials, errors chosen
+    so that A is best at 1,000 records and C at 100,000 (B never)."""
+    sweep_store.begin(path, "demo", 1, SETTINGS)
+    error = {(1000, "A"): 0.01, (1000, "B"): 0.04, (1000, "C"): 0.02}
+    error |= {(100_000, "A"): 0.004, (100_000, "B"): 0.01, (100_000, "C"): 0.001}
+    rows = [
+        Result(Cell(d, scale, 64, t, 1.0, "prefix", a), t, err * (1 + t / 10), 0.01, NOW)
+        for d in ("D1", "D2")
+        for (scale, a), err in error.items()
+        for t in range(2)
+    ]
+    sweep_store.write(path, sweep_store.frame("demo", rows, "v"))
+
+
+SETTINGS = {
+    "seed": 1,
+    "trials": 2,
+    "datasets": {"D1": "f1", "D2": "f2"},
+    "scales": [1000, 100_000],
+    "domains": [64],
+    "epsilons": [1.0],
+    "workloads": ["prefix"],
+    "algorithms": ["A", "B", "C"],
+}
+NOW = datetime.now(UTC)
+
+
+def test_stored_sweeps_are_read_from_the_store_with_regret_and_means(tmp_path, monkeypatch):
+    path = tmp_path / "s.duckdb"
+    stored_results(path)
+    monkeypatch.setenv("DP_EXPLORER_STORE", str(path))
+    at = page(wa_show="stored", **SMALL)
+    assert not at.exception and not at.error
+    assert at.selectbox(key="_wa_sweep").value == "demo"
+    means = next(d.value for d in at.dataframe if "mean_error" in d.value.columns)
+    at_1000 = means.set_index(["dataset", "algorithm"])["mean_error"]  # the slider's first scale
+    assert at_1000[("D1", "A")] == pytest.approx(0.0105)  # mean of 0.01 and 0.011
+    assert any("dp-sweep run" in c.value for c in at.code)
+
+
+def test_no_store_says_how_to_make_one(tmp_path, monkeypatch):
+    monkeypatch.setenv("DP_EXPLORER_STORE", str(tmp_path / "none.duckdb"))
+    at = page(wa_show="stored", **SMALL)
+    assert not at.exception
+    assert any("No sweep store yet" in i.value for i in at.info)
+
+
+def test_the_queued_sweep_file_parses_back_to_this_setting(tmp_path):
+    """The file offered for download is a sweep the runner accepts: the setting on screen
+    (its histogram, domain, ε, workload and algorithms) at every scale of the grid."""
+    at = page(wa_show="stored", data="bimodal-1024", eps="0.5", **SMALL)
+    assert not at.exception
+    assert any("sweep file" in b.proto.label for b in at.get("download_button"))
+    hist = examples.load("bimodal-1024")
+    setting = compare.Setting(hist, 1000, 256, "prefix", "", 0.5, 2, 0, ("HB", "DAWA"))
+    file = tmp_path / "s.toml"
+    file.write_text(stored.sweep_file(setting))
+    parsed = sweep_spec.load(file, data=tmp_path)
+    assert parsed.scales == compare.SCALES and parsed.domains == (256,)
+    assert parsed.epsilons == (0.5,) and parsed.algorithms == ("HB", "DAWA")
+    assert np.array_equal(parsed.datasets[0].counts, hist.counts)

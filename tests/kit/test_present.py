@@ -8,7 +8,7 @@ from streamlit.testing.v1 import AppTest
 
 from dpcore.hist import tree
 from dpui.errors import figures as errors_figures
-from dpui.kit import plot_axes, present
+from dpui.kit import legend_rows, plot_axes, present
 from dpui.ldp import figures as ldp_figures
 from dpui.mechanisms import figures as mechanisms_figures
 from dpui.tree import figures as tree_figures
@@ -41,10 +41,10 @@ def test_error_legend_has_one_entry_per_algorithm_in_rows_between_title_and_plot
     # from the top; a container-placed legend pushes the plot down, so nothing overlaps
     assert legend.orientation == "h" and legend.yref == "container" == title.yref
     height = styled.layout.height
-    assert height == 450 + 7 * present.LEGEND_PX_PER_ENTRY
+    assert height == 450 + 7 * legend_rows.LEGEND_PX_PER_ENTRY
     top_of_legend = (1 - legend.y) * height
-    assert top_of_legend == pytest.approx(present.TOP_PX + present.heading_px(styled))
-    assert (1 - title.y) * height == pytest.approx(present.TOP_PX)
+    assert top_of_legend == pytest.approx(legend_rows.TOP_PX + legend_rows.heading_px(styled))
+    assert (1 - title.y) * height == pytest.approx(legend_rows.TOP_PX)
 
 
 def test_presenting_puts_the_legend_under_the_enlarged_title_and_subtitle() -> None:
@@ -59,7 +59,7 @@ def test_presenting_puts_the_legend_under_the_enlarged_title_and_subtitle() -> N
     assert title.font.size > 16 and font > 12  # enlarged
     needed = 1.4 * title.font.size + 1.4 * (title.subtitle.font.size or font)
     top_of_legend = (1 - styled.layout.legend.y) * styled.layout.height
-    assert top_of_legend >= present.TOP_PX + needed
+    assert top_of_legend >= legend_rows.TOP_PX + needed
 
 
 def test_a_legend_placed_by_its_figure_stays_where_it_is() -> None:

@@ -1,0 +1,139 @@
+"""The "Stored sweeps" section of Which algorithm for my data?: DPBench-style tables and
+figures read by SQL from the sweep store (:mod:`dpcore.sweep.report`), and a sweep file for
+the setting on screen, to run the grid the page will not run in a request."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from pathlib import Path
+
+import duckdb
+import numpy as np
+import pandas as pd
+import plotly.graph_objects as go
+import streamlit as st
+
+from dpcore.algorithms import ALGORITHMS
+from dpcore.sweep import report, spec, store
+from dpui.algorithms import figures
+from dpui.algorithms.compare import SCALES, Setting
+from dpui.kit import downloads, examples, present, untrusted
+
+SWEEP_WORKLOADS = {"prefix": "prefix", "random": "random ranges"}
+"""The page's workloads a sweep file can name."""
+STORE_ERRORS = (store.StoreError, duckdb.Error, OSError, ValueError)
+
+
+def store_path() -> Path:
+    """The store the runner writes by default: ``$DP_EXPLORER_STORE`` or the user's data
+    directory (:func:`dpcore.sweep.store.default_path`)."""
+    env = os.environ.get("DP_EXPLORER_STORE")
+    return Path(env) if env else store.default_path()
+
+
+def sweep_file(s: Setting) -> str | None:
+    """A sweep file running this setting at every scale of the error-vs-scale grid (every
+    algorithm compared here), or None for a workload a sweep cannot name."""
+    if s.workload not in SWEEP_WORKLOADS:
+        return None
+    bundled = examples.EXAMPLES_DIR / f"{s.hist.name}.csv"
+    dataset = str(bundled) if bundled.exists() else "my-histogram.csv"
+    digest = hashlib.sha256(repr(s.key()).encode()).hexdigest()[:8]
+    return spec.to_toml(
+        {
+            "name": f"which-algorithm-{digest}",
+            "seed": s.seed,
+            "trials": max(s.trials, 5),
+            "datasets": [dataset],
+            "scales": list(SCALES),
+            "domains": [s.domain],
+            "epsilons": [s.eps],
+            "workloads": [SWEEP_WORKLOADS[s.workload]],
+            "algorithms": list(s.names),
+        }
+    )
+
+
+def queue(s: Setting) -> None:
+    """The sweep file of this setting to download, and the command that runs it."""
+    text = sweep_file(s)
+    if text is None:
+        st.caption("Sweeps run DPBench's workloads (prefix or random ranges) only.")
+        return
+    own = "my-histogram.csv" in text
+    st.markdown(
+        "Run this setting at every scale from 100 to 10⁸ records, outside the page (on this "
+        "machine's cores or a Dask cluster), into the store this section reads:"
+    )
+    st.code("dp-sweep run which_algorithm_sweep.toml", language="bash")
+    if own:
+        st.caption("Save your histogram as my-histogram.csv beside the sweep file first.")
+    st.download_button(
+        "Download the sweep file",
+        text,
+        "which_algorithm_sweep.toml",
+        mime="application/toml",
+        icon=":material/download:",
+    )
+
+
+def stored_sweeps(s: Setting) -> None:
+    st.header("Stored sweeps")
+    queue(s)
+    path = store_path()
+    if not path.exists():
+        st.info(
+            f"No sweep store yet at `{path}`: run a sweep (above, or `dp-sweep run "
+            "sweeps/dpbench_1d.toml` for DPBench's 1-D headline) and its results appear here.",
+            icon=":material/database:",
+        )
+        return
+    try:
+        names = report.sweeps(path)["name"].tolist()
+    except STORE_ERRORS as err:
+        st.warning(f"The sweep store `{path}` cannot be read: {untrusted.markdown(err, 300)}")
+        return
+    if not names:
+        st.info(f"The sweep store `{path}` holds no sweep yet.")
+        return
+    name = st.selectbox("Sweep", names, key="_wa_sweep", format_func=untrusted.plot_label)
+    try:
+        axes = report.axes(path, name)
+        c1, c2, c3 = st.columns(3)
+        near = int(np.argmin([abs(np.log(e / s.eps)) for e in axes["eps"]]))  # the sidebar's
+        eps = c1.selectbox("ε", axes["eps"], index=near, key="_wa_sweep_eps")
+        workload = c2.selectbox("Workload", axes["workload"], key="_wa_sweep_workload")
+        domain = c3.selectbox("Domain", axes["domain"], key="_wa_sweep_domain")
+        where = {"eps": eps, "workload": workload, "domain": domain}
+        curves = report.error_vs_scale(path, name, **where)
+        regret = report.regret(path, name, **where)
+    except STORE_ERRORS as err:
+        st.warning(f"The sweep '{untrusted.plot_label(name)}' cannot be read: {err}")
+        return
+    shown = curves.rename(columns={"mean_error": "mean"})
+    dependent = {
+        a: a in ALGORITHMS and ALGORITHMS[a].data_dependent for a in shown["algorithm"].unique()
+    }
+    stamp = {"sweep": name, "ε": eps, "workload": workload, "domain": f"{domain:,}"}
+    present.show_chart(figures.by_scale(shown, dependent), stamp, key="wa_stored_scale")
+    scale = st.select_slider(
+        "Scale for the regret map", sorted(regret["scale"].unique()), key="_wa_sweep_scale"
+    )
+    at = regret[regret["scale"] == scale]
+    present.show_chart(regret_map(at), stamp | {"scale": f"{scale:,}"}, key="wa_stored_regret")
+    try:
+        mean = report.mean_errors(path, name, scale=scale, **where)
+    except STORE_ERRORS as err:
+        st.warning(f"The sweep '{untrusted.plot_label(name)}' cannot be read: {err}")
+        return
+    present.table(mean.drop(columns=["domain", "eps", "workload", "scale"]))
+    downloads.csv_button("Download these means (CSV)", mean, "stored_sweep_means.csv")
+
+
+def regret_map(at: pd.DataFrame) -> go.Figure:
+    """Regret per algorithm (rows, best on average on top) and dataset (columns), log
+    colour, the value written in every cell."""
+    table = at.pivot_table(index="algorithm", columns="dataset", values="regret")
+    table = table.loc[np.exp(np.log(table).mean(axis=1)).sort_values().index]
+    return figures.regret_heat_map(table)
