@@ -15,6 +15,7 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
+import plotly.graph_objects as go
 import streamlit as st
 from numpy.typing import NDArray
 
@@ -24,6 +25,7 @@ from dpui.kit import present, sidebar, state
 from dpui.kit.page import Inputs, Refused, View
 from dpui.kit.params import TextParam
 from dpui.papers import figures
+from dpui.tree import figures as tree_figures
 
 FIG_3_14B = "1 4\n1 1\n2 3\n4 4\n2 2\n3 3"
 FIG_3_14B_BUDGETS = ",".join(f"{b:.10g}" for b in (1 / 3, 2 / 3, 1 / 3, 2 / 3, 1 / 3, 1 / 3))
@@ -212,12 +214,31 @@ def _fold_edits(editor: str, size: int) -> None:
     st.session_state[BUDGETS.name] = encode_budgets(base)
 
 
+def typed_tree(custom: ct.CustomTree) -> go.Figure:
+    """The typed tree drawn as the Tree page draws its trees (root on top, bins left to
+    right), coloured by coverage probability, each node's line and budget on hover."""
+    tree = custom.tree
+    p = coverage.coverage_probabilities(tree)
+    nodes = tree_figures.visible_nodes(tree, 0, tree.n_bins - 1)
+    line = np.zeros(tree.size)
+    line[custom.node_of_line] = np.arange(1, custom.lo.size + 1)
+    hover = {"line": line, "p_x": p}
+    fig = tree_figures.tree_icicle(
+        tree, nodes, 0, tree.n_bins - 1, p, "coverage probability p_x", hover
+    )
+    fig.update_layout(title=f"Your tree: {tree.size} nodes over {tree.n_bins} bins")
+    return fig
+
+
 def body(shown: View, prose: str) -> None:
     """The budget table, the scores of the hand-set budgets and the optima."""
     c: Custom = shown.detail
     custom, eps, text = c.custom, c.eps, c.text
     st.header("Custom tree and hand-set budgets (LUE-DPTree fig. 3.14(b))")
     st.markdown(prose)
+    present.show_chart(
+        typed_tree(custom), {"nodes": custom.tree.size, "ε": eps}, key="custom_tree_drawn"
+    )
     left, right = st.columns([1, 2])
     left.caption("The tree's intervals are typed under **Settings**.")
     if st.session_state.get(BASE_TREE) != text or BASE not in st.session_state:

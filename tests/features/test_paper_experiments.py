@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import time
 from pathlib import Path
 from urllib.parse import parse_qsl
@@ -16,8 +17,8 @@ from dpcore.hist import matrix_mechanism as mm
 from dpcore.histogram import from_counts
 from dpui.kit import limits
 from dpui.kit.page import Estimate, Inputs
+from dpui.papers import custom_tree, page
 from dpui.papers import figures as figures
-from dpui.papers import page
 from dpui.papers import view as view
 from tests.oracles import canonical_nodes, strategy_matrix, workload_ranges
 
@@ -278,3 +279,18 @@ def test_a_pinned_heavy_view_is_refused_like_the_current_one() -> None:
     assert len(refusals) == 1 and "Not computed: Pinned view A: " in refusals[0]
     table = at.dataframe[0].value  # B, the default Table 2, still computes
     assert len(table) == 11 and table["simulated"].notna().all()
+
+
+def test_the_typed_custom_tree_is_drawn() -> None:
+    """Issue 22 (9): the typed tree was never drawn. It is, as the Tree page draws trees: one
+    icicle slice per node of the typed tree, coloured by coverage probability."""
+    at = _page({"px_view": "custom"})
+    at.run()
+    assert not at.exception and not at.error
+    icicles = [c for c in at.get("plotly_chart") if '"type":"icicle"' in c.proto.spec]
+    assert len(icicles) == 1
+    spec = json.loads(icicles[0].proto.spec)
+    typed = custom_tree.parse(custom_tree.FIG_3_14B)
+    assert not isinstance(typed, str)
+    assert len(spec["data"][0]["ids"]) == typed.tree.size
+    assert "Your tree" in spec["layout"]["title"]["text"]
