@@ -277,6 +277,6 @@ def test_exponential_play_comes_right_after_the_key_numbers(exponential):
     their Play) now come first."""
     at = exponential.run()
     assert not at.exception
-    headings = [h.value for h in at.subheader]
+    headings = [h.value for h in at.header]
     assert headings.index("Repeated runs") < headings.index("Weights and probabilities")
     assert at.button(key="exp_play").label == "Play"
