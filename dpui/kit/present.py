@@ -66,7 +66,7 @@ h3 { font-size: 1.3rem !important; }
 /* read by screen readers, not drawn (the chart's text alternative) */
 .dp-sr-only { position: absolute !important; width: 1px; height: 1px; margin: -1px; padding: 0;
   overflow: hidden; clip: rect(0 0 0 0); white-space: nowrap; border: 0; }
-[data-testid="stElementContainer"]:has(.dp-sr-only) { position: absolute !important; }
+.dp-chart-data summary { cursor: pointer; color: #31333f; padding: 0.25rem 0; }
 .dp-chart-table { border-collapse: collapse; font-size: 0.85rem; margin-top: 0.5rem; }
 .dp-chart-table caption { text-align: left; font-weight: 600; }
 .dp-chart-table th, .dp-chart-table td { padding: 0.1rem 0.6rem; text-align: right;
@@ -396,11 +396,15 @@ def show_chart(
     box = (where or st).container()  # one element: ``where`` may be an st.empty slot
     box.plotly_chart(plot_once.prepare(fig), key=key, config=config, theme=None, **events)
     # Plotly's SVG has no role or name, and Streamlit keeps no attributes we could add to its
-    # chart element: the description is the next thing a screen reader reads
-    box.html(f'<p class="dp-sr-only">{html.escape(text)}</p>')
-    box.expander("Chart data as a table", icon=":material/table:").html(
+    # chart element: the description is the next thing a screen reader reads. One HTML element
+    # (a native <details>, keyboard-operable) instead of a paragraph and an expander: each
+    # element more is DOM the browser settles on every rerun of a page of several charts.
+    caption = chart_text.plain(fig.layout.title.text) or "Chart data"
+    box.html(
+        f'<p class="dp-sr-only">{html.escape(text)}</p>'
+        '<details class="dp-chart-data"><summary>Chart data as a table</summary>'
         f"<p><strong>Text alternative</strong> (also a slide's alt text): {html.escape(text)}</p>"
-        + chart_text.html_table(fig, chart_text.plain(fig.layout.title.text) or "Chart data")
+        f"{chart_text.html_table(fig, caption)}</details>"
     )
 
 
