@@ -46,10 +46,10 @@ class Change:
 
     page: str
     label: str
-    kind: str  # "number" or "select"
+    kind: str  # "number", "select", "segment" (a section switch), "button" or "link"
     key: str
-    values: tuple[Any, Any]
-    shown: tuple[str, str] = ("", "")  # option texts in the browser, for selects
+    values: tuple[Any, Any]  # "button": the two labels clicked in turn; "link": two queries
+    shown: tuple[str, str] = ("", "")  # option texts in the browser, for selects and segments
     query: str = ""  # link parameters the page is opened with (e.g. a large dataset)
     target_s: float = 1.0  # the issue's target for the median
     tag: str = ""  # what the link sets, for the table
@@ -152,6 +152,32 @@ CHANGES = (
         target_s=3.0,
         tag="Reconstruction, n = 512, 4n queries",
     ),
+    Change(
+        "error_analysis",
+        "Plot",
+        "select",
+        "ea_view",
+        ("size", "epsilon"),
+        ("(3) Average error vs N", "(4) Error vs ε"),
+    ),
+    Change(
+        "kv_ldp",
+        "Below the accuracy charts",
+        "segment",
+        "kv_show",
+        ("re", "privacy"),
+        ("Relative error vs top-t", "Privacy check"),
+    ),
+    Change("tree_budgets", "Pin", "button", "", ("Pin this view", "Unpin"), tag="pin, unpin"),
+    Change(
+        "tree_budgets",
+        "Pinned link",
+        "link",
+        "",
+        (PINNED["tree_budgets"], PINNED["tree_budgets"].replace("0.5", "0.25")),
+        target_s=3.0,
+        tag="opened",
+    ),
     # every algorithm recomputed on new inputs: the issue's target for the first result
     Change("which_algorithm", "Seed", "number", "wa_seed", (1, 0), target_s=3.0),
     Change(
@@ -215,6 +241,13 @@ def set_in_browser(page: Any, change: Change, i: int) -> None:
         box = page.get_by_label(change.label, exact=True)
         box.fill(str(change.values[i]))
         box.press("Enter")
+    elif change.kind == "segment":
+        group = page.locator('[data-testid="stButtonGroup"]')
+        group.get_by_text(change.shown[i], exact=True).first.click()
+    elif change.kind == "button":
+        page.get_by_role("button", name=change.values[i]).first.click()
+    elif change.kind == "link":
+        page.goto(f"{page.url.split('?')[0]}?{change.values[i]}", wait_until="domcontentloaded")
     else:
         page.get_by_label(change.label, exact=True).first.click()
         page.get_by_role("option", name=change.shown[i]).first.click()
@@ -264,15 +297,28 @@ def apptest_times(changes: list[Change], repeats: int) -> dict[Change, list[floa
             at.query_params.update(parse_qsl(change.query))
             tests[change.case] = at.run()
         at = tests[change.case]
-        widget = at.number_input if change.kind == "number" else at.selectbox
         for _ in range(repeats):
             for value in change.values:
-                widget(key=change.key).set_value(value)
                 start = time.perf_counter()
-                at.run()
+                at = apptest_change(at, change, value)
                 times[change].append(time.perf_counter() - start)
                 assert not at.exception, at.exception
     return times
+
+
+def apptest_change(at: AppTest, change: Change, value: Any) -> AppTest:
+    """``change`` set to ``value`` and the page rerun (a link: a new session opening it)."""
+    if change.kind == "link":
+        fresh = AppTest.from_file(str(ROOT / "pages" / f"{change.page}.py"), default_timeout=300)
+        fresh.query_params.update(parse_qsl(value))
+        return fresh.run()
+    if change.kind == "button":
+        return next(b for b in at.button if b.label == value).click().run()
+    widget = {"number": at.number_input, "select": at.selectbox}.get(
+        change.kind, at.segmented_control
+    )
+    widget(key=change.key).set_value(value)
+    return at.run()
 
 
 @contextlib.contextmanager
