@@ -20,7 +20,7 @@ from scipy import stats
 
 from dpcore.algorithms import ALGORITHMS, NAMES, estimate
 from dpcore.algorithms.common import Ranges, as_workload
-from dpcore.algorithms.dpbench import random_ranges, sample, scaled_l1_error
+from dpcore.algorithms.dpbench import RANDOM_RANGES, random_ranges, sample, scaled_l1_error
 from dpcore.hist.plans import plan_range_errors, prepare
 from dpcore.hist.workload import Workload, parse_workload, workload_ranges
 from dpcore.histogram import MAX_BINS, Histogram
@@ -127,7 +127,7 @@ def _queries(kind: str, ranges: str, domain: int) -> int:
     if kind == "all":
         return domain * (domain + 1) // 2
     if kind == "random":
-        return 2_000
+        return RANDOM_RANGES
     return max(1, ranges.count(",") + 1)
 
 

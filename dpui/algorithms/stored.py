@@ -5,8 +5,6 @@ the setting on screen, to run the grid the page will not run in a request."""
 from __future__ import annotations
 
 import hashlib
-import os
-from pathlib import Path
 
 import duckdb
 import numpy as np
@@ -23,13 +21,6 @@ from dpui.kit import downloads, examples, present, untrusted
 SWEEP_WORKLOADS = {"prefix": "prefix", "random": "random ranges"}
 """The page's workloads a sweep file can name."""
 STORE_ERRORS = (store.StoreError, duckdb.Error, OSError, ValueError)
-
-
-def store_path() -> Path:
-    """The store the runner writes by default: ``$DP_EXPLORER_STORE`` or the user's data
-    directory (:func:`dpcore.sweep.store.default_path`)."""
-    env = os.environ.get("DP_EXPLORER_STORE")
-    return Path(env) if env else store.default_path()
 
 
 def sweep_file(s: Setting) -> str | None:
@@ -81,7 +72,7 @@ def queue(s: Setting) -> None:
 def stored_sweeps(s: Setting) -> None:
     st.header("Stored sweeps")
     queue(s)
-    path = store_path()
+    path = store.default_path()  # $DP_EXPLORER_STORE, else the user's data directory
     if not path.exists():
         st.info(
             f"No sweep store yet at `{path}`: run a sweep (above, or `dp-sweep run "
