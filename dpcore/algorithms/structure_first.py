@@ -12,10 +12,10 @@ Xu, Zhang, Xiao, Yang, Yu, "Differentially private histogram publication", VLDB 
    ``eps / 20, 2 eps / 20, ...`` minimising the authors' error estimate
    (:func:`structure_budget`);
 4. the optimal SSE of every prefix in every number of buckets (the v-optimal dynamic
-   program), then the ``k - 1`` boundaries drawn right to left with the exponential
-   mechanism, each with ``eps1 / (k - 1)`` (DPComp divides by ``k``, spending slightly less),
-   the score of a left end ``j`` of the last bucket being the optimal SSE of ``[0, j)`` in
-   the remaining buckets plus the SSE of ``[j, right)``;
+   program, :mod:`dpcore.algorithms.vopt`), then the ``k - 1`` boundaries drawn right to
+   left with the exponential mechanism, each with ``eps1 / (k - 1)`` (DPComp divides by
+   ``k``, spending slightly less), the score of a left end ``j`` of the last bucket being
+   the optimal SSE of ``[0, j)`` in the remaining buckets plus the SSE of ``[j, right)``;
 5. inside every bucket, DPComp's estimator: a binary hierarchy over the bucket's bins,
    ``eps - eps1`` split evenly over its levels, made consistent by least squares (Hay et
    al.'s "Boost"; a one-bin bucket is its count plus ``Lap(1 / (eps - eps1))``). Spreading
@@ -31,6 +31,7 @@ import math
 import numpy as np
 
 from dpcore.algorithms.common import FloatArray, IntArray, Ranges, Release
+from dpcore.algorithms.vopt import vopt_table
 from dpcore.hist.budget import uniform_budgets
 from dpcore.hist.consistency import blue
 from dpcore.hist.release import laplace_release
@@ -100,68 +101,6 @@ def _sse(p: FloatArray, pp: FloatArray, lo: IntArray, hi: IntArray) -> FloatArra
     total = p[hi + 1] - p[lo]
     sse: FloatArray = np.maximum(pp[hi + 1] - pp[lo] - total * total / (hi - lo + 1), 0.0)
     return sse
-
-
-def vopt_table(x: FloatArray, k: int) -> FloatArray:
-    """The v-optimal dynamic program: the least SSE of every prefix in ``1..k`` buckets.
-
-    .. math:: T[b, i] = \\min_{b-1 \\le j < i} T[b-1, j] + \\mathrm{SSE}(j+1..i)
-
-    One vectorised row per ``b``. Only ``j`` that can beat the last bucket being the
-    single bin ``i`` (``T[b-1, i-1]``) are evaluated: those with ``T[b-1, j]`` below it
-    (``T[b-1, .]`` never decreases) and ``SSE(j+1..i)`` below it (the SSE never grows as
-    ``j`` moves right, so they form a window found by binary search). The result is the
-    full ``O(k n^2)`` program's, in far less time when few ``j`` qualify.
-
-    Parameters
-    ----------
-    x : ndarray of float64, shape (n,)
-        The values.
-    k : int
-        Most buckets, ``1 <= k <= n``.
-
-    Returns
-    -------
-    ndarray of float64, shape (k, n)
-        ``T[b, i]``: least SSE of ``x[0..i]`` in exactly ``b + 1`` buckets (``inf`` when
-        ``i < b``).
-    """
-    n = x.size
-    p, pp = _prefix_sums(x)
-    table = np.full((k, n), np.inf)
-    everything = np.arange(n)
-    table[0] = _sse(p, pp, np.zeros(n, np.int64), everything)
-    for b in range(1, k):
-        prev = table[b - 1]
-        table[b, b] = 0.0
-        ends = everything[b + 1 :]
-        if ends.size == 0:
-            continue
-        bound = prev[ends - 1]  # the last bucket being bin i alone
-        # j <= hi: T[b-1, j] < bound (searched on the running maximum, robust to rounding)
-        rising = np.maximum.accumulate(prev[b - 1 :])
-        hi = np.minimum(np.searchsorted(rising, bound, side="left") - 1 + (b - 1), ends - 2)
-        # j >= lo: SSE(j+1..i) < bound, the first such j by binary search on [b-1, i-1]
-        lo = np.full(ends.size, b - 1)
-        top = ends - 1
-        while (open_ := lo < top).any():
-            mid = (lo + top) // 2
-            below = _sse(p, pp, mid + 1, ends) < bound
-            top = np.where(open_ & below, mid, top)
-            lo = np.where(open_ & ~below, mid + 1, lo)
-        width = np.maximum(hi - lo + 1, 0)
-        best = bound.copy()
-        some = width > 0
-        if some.any():
-            width = width[some]
-            starts = np.cumsum(width) - width
-            offset = np.arange(int(width.sum())) - np.repeat(starts, width)
-            j = np.repeat(lo[some], width) + offset
-            i = np.repeat(ends[some], width)
-            scores = prev[j] + _sse(p, pp, j + 1, i)
-            best[some] = np.minimum(best[some], np.minimum.reduceat(scores, starts))
-        table[b, ends] = best
-    return table
 
 
 def boundary_scores(

@@ -65,7 +65,7 @@ RUN_SECONDS_4096: dict[str, float] = {
     "EFPA": 5e-3,
     "PHP": 0.3,
     "AHP": 0.1,
-    "SF": 60.0,
+    "SF": 2.0,
 }
 """Seconds of one run at 4,096 bins on the prefix workload: about twice the slowest of
 MEDCOST and ADULTFRANK at 10^3 to 10^7 records measured on this 2-core machine; an
@@ -79,9 +79,11 @@ WORKLOAD_SECONDS_4096: dict[tuple[str, str], float] = {
 """Where a workload changes an algorithm's work: GreedyH sums over the listed ranges at
 every node (up to 0.7 s of CPU for 2,000 random ranges at 4,096 bins), MWEM scores all
 ranges."""
-RUN_EXPONENT = {"SF": 3}
+RUN_EXPONENT = {"SF": 2}
 """How a run grows with the bins where it is not linear: StructureFirst's v-optimal table
-is ``O(k n^2)`` with ``k = n / 10`` buckets (0.2-0.5 s at 1,024 bins, 24-110 s at 4,096)."""
+is ``O(k n^2)`` in the worst case with ``k = n / 10`` buckets; pruned
+(:mod:`dpcore.algorithms.vopt`), it measured 0.02-0.25 s at 1,024 bins, 0.13-0.9 s at
+4,096 (1.6 s on the bundled zipf-4096) and 1-11 s at 16,384."""
 UNMEASURED_SECONDS = 0.3
 EVALUATION_SECONDS = 15e-9
 """Per query and run: answering the workload on the truth and the estimate (prefix sums)."""
@@ -173,10 +175,12 @@ class Setting:
         return tuple(n for n in NAMES if n not in self.names)
 
     def key(self) -> tuple[object, ...]:
-        """Everything the errors depend on: the histogram by digest, the rest as is."""
+        """Everything the errors depend on: the histogram by digest, the rest as is (the
+        algorithms included: ticking "Include slow algorithms" changes them)."""
         digest = histogram_digest(self.hist)
         return (
             digest,
+            self.names,
             self.scale,
             self.domain,
             self.workload,

@@ -71,7 +71,7 @@ def controls() -> None:
         "Include slow algorithms",
         key=SLOW.name,
         help=f"Algorithms estimated above {compare.SLOW_RUN:g} s per run at this domain "
-        "(StructureFirst from about 1,000 bins) are left out unless this is ticked.",
+        "(StructureFirst from about 3,000 bins) are left out unless this is ticked.",
     )
 
 

@@ -1,6 +1,7 @@
 """StructureFirst and DPCube against brute force, their budgets, and a seeded accuracy check."""
 
 from itertools import combinations, pairwise
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -14,8 +15,10 @@ from dpcore.algorithms.structure_first import (
     bucket_count,
     sample_buckets,
     structure_budget,
-    vopt_table,
 )
+from dpcore.algorithms.vopt import vopt_table
+
+DATA = Path(__file__).resolve().parents[3] / "shared" / "data"
 
 
 def sse(x):
@@ -49,6 +52,48 @@ def test_vopt_table_matches_enumeration_of_all_partitions():
             for i in range(x.size):
                 expected = best_partition_sse(x[: i + 1], b + 1)
                 assert table[b, i] == pytest.approx(expected, abs=1e-9)
+
+
+def plain_vopt_table(x, k):
+    """The v-optimal recursion in full, every candidate evaluated (no pruning)."""
+    n = x.size
+    p, pp = np.concatenate(([0.0], np.cumsum(x))), np.concatenate(([0.0], np.cumsum(x * x)))
+
+    def sse_of(lo, hi):  # bins lo..hi inclusive, arrays allowed
+        total = p[hi + 1] - p[lo]
+        return np.maximum(pp[hi + 1] - pp[lo] - total**2 / (hi - lo + 1), 0.0)
+
+    table = np.full((k, n), np.inf)
+    table[0] = sse_of(np.zeros(n, int), np.arange(n))
+    for b in range(1, k):
+        for i in range(b, n):
+            j = np.arange(b - 1, i)
+            table[b, i] = (table[b - 1, j] + sse_of(j + 1, np.full(j.size, i))).min()
+    return table
+
+
+@pytest.mark.parametrize("shape", ["spikes", "zeros and ties", "integers", "real data"])
+def test_vopt_table_matches_the_unpruned_recursion(shape):
+    """The branch and bound's pruning is exact: medium inputs with long zero runs, ties,
+    isolated spikes, and a slice of a real histogram (seeded)."""
+    rng = np.random.default_rng(["spikes", "zeros and ties", "integers", "real data"].index(shape))
+    for _ in range(6):
+        n = int(rng.integers(40, 160))
+        if shape == "spikes":
+            x = np.where(rng.random(n) < 0.05, rng.integers(100, 10_000, n), 0).astype(float)
+        elif shape == "zeros and ties":
+            x = rng.choice([0.0, 0.0, 0.0, 1.0, 1.0, 5.0], n)
+        elif shape == "integers":
+            x = rng.integers(0, 1_000, n).astype(float)
+        else:
+            counts = np.loadtxt(DATA / "MEDCOST.n4096.csv", delimiter=",", skiprows=1)
+            start = int(rng.integers(0, counts.size - n))
+            x = counts[start : start + n]
+        k = int(rng.integers(1, n // 2))
+        fast, plain = vopt_table(x, k), plain_vopt_table(x, k)
+        assert np.array_equal(np.isinf(fast), np.isinf(plain))
+        finite = np.isfinite(plain)
+        assert np.allclose(fast[finite], plain[finite], rtol=1e-12, atol=1e-9)
 
 
 def test_boundary_scores_and_probabilities_match_brute_force():

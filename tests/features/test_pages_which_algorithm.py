@@ -117,6 +117,13 @@ def test_slow_algorithms_are_left_out_at_4096_bins_and_say_so():
     assert "SF" not in set(ranking(at)["algorithm"])
     assert any("Left out at 4,096 bins: SF" in c.value for c in at.caption)
     at.checkbox(key=compare.SLOW.name).check().run()
+    assert not at.exception and not at.error
+    assert "SF" in set(ranking(at)["algorithm"])  # about a second per run at 4,096 bins
+    assert not any("Left out" in c.value for c in at.caption)
+
+
+def test_slow_algorithms_over_the_work_limit_are_refused_with_the_reason():
+    at = page(data="spiky-65536", wa_trials="1", wa_slow="1")
     assert not at.exception
     assert any("Not computed" in w.value for w in at.warning)  # SF alone is over the limit
 
