@@ -14,7 +14,19 @@ import pytest
 from axe_playwright_python.sync_playwright import Axe
 from playwright.sync_api import Page, expect
 
+from dpui.algorithms.page import SECTION as WA_SECTION
+from dpui.algorithms.page import SECTIONS as WA_SECTIONS
+from dpui.errors.settings import VIEW as EA_VIEW
+from dpui.errors.settings import VIEWS as EA_VIEWS
+from dpui.ldp.settings import SECTION as KV_SECTION
+from dpui.ldp.settings import SECTIONS as KV_SECTIONS
+from dpui.meaning.parts import PART, PARTS
+from dpui.mechanisms.laplace import SECTION as LAP_SECTION
+from dpui.mechanisms.laplace import SECTIONS as LAP_SECTIONS
+from dpui.papers.view import EXPERIMENT, EXPERIMENTS
 from dpui.registry import PAGES
+from dpui.tree.view import SECTION as TB_SECTION
+from dpui.tree.view import SECTIONS as TB_SECTIONS
 from tests.browser.test_browser import _settle, browser, server  # noqa: F401  (fixtures)
 
 WCAG_TAGS = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]
@@ -65,6 +77,37 @@ def test_no_serious_axe_violation_and_headings_in_order(server, browser, key, mo
     headings = page.evaluate(HEADINGS)
     assert headings and headings[0][0] == 1, headings
     assert skipped_levels(headings) == []
+    page.close()
+
+
+OTHER_VIEWS = [
+    (page, f"{param.name}={value}")
+    for page, param, values in (
+        ("tree_budgets", TB_SECTION, TB_SECTIONS),
+        ("error_analysis", EA_VIEW, EA_VIEWS),
+        ("paper_experiments", EXPERIMENT, EXPERIMENTS),
+        ("which_algorithm", WA_SECTION, WA_SECTIONS),
+        ("laplace", LAP_SECTION, LAP_SECTIONS),
+        ("kv_ldp", KV_SECTION, KV_SECTIONS),
+        ("epsilon", PART, PARTS),
+    )
+    for value in values
+    if value != param.default
+]
+"""Every section or view a page opens besides its default one (the test above scans those)."""
+
+
+@pytest.mark.browser
+@pytest.mark.parametrize(("key", "query"), OTHER_VIEWS)
+def test_every_other_section_has_no_serious_axe_violation(server, browser, key, query):  # noqa: F811
+    page = browser.new_page()
+    page.set_viewport_size({"width": 1280, "height": 720})
+    page.goto(f"{server}/{key}?{query}", wait_until="domcontentloaded")
+    _settle(page)
+    assert query in page.url  # the view was accepted (a rejected value leaves the link)
+    assert page.locator('[data-testid="stException"]').count() == 0
+    assert violations(page) == []
+    assert skipped_levels(page.evaluate(HEADINGS)) == []
     page.close()
 
 
