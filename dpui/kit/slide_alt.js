@@ -52,8 +52,10 @@ if (!window.dpSlideAltInstalled) {
       svg.insertBefore(el, svg.firstChild);
       ids.unshift(el.id);
     }
-    svg.setAttribute('role', 'img');
-    svg.setAttribute('aria-labelledby', ids.join(' '));
+    if (ids.length) { // an image role wants a name: none when there is no text at all
+      svg.setAttribute('role', 'img');
+      svg.setAttribute('aria-labelledby', ids.join(' '));
+    }
     return new Blob([new XMLSerializer().serializeToString(doc)], { type: blob.type });
   };
 
