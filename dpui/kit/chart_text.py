@@ -6,8 +6,8 @@ and its key finding (each series' largest value and where), and :func:`html_tabl
 chart's data as an HTML ``<table>`` with a caption and column headers, which screen readers
 navigate cell by cell (Streamlit's ``st.dataframe`` is a canvas grid). A page that knows a
 better finding passes it in words (``alt``), put before the computed sentence. The same text
-is offered as the alt text of a downloaded slide. Pure functions of the figure: tested
-without Streamlit.
+is written into every downloaded slide (``dpui/kit/slide_alt.js``). Pure functions of the
+figure: tested without Streamlit.
 """
 
 from __future__ import annotations

@@ -6,7 +6,8 @@ draws every chart with :func:`show_chart` and its long prose with :func:`prose`.
 Presenting means larger chart fonts (axis labels >= 18 px), thicker lines, prose
 collapsed and figures full width (:func:`columns` stacks side-by-side blocks).
 Every chart downloads through Plotly's own client-side button at slide resolution with
-the settings that produced it stamped on the figure.
+the settings that produced it stamped on the figure and its text alternative written into the
+file (``slide_alt.js``).
 
 :func:`style` and :func:`stamp` are pure figure functions (tested without Streamlit).
 """
@@ -14,6 +15,7 @@ the settings that produced it stamped on the figure.
 from __future__ import annotations
 
 import html
+import importlib.resources
 import io
 import json
 import math
@@ -170,6 +172,15 @@ if (!window.dpScrollersWatched) {
 </script>
 """
 
+# our own fixed script, once per browser tab: a chart's download (Plotly's camera button) gets
+# the chart's title and text alternative written into the file (an SVG's <title> and <desc>, a
+# PNG's iTXt chunks); read from the element of that name that show_chart writes under the chart
+_SLIDE_ALT = (
+    "<script>\n"
+    + importlib.resources.files("dpui.kit").joinpath("slide_alt.js").read_text(encoding="utf-8")
+    + "</script>\n"
+)
+
 # our own fixed script: scroll to a heading once it is drawn (its id is checked by the caller
 # against the page's own entries, so no user text reaches the script)
 _SCROLL_TO = """
@@ -279,9 +290,13 @@ def header(page: Framed) -> DeltaGenerator:
             "with the settings stamped on the figure.",
         )
     with bar:
-        # one element with the scrollers' script: each st.html is a block of its own, and
+        # one element with the other scripts: each st.html is a block of its own, and
         # another above the figure would push it off a 720p projector
-        st.html(_COPY_LINK + _FOCUSABLE_SCROLLERS, width="content", unsafe_allow_javascript=True)
+        st.html(
+            _COPY_LINK + _FOCUSABLE_SCROLLERS + _SLIDE_ALT,
+            width="content",
+            unsafe_allow_javascript=True,
+        )
     if page.notice and presenting():  # one click away: the figure fits a 720p projector
         bar.popover("What to notice", type="tertiary", icon=":material/lightbulb:").markdown(
             what_to_notice(page.notice)
@@ -376,17 +391,19 @@ def show_chart(
     (``on_select``, ``selection_mode``) go to ``st.plotly_chart``.
 
     Under the chart, its text alternative (:mod:`dpui.kit.chart_text`; ``alt``, the page's
-    own finding in words, first): read by screen readers right after the chart, and shown with
-    the chart's data as an HTML table in a "Chart data as a table" expander."""
+    own finding in words, first): read by screen readers right after the chart, written into
+    the downloaded slide (``slide_alt.js`` finds it by the download's file name), and shown
+    with the chart's data as an HTML table in a "Chart data as a table" expander."""
     # in place: copying a figure re-validates every value, a tenth of a second on a big tree
     fig = chart_style.apply(_add_stamp(_restyle(fig, presenting=presenting()), settings))
     plot_axes.reserve_margins(fig)
     fmt = state.get(EXPORT) or EXPORT.default
+    filename = f"dp-explorer-{key}"
     config = {
         "displaylogo": False,
         "toImageButtonOptions": {
             "format": fmt,
-            "filename": f"dp-explorer-{key}",
+            "filename": filename,
             "width": SLIDE_WIDTH,
             "height": SLIDE_HEIGHT,
             "scale": PNG_SCALE if fmt == "png" else 1,
@@ -399,12 +416,16 @@ def show_chart(
     # chart element: the description is the next thing a screen reader reads. One HTML element
     # (a native <details>, keyboard-operable) instead of a paragraph and an expander: each
     # element more is DOM the browser settles on every rerun of a page of several charts.
-    caption = chart_text.plain(fig.layout.title.text) or "Chart data"
+    # The same paragraph names the download it describes and the chart's title, for the slide
+    # export's script (_SLIDE_ALT), which reads them as text (textContent), never as markup.
+    title = chart_text.plain(fig.layout.title.text)
     box.html(
-        f'<p class="dp-sr-only">{html.escape(text)}</p>'
+        f'<p class="dp-sr-only" data-dp-alt-for="{html.escape(filename)}" '
+        f'data-dp-alt-title="{html.escape(title)}">{html.escape(text)}</p>'
         '<details class="dp-chart-data"><summary>Chart data as a table</summary>'
-        f"<p><strong>Text alternative</strong> (also a slide's alt text): {html.escape(text)}</p>"
-        f"{chart_text.html_table(fig, caption)}</details>"
+        "<p><strong>Text alternative</strong> (also in the downloaded slide: an SVG's description,"
+        f" a PNG's Description text): {html.escape(text)}</p>"
+        f"{chart_text.html_table(fig, title or 'Chart data')}</details>"
     )
 
 

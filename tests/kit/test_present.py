@@ -1,5 +1,8 @@
 """Presentation mode, export stamp and chart legibility, tested on the figure factories' output."""
 
+import re
+from html.parser import HTMLParser
+
 import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
@@ -295,3 +298,67 @@ def test_category_axes_are_left_to_plotly():
     fig.update_layout(margin={"l": 10, "b": 10})
     plot_axes.reserve_margins(fig)
     assert (fig.layout.margin.l, fig.layout.margin.b) == (10, 10)
+
+
+class _Markup(HTMLParser):
+    """Each element's tag, attributes and text, as a browser's parser would read them."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.elements: list[tuple[str, dict[str, str | None], list[str]]] = []
+        self._open: list[list[str]] = []
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        self.elements.append((tag, dict(attrs), []))
+        self._open.append(self.elements[-1][2])
+
+    def handle_endtag(self, tag: str) -> None:
+        if self._open:
+            self._open.pop()
+
+    def handle_data(self, data: str) -> None:
+        if self._open:
+            self._open[-1].append(data)
+
+
+def _parsed(body: str) -> list[tuple[str, dict[str, str | None], list[str]]]:
+    markup = _Markup()
+    markup.feed(body)
+    return markup.elements
+
+
+def _chart_with_a_hostile_title() -> None:
+    import plotly.graph_objects as go
+
+    from dpui.kit import present
+
+    fig = go.Figure(go.Bar(x=["a"], y=[1]), layout_title_text='Say "hi" <b>&</b> <i>bye</i>')
+    present.show_chart(fig, {}, key="k_1", alt='A "finding" <img src=x>.')
+
+
+def test_a_charts_text_alternative_names_its_download_and_title_as_inert_text() -> None:
+    """slide_alt.js finds a chart's text by its download's name and reads its title from an
+    attribute: both must survive quotes and markup in a title as text, never as markup."""
+    at = AppTest.from_function(_chart_with_a_hostile_title).run()
+    assert not at.exception
+    (html_element,) = at.get("html")
+    described = [e for e in _parsed(html_element.proto.body) if "data-dp-alt-for" in e[1]]
+    assert len(described) == 1
+    tag, attrs, text = described[0]
+    assert tag == "p" and attrs["class"] == "dp-sr-only"
+    assert attrs["data-dp-alt-for"] == "dp-explorer-k_1"  # Plotly's file name, less its suffix
+    assert attrs["data-dp-alt-title"] == 'Say "hi" & bye'
+    assert "".join(text).startswith('A "finding" <img src=x>. Chart: Say "hi" & bye.')
+
+
+def test_the_frames_scripts_survive_streamlits_sanitizer() -> None:
+    """Streamlit's DOMPurify drops a script whose text has '<' before a letter, '/' or '!' (its
+    mXSS guard), comments included: every script of the frame (copy link, focusable
+    scrollers, the slide export's alt text) must have none."""
+    at = AppTest.from_file("../../pages/glossary.py", default_timeout=60).run()
+    bodies = [e.proto.body for e in at.get("html")]
+    parsed = [element for body in bodies for element in _parsed(body)]
+    scripts = ["".join(text) for tag, _, text in parsed if tag == "script"]
+    assert any("dpSlideAltInstalled" in s for s in scripts)
+    assert any("dp-copy-link" in s for s in scripts)
+    assert [s[:60] for s in scripts if re.search(r"<[/\w!]", s)] == []
