@@ -50,6 +50,7 @@ PARAMS = (PRESENT, EXPORT)
 SLIDE_WIDTH, SLIDE_HEIGHT, PNG_SCALE = 1280, 720, 1.5
 PRESENT_AXIS_FONT, PRESENT_TICK_FONT, PRESENT_LINE, PRESENT_HEIGHT = 20, 18, 4.0, 480
 STAMP_FONT, STAMP_WIDTH = 11, 60
+TABLE_HELP = "The chart's text alternative and its data as a table, for screen readers and copying."
 
 _CSS = """
 <style>
@@ -68,7 +69,6 @@ h3 { font-size: 1.3rem !important; }
 /* read by screen readers, not drawn (the chart's text alternative) */
 .dp-sr-only { position: absolute !important; width: 1px; height: 1px; margin: -1px; padding: 0;
   overflow: hidden; clip: rect(0 0 0 0); white-space: nowrap; border: 0; }
-.dp-chart-data summary { cursor: pointer; color: #31333f; padding: 0.25rem 0; }
 .dp-chart-table { border-collapse: collapse; font-size: 0.85rem; margin-top: 0.5rem; }
 .dp-chart-table caption { text-align: left; font-weight: 600; }
 .dp-chart-table th, .dp-chart-table td { padding: 0.1rem 0.6rem; text-align: right;
@@ -413,20 +413,22 @@ def show_chart(
     box = (where or st).container()  # one element: ``where`` may be an st.empty slot
     box.plotly_chart(plot_once.prepare(fig), key=key, config=config, theme=None, **events)
     # Plotly's SVG has no role or name, and Streamlit keeps no attributes we could add to its
-    # chart element: the description is the next thing a screen reader reads. One HTML element
-    # (a native <details>, keyboard-operable) instead of a paragraph and an expander: each
-    # element more is DOM the browser settles on every rerun of a page of several charts.
-    # The same paragraph names the download it describes and the chart's title, for the slide
-    # export's script (_SLIDE_ALT), which reads them as text (textContent), never as markup.
+    # chart element: the description is the next thing a screen reader reads. The same
+    # paragraph names the download it describes and the chart's title, for the slide export's
+    # script (_SLIDE_ALT), which reads them as text (textContent), never as markup.
     title = chart_text.plain(fig.layout.title.text)
     box.html(
         f'<p class="dp-sr-only" data-dp-alt-for="{html.escape(filename)}" '
         f'data-dp-alt-title="{html.escape(title)}">{html.escape(text)}</p>'
-        '<details class="dp-chart-data"><summary>Chart data as a table</summary>'
-        "<p><strong>Text alternative</strong> (also in the downloaded slide: an SVG's description,"
-        f" a PNG's Description text): {html.escape(text)}</p>"
-        f"{chart_text.html_table(fig, title or 'Chart data')}</details>"
     )
+    # The data table only on request: up to 200 rows per chart in the page would be DOM the
+    # browser rebuilds on every rerun (on the Tree page, 2,600 of its 6,000 elements).
+    if box.toggle("Chart data as a table", key=f"_table_{key}", help=TABLE_HELP):
+        box.html(
+            "<p><strong>Text alternative</strong> (also in the downloaded slide: an SVG's "
+            f"description, a PNG's Description text): {html.escape(text)}</p>"
+            f"{chart_text.html_table(fig, title or 'Chart data')}"
+        )
 
 
 def _wrap(text: str, width: int) -> list[str]:
