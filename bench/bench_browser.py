@@ -7,6 +7,10 @@ or text of the page has changed for 300 ms (the quiet time is subtracted). The s
 are then timed as AppTest re-renders (server side only) in the same run. Prints median and
 max per control.
 
+Rows of kind ``"fresh"`` time one click on a freshly started server (its slow-results cache
+empty, :mod:`dpui.kit.slow`): each repeat serves a new app, and AppTest clears that cache
+first (``slow.clear()``, as the tests do).
+
 Usage: ``python bench/bench_browser.py [--repeats 3] [--baseline REF]``. With ``--baseline``
 the same changes are first timed in the browser on the app as it was at git revision ``REF``
 (checked out in a temporary worktree and served the same way), and the table prints both.
@@ -34,7 +38,8 @@ from streamlit.testing.v1 import AppTest
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))  # AppTest's pages import this checkout's dpui, not an installed one
-from dpui.tree import view as tree_view  # noqa: E402  (after the path, for the same reason)
+from dpui.kit import slow  # noqa: E402  (after the path, for the same reason)
+from dpui.tree import view as tree_view  # noqa: E402
 from tests.served_app import CHROMIUM_FLAGS, serve  # noqa: E402
 
 QUIET_S = 0.3
@@ -46,9 +51,12 @@ class Change:
 
     page: str
     label: str
-    kind: str  # "number", "select", "segment" (a section switch), "button" or "link"
+    # "number", "select", "segment" (a section switch), "button", "link" or "fresh" (a button
+    # clicked once on a freshly started server)
+    kind: str
     key: str
-    values: tuple[Any, Any]  # "button": the two labels clicked in turn; "link": two queries
+    values: tuple[Any, Any]  # "button": the two labels clicked in turn; "link": two queries;
+    # "fresh": the button's label (twice)
     shown: tuple[str, str] = ("", "")  # option texts in the browser, for selects and segments
     query: str = ""  # link parameters the page is opened with (e.g. a large dataset)
     target_s: float = 1.0  # the issue's target for the median
@@ -75,6 +83,7 @@ EXPLORER = Change(
     "tree_budgets", "First bin", "number", "tb_from", (5, 2), target_s=0.5, watch=ANSWER
 )
 KV_SEED = Change("kv_ldp", "Simulation seed", "number", "kv_seed", (1, 0))
+OPTIMISED = "Add the optimised strategy (HDMM p-Identity) for n = 1,024"
 
 
 def on_big(change: Change, target_s: float) -> Change:
@@ -178,6 +187,15 @@ CHANGES = (
         target_s=3.0,
         tag="opened",
     ),
+    # the optimised strategy for the default dataset's n, added on a fresh server (issue 22)
+    Change(
+        "error_analysis",
+        "Add p-Identity",
+        "fresh",
+        "",
+        (OPTIMISED, OPTIMISED),
+        tag="first click, fresh server",
+    ),
     # every algorithm recomputed on new inputs: the issue's target for the first result
     Change("which_algorithm", "Seed", "number", "wa_seed", (1, 0), target_s=3.0),
     Change(
@@ -244,7 +262,7 @@ def set_in_browser(page: Any, change: Change, i: int) -> None:
     elif change.kind == "segment":
         group = page.locator('[data-testid="stButtonGroup"]')
         group.get_by_text(change.shown[i], exact=True).first.click()
-    elif change.kind == "button":
+    elif change.kind in ("button", "fresh"):
         page.get_by_role("button", name=change.values[i]).first.click()
     elif change.kind == "link":
         page.goto(f"{page.url.split('?')[0]}?{change.values[i]}", wait_until="domcontentloaded")
@@ -281,21 +299,50 @@ def browser_times(
                 settle(page)
                 current = change.case
             for _ in range(repeats):
-                for i in (0, 1):
+                for i in (0,) if change.kind == "fresh" else (0, 1):
                     set_in_browser(page, change, i)
                     times[change].append(settle(page, change.watch))
         context.close()
     return times
 
 
+def served_times(
+    app: Path, changes: list[Change], repeats: int
+) -> dict[Change, list[tuple[float, float]]]:
+    """:func:`browser_times` on the app of checkout ``app``: one server for the rows that
+    share it, a new server for each repeat of a "fresh" row."""
+    with serve(app=app) as (url, _):
+        times = browser_times(url, [c for c in changes if c.kind != "fresh"], repeats)
+    for change in (c for c in changes if c.kind == "fresh"):
+        times[change] = []
+        for _ in range(repeats):
+            with serve(app=app) as (url, _):
+                times[change] += browser_times(url, [change], 1)[change]
+    return times
+
+
+def opened(change: Change, query: str) -> AppTest:
+    """A new session of ``change``'s page opened with ``query``, run once."""
+    at = AppTest.from_file(str(ROOT / "pages" / f"{change.page}.py"), default_timeout=300)
+    at.query_params.update(parse_qsl(query))
+    return at.run()
+
+
 def apptest_times(changes: list[Change], repeats: int) -> dict[Change, list[float]]:
     times: dict[Change, list[float]] = {c: [] for c in changes}
     tests: dict[str, AppTest] = {}
     for change in changes:
+        if change.kind == "fresh":
+            for _ in range(repeats):
+                slow.clear()  # a fresh server's cache, and a new session on it
+                at = opened(change, change.query)
+                start = time.perf_counter()
+                at = apptest_change(at, change, change.values[0])
+                times[change].append(time.perf_counter() - start)
+                assert not at.exception, at.exception
+            continue
         if change.case not in tests:
-            at = AppTest.from_file(str(ROOT / "pages" / f"{change.page}.py"), default_timeout=300)
-            at.query_params.update(parse_qsl(change.query))
-            tests[change.case] = at.run()
+            tests[change.case] = opened(change, change.query)
         at = tests[change.case]
         for _ in range(repeats):
             for value in change.values:
@@ -309,10 +356,8 @@ def apptest_times(changes: list[Change], repeats: int) -> dict[Change, list[floa
 def apptest_change(at: AppTest, change: Change, value: Any) -> AppTest:
     """``change`` set to ``value`` and the page rerun (a link: a new session opening it)."""
     if change.kind == "link":
-        fresh = AppTest.from_file(str(ROOT / "pages" / f"{change.page}.py"), default_timeout=300)
-        fresh.query_params.update(parse_qsl(value))
-        return fresh.run()
-    if change.kind == "button":
+        return opened(change, value)
+    if change.kind in ("button", "fresh"):
         return next(b for b in at.button if b.label == value).click().run()
     widget = {"number": at.number_input, "select": at.selectbox}.get(
         change.kind, at.segmented_control
@@ -347,11 +392,10 @@ def main() -> None:
     changes = [c for c in CHANGES if args.only in f"{c.title} {c.label}"]
     before: dict[Change, list[tuple[float, float]]] = {}
     if args.baseline:
-        with checkout(args.baseline) as old, serve(app=old) as (url, _):
+        with checkout(args.baseline) as old:
             existed = [c for c in changes if (old / "pages" / f"{c.page}.py").exists()]
-            before = browser_times(url, existed, args.repeats)
-    with serve() as (url, _):
-        in_browser = browser_times(url, changes, args.repeats)
+            before = served_times(old, existed, args.repeats)
+    in_browser = served_times(ROOT, changes, args.repeats)
     server_side = apptest_times(changes, args.repeats)
     print("Widget change -> settled page (seconds; 65,536 bins: the spiky-65536 dataset)\n")
     header = (

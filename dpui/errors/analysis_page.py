@@ -69,10 +69,7 @@ def offer_optimised_strategy(s: settings.Settings, hist_n: int) -> None:
         st.button(
             f"Add the optimised strategy (HDMM p-Identity) for n = {reference_n:,}",
             icon=":material/insights:",
-            help="The best known linear strategy for all ranges, optimised numerically "
-            "(McKenna, Miklau, Hay and Machanavajjhala, VLDB 2018): a reference line showing how "
-            "far each tree is from it. Seconds up to n = 1,024, about a minute at 4,096; "
-            "limit 8,192 bins.",
+            help=optimised.PIDENTITY_HELP,
         )
         and optimised.optimise_pidentity(reference_n) is not None
     ):

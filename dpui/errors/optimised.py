@@ -7,13 +7,22 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from dpcore.hist import empirical, pidentity
+from dpcore.hist import empirical, pidentity, pidentity_store
 from dpui.errors.settings import EPSILONS
 from dpui.errors.simulation import length_queries
 from dpui.kit import limits, slow
 
 PIDENTITY_LABEL = "optimised strategy (HDMM p-Identity)"
 PIDENTITY_MAX_BINS = pidentity.MAX_BINS
+PIDENTITY_HELP = (
+    "A linear strategy (HDMM's p-Identity: every bin and n/16 weighted sums; McKenna, Miklau, "
+    "Hay and Machanavajjhala, VLDB 2018) optimised numerically to minimise the expected total "
+    "squared error of all n(n+1)/2 ranges, each equally likely, at sensitivity 1: a reference "
+    "line showing how far each tree is from it. Shipped precomputed for n = "
+    + ", ".join(f"{n:,}" for n in pidentity_store.SHIPPED_BINS)
+    + " (the bundled datasets' sizes): added at once. Other n are optimised on request, with a "
+    f"progress bar: seconds up to n = 1,024, longer beyond; limit {pidentity.MAX_BINS:,} bins."
+)
 PIDENTITY_VIEWS = ("length", "fixed", "epsilon")
 """Views drawn for one n, where the optimised strategy can be added as a reference."""
 
@@ -25,12 +34,19 @@ def pidentity_strategy(n: int) -> pidentity.PIdentityStrategy | None:
 
 
 def optimise_pidentity(n: int) -> pidentity.PIdentityStrategy | None:
-    """Optimise (once, with a progress bar) the p-Identity strategy for ``n`` bins; None
-    (with the reason shown) when the search is over the work limit."""
+    """The p-Identity strategy for ``n`` bins, kept once found: the shipped one for the app's
+    own sizes (:mod:`dpcore.hist.pidentity_store`, no search), else optimised now with a
+    progress bar; None (with the reason shown) when that search is over the work limit."""
+    shipped = pidentity_store.load(n) if n in pidentity_store.SHIPPED_BINS else None
+    if shipped is not None:
+        kept: pidentity.PIdentityStrategy = slow.run(
+            "pidentity", n, lambda progress: shipped, f"Loading the strategy for n = {n:,}…"
+        )
+        return kept
     rows, starts = pidentity.default_rows(n), pidentity.default_starts(n)
     if not limits.allow_requested(
         f"optimising the p-Identity strategy for {n:,} bins (p = {rows}, {starts} start(s))",
-        search_cost(n, rows, starts, 300),
+        search_cost(n, rows, starts, pidentity.MAX_ITER),
         smaller="use a histogram with fewer bins",
         library="dpcore.hist.pidentity.optimise",
     ):
@@ -65,9 +81,7 @@ def pidentity_rows(
                 "algorithm": PIDENTITY_LABEL,
                 "range length": lengths,
                 "exact": [float(exact[(b - a + 1) == x].mean()) for x in lengths],
-                "exact, all ranges of this length": [
-                    strategy.expected_error(eps, f"length:{x}") for x in lengths
-                ],
+                "exact, all ranges of this length": pidentity.length_errors(strategy, eps, lengths),
                 "empirical": np.nan,
                 "ci": np.nan,
             }

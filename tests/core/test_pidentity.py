@@ -118,6 +118,40 @@ def test_range_errors_match_dense_covariance():
     )
 
 
+def test_length_errors_match_dense_covariance_and_the_length_workload():
+    """The mean MSE of all ranges of each length, from prefix sums, equals the dense
+    ``w^T Cov w`` averaged over every window, and the Gram-matrix workload loss."""
+    n, eps = 17, 0.6
+    s = _strategy(n, 4, 10)
+    dense = s.matrix()
+    cov = 2.0 * np.linalg.inv(dense.T @ dense) / eps**2
+    lengths = np.array([1, 2, 5, 16, 17])
+    got = pi.length_errors(s, eps, lengths)
+    for ell, value in zip(lengths, got, strict=True):
+        w = _dense_w(n, f"length:{ell}")
+        assert value == pytest.approx(np.einsum("qi,ij,qj->q", w, cov, w).mean(), rel=1e-10)
+        assert value == pytest.approx(s.expected_error(eps, f"length:{ell}"), rel=1e-10)
+    assert pi.length_errors(s, eps, lengths.reshape(1, 5)).shape == (1, 5)
+    with pytest.raises(ValueError, match=r"lengths must be in \[1, 17\], got 0"):
+        pi.length_errors(s, eps, np.array([3, 0]))
+    with pytest.raises(ValueError, match="lengths must be"):
+        pi.length_errors(s, eps, np.array([18]))
+
+
+def test_errors_of_a_strategy_reuse_its_solve():
+    """``V = R Θ`` is solved once per strategy and equals the dense solve; errors computed
+    after it are the same as on a fresh strategy object (nothing is stale)."""
+    s = _strategy(12, 3, 11)
+    inner = np.eye(3) + s.theta @ s.theta.T
+    np.testing.assert_allclose(s.solved, np.linalg.solve(inner, s.theta), atol=1e-12)
+    assert s.solved is s.solved
+    a, b = workload_ranges(12, "uniform")
+    first = pi.range_errors(s, 1.0, a, b)
+    fresh = pi.PIdentityStrategy(s.theta.copy(), s.workload, s.loss)
+    np.testing.assert_array_equal(pi.range_errors(fresh, 1.0, a, b), first)
+    assert pi.workload_loss(s, "prefix") == pytest.approx(_dense_loss(s.theta, "prefix"), rel=1e-10)
+
+
 def test_optimiser_improves_on_its_start_and_reports_progress():
     seen: list[float] = []
     s = pi.optimise(64, starts=2, max_iter=60, seed=1, progress=seen.append)

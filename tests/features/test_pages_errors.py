@@ -9,13 +9,13 @@ import pandas as pd
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from dpcore.hist import privelet, privelet_error
+from dpcore.hist import pidentity, pidentity_store, privelet, privelet_error
 from dpcore.histogram import from_counts
 from dpui.errors import figures as figures
 from dpui.errors import index as errors_index
 from dpui.errors import matrix as mp
 from dpui.errors import optimised, settings
-from dpui.kit import limits, sidebar
+from dpui.kit import examples, limits, sidebar, slow
 
 ROOT = Path(__file__).resolve().parents[2]
 ERRORS_PAGE = str(ROOT / "pages" / "error_analysis.py")
@@ -191,6 +191,57 @@ def test_error_page_adds_the_optimised_strategy_and_the_new_tree_algorithms() ->
     at.selectbox(key="ea_view").set_value("size").run()
     assert not at.exception
     assert optimised.PIDENTITY_LABEL not in set(at.dataframe[0].value["algorithm"])
+
+
+def _no_search(*args: object, **kwargs: object) -> None:
+    raise AssertionError("the p-Identity optimiser ran")
+
+
+def test_the_app_s_own_sizes_have_a_shipped_strategy(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every n the app offers by its own choices (bundled datasets the optimiser takes, the
+    default views' n, the fixed-range view's default N) gets its strategy on a fresh server
+    without the optimiser, and it is the shipped one."""
+    bundled = {examples.load(name).n_bins for name in examples.NAMES}
+    offered = {n for n in bundled if n <= optimised.PIDENTITY_MAX_BINS}
+    offered |= {examples.load(examples.DEFAULT).n_bins, settings.FIXED_N.default}
+    assert offered <= set(pidentity_store.SHIPPED_BINS)
+    monkeypatch.setattr(pidentity, "optimise", _no_search)
+    for n in sorted(offered):
+        slow.clear()  # a fresh server
+        found = optimised.optimise_pidentity(n)
+        shipped = pidentity_store.load(n)
+        assert found is not None and shipped is not None
+        assert found.n == n and found.loss == shipped.loss
+        assert optimised.pidentity_strategy(n) is found  # kept: the views draw it
+    slow.clear()
+
+
+def test_error_page_adds_the_shipped_strategy_on_a_fresh_server_without_searching(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(pidentity, "optimise", _no_search)
+    slow.clear()
+    at = AppTest.from_file(ERRORS_PAGE, default_timeout=120)
+    at.session_state["ea_sim"] = False
+    at.run()
+    button = next(b for b in at.button if "HDMM p-Identity" in str(b.label))
+    assert str(button.label).endswith("n = 1,024")  # the default dataset's n
+    assert "expected total squared error of all n(n+1)/2 ranges" in str(button.help)
+    button.click().run()
+    assert not at.exception and not _errors(at)
+    table = at.dataframe[0].value
+    rows = table[table["algorithm"] == optimised.PIDENTITY_LABEL]
+    assert len(rows) > 0 and np.isfinite(rows["exact"]).all()
+    shipped = pidentity_store.load(1024)
+    assert shipped is not None
+    lengths = rows["range length"].to_numpy()
+    np.testing.assert_allclose(
+        rows["exact, all ranges of this length"],
+        [shipped.expected_error(1.0, f"length:{x}") for x in lengths],
+        rtol=1e-9,
+    )
+    assert not [b for b in at.button if "HDMM p-Identity" in str(b.label)]  # added, offer gone
+    slow.clear()
 
 
 def test_pidentity_rows_match_the_strategy_errors() -> None:
