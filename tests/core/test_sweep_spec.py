@@ -1,5 +1,6 @@
 """Sweep files: parsing, the messages for bad ones, and cells as pure functions of their key."""
 
+import runpy
 import tomllib
 from pathlib import Path
 
@@ -188,3 +189,13 @@ def test_settings_written_as_toml_parse_back(tmp_path):
         spec.to_toml({**settings, "epsilons": [float("nan")]})
     with pytest.raises(ValueError, match=r"missing keys \['seed'\]"):
         spec.to_toml({k: v for k, v in settings.items() if k != "seed"})
+
+
+def test_the_benchs_sweeps_parse(tmp_path):
+    """bench/bench_sweep.py's sweeps name registered algorithms and shared datasets (a bench
+    stops at parsing otherwise, as one did when an algorithm was renamed)."""
+    module = runpy.run_path(str(ROOT / "bench" / "bench_sweep.py"), run_name="bench_sweep")
+    for text in (module["TINY"], module["CPU"].format(trials=2)):
+        path = tmp_path / "sweep.toml"
+        path.write_text(text)
+        assert spec.load(path, data=DATA).size > 0
