@@ -12,8 +12,10 @@ empty, :mod:`dpui.kit.slow`): each repeat serves a new app, and AppTest clears t
 first (``slow.clear()``, as the tests do).
 
 Usage: ``python bench/bench_browser.py [--repeats 3] [--baseline REF]``. With ``--baseline``
-the same changes are first timed in the browser on the app as it was at git revision ``REF``
+the same changes are also timed in the browser on the app as it was at git revision ``REF``
 (checked out in a temporary worktree and served the same way), and the table prints both.
+The two apps take turns, one repeat each per round on newly started servers, so that a
+drift in the machine's load weighs on both alike.
 Numbers on a loaded machine are upper bounds; the issue's targets are for an otherwise idle
 2-core machine.
 """
@@ -391,11 +393,16 @@ def main() -> None:
     args = parser.parse_args()
     changes = [c for c in CHANGES if args.only in f"{c.title} {c.label}"]
     before: dict[Change, list[tuple[float, float]]] = {}
-    if args.baseline:
-        with checkout(args.baseline) as old:
-            existed = [c for c in changes if (old / "pages" / f"{c.page}.py").exists()]
-            before = served_times(old, existed, args.repeats)
-    in_browser = served_times(ROOT, changes, args.repeats)
+    in_browser: dict[Change, list[tuple[float, float]]] = {}
+    with contextlib.ExitStack() as stack:
+        old = stack.enter_context(checkout(args.baseline)) if args.baseline else None
+        existed = [c for c in changes if old and (old / "pages" / f"{c.page}.py").exists()]
+        for _ in range(args.repeats):
+            if old:
+                for change, times in served_times(old, existed, 1).items():
+                    before.setdefault(change, []).extend(times)
+            for change, times in served_times(ROOT, changes, 1).items():
+                in_browser.setdefault(change, []).extend(times)
     server_side = apptest_times(changes, args.repeats)
     print("Widget change -> settled page (seconds; 65,536 bins: the spiky-65536 dataset)\n")
     header = (
