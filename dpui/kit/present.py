@@ -393,7 +393,7 @@ def show_chart(
     Under the chart, its text alternative (:mod:`dpui.kit.chart_text`; ``alt``, the page's
     own finding in words, first): read by screen readers right after the chart, written into
     the downloaded slide (``slide_alt.js`` finds it by the download's file name), and shown
-    with the chart's data as an HTML table in a "Chart data as a table" expander."""
+    with the chart's data as an HTML table when its "Chart data as a table" switch is on."""
     # in place: copying a figure re-validates every value, a tenth of a second on a big tree
     fig = chart_style.apply(_add_stamp(_restyle(fig, presenting=presenting()), settings))
     plot_axes.reserve_margins(fig)
