@@ -128,6 +128,11 @@ def go(index: int) -> None:
     st.session_state[_GOING] = index
 
 
+def asked() -> bool:
+    """Whether a step was asked for (:func:`go`) and waits for the full run that opens it."""
+    return _GOING in st.session_state
+
+
 def _switch() -> None:
     """Switch to the step :func:`go` asked for, if any (ends this run)."""
     index = st.session_state.pop(_GOING, None)

@@ -24,6 +24,7 @@ from typing import Any
 
 import plotly.graph_objects as go
 import streamlit as st
+from streamlit.delta_generator import DeltaGenerator
 
 from dpcore.histogram import Histogram
 from dpui.kit import lesson_steps, limits, pin, present, sidebar, state, untrusted
@@ -126,11 +127,26 @@ class Page:
 def run(page: Page) -> None:
     """Draw ``page``: frame, settings, the current view B (and a pinned A beside it), body;
     while a lesson is presented, its step's settings, title, note and Next / Previous
-    (:mod:`dpui.kit.lesson_steps`), and nothing of the view before a predict step's Reveal."""
+    (:mod:`dpui.kit.lesson_steps`), and nothing of the view before a predict step's Reveal.
+
+    The frame (title, toolbar, lesson bar, sidebar) is drawn once per full run; the rest runs
+    as a fragment, so that changing one of the page's settings redraws only the page's part
+    (the browser re-renders tenths of a second less per change). Widgets of the frame (ε,
+    the dataset, presentation mode, a lesson's steps) rerun the whole page.
+    """
     lesson_steps.arrive(page.key, page.params)
     toolbar = present.header(page)
     lesson_steps.bar(page.key)
     sidebar.shared_controls()
+    _content(page, toolbar)
+
+
+@st.fragment
+def _content(page: Page, toolbar: DeltaGenerator) -> None:
+    """The page's part of :func:`run`: its settings, the pin in the ``toolbar``, views A and
+    B, the body."""
+    if lesson_steps.asked():  # a button here asked for a lesson step: the frame opens it
+        st.rerun()
     state.load(page.params)
     if page.controls is not None:
         with present.settings_panel():
@@ -156,7 +172,7 @@ def run(page: Page) -> None:
             with main:
                 compare(page, a, b)
     if b is None:
-        st.stop()
+        return
     if page.body is not None:
         page.body(b)
 
