@@ -222,7 +222,10 @@ def body(view: View | None) -> None:
         "bins": f"{first:,}-{last:,}" if (first, last) != (1, n) else None,
     }
     nodes = tree_figures.visible_nodes(t, first - 1, last - 1)
-    icicle_slot = st.empty()  # drawn with the explored range (its decomposition outlined)
+    # drawn with the explored range (its decomposition outlined). A container, not st.empty:
+    # an empty slot is sent empty first, and the browser then often drew the icicle anew
+    # (Plotly's full draw, 8,000 DOM changes) instead of updating it in place
+    icicle_slot = st.container()
     st.caption(
         "Each bar is a node covering a block of bins; the root is on top. Its **coverage "
         "probability p_x** is the chance that a random range of the workload uses node x in its "
