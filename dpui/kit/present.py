@@ -183,14 +183,23 @@ _SLIDE_ALT = (
 
 # our own fixed script: scroll to a heading once it is drawn (its id is checked by the caller
 # against the page's own entries, so no user text reaches the script)
+# Scrolls to the entry once it exists, then holds it there for 3 s while the page above it may
+# still grow (on a loaded machine the entry drifted out of view), unless the user scrolls first.
 _SCROLL_TO = """
 <script>
 (() => {
-  let tries = 0;
+  let tries = 0, held = 0, user = false;
+  const events = ['wheel', 'touchstart', 'keydown', 'mousedown'];
+  const stop = () => { user = true; };
+  events.forEach(e => addEventListener(e, stop, {capture: true, once: true}));
   const go = () => {
     const target = document.getElementById(%s);
-    if (target) target.scrollIntoView({block: 'start'});
-    else if (tries++ < 100) setTimeout(go, 100);
+    if (user) return;
+    if (target) {
+      if (Math.abs(target.getBoundingClientRect().top) > 2) target.scrollIntoView({block: 'start'});
+      if (held++ < 30) return setTimeout(go, 100);
+    } else if (tries++ < 100) return setTimeout(go, 100);
+    events.forEach(e => removeEventListener(e, stop, {capture: true}));
   };
   go();
 })();
