@@ -181,10 +181,10 @@ _SLIDE_ALT = (
     + "</script>\n"
 )
 
-# our own fixed script: scroll to a heading once it is drawn (its id is checked by the caller
-# against the page's own entries, so no user text reaches the script)
-# Scrolls to the entry once it exists, then holds it there for 3 s while the page above it may
-# still grow (on a loaded machine the entry drifted out of view), unless the user scrolls first.
+# our own fixed script (the id is checked by the caller against the page's own entries, so no
+# user text reaches it): scroll to the entry once it is drawn, then hold it there for 3 s while
+# the page above it may still grow (on a loaded machine it drifted out of view), unless the
+# user scrolls first
 _SCROLL_TO = """
 <script>
 (() => {
@@ -193,12 +193,11 @@ _SCROLL_TO = """
   const stop = () => { user = true; };
   events.forEach(e => addEventListener(e, stop, {capture: true, once: true}));
   const go = () => {
-    const target = document.getElementById(%s);
-    if (user) return;
+    const target = user ? null : document.getElementById(%s);
     if (target) {
       if (Math.abs(target.getBoundingClientRect().top) > 2) target.scrollIntoView({block: 'start'});
       if (held++ < 30) return setTimeout(go, 100);
-    } else if (tries++ < 100) return setTimeout(go, 100);
+    } else if (!user && tries++ < 100) return setTimeout(go, 100);
     events.forEach(e => removeEventListener(e, stop, {capture: true}));
   };
   go();

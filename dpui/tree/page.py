@@ -223,8 +223,9 @@ def body(view: View | None) -> None:
     }
     nodes = tree_figures.visible_nodes(t, first - 1, last - 1)
     # drawn with the explored range (its decomposition outlined). A container, not st.empty:
-    # an empty slot is sent empty first, and the browser then often drew the icicle anew
-    # (Plotly's full draw, 8,000 DOM changes) instead of updating it in place
+    # an empty slot is sent empty first, so the browser often drew the icicle anew (Plotly's
+    # full draw, 8,000 DOM changes), and filled from the nested range fragment inside the
+    # runner's fragment, the page's charts vanished after a rerun
     icicle_slot = st.container()
     st.caption(
         "Each bar is a node covering a block of bins; the root is on top. Its **coverage "
