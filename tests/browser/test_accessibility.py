@@ -8,11 +8,13 @@ offending markup in the message.
 
 from __future__ import annotations
 
+import contextlib
 import re
 
 import pytest
 from axe_playwright_python.sync_playwright import Axe
 from playwright.sync_api import Page, expect
+from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 
 from dpui.algorithms.page import SECTION as WA_SECTION
 from dpui.algorithms.page import SECTIONS as WA_SECTIONS
@@ -27,7 +29,7 @@ from dpui.papers.view import EXPERIMENT, EXPERIMENTS
 from dpui.registry import PAGES
 from dpui.tree.view import SECTION as TB_SECTION
 from dpui.tree.view import SECTIONS as TB_SECTIONS
-from tests.browser.test_browser import _settle, browser, server  # noqa: F401  (fixtures)
+from tests.browser.settle import settle
 
 WCAG_TAGS = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]
 FAILING = ("serious", "critical")
@@ -65,13 +67,13 @@ def skipped_levels(headings: list[list]) -> list[str]:
 @pytest.mark.parametrize("viewport", VIEWPORTS)
 @pytest.mark.parametrize("mode", MODES)
 @pytest.mark.parametrize("key", [p.key for p in PAGES])
-def test_no_serious_axe_violation_and_headings_in_order(server, browser, key, mode, viewport):  # noqa: F811
+def test_no_serious_axe_violation_and_headings_in_order(server, browser, key, mode, viewport):
     page = browser.new_page()
     width, height = VIEWPORTS[viewport]
     page.set_viewport_size({"width": width, "height": height})
     path = "" if key == "home" else key
     page.goto(f"{server}/{path}?{MODES[mode]}", wait_until="domcontentloaded")
-    _settle(page)
+    settle(page)
     assert page.locator('[data-testid="stException"]').count() == 0
     assert violations(page) == []
     headings = page.evaluate(HEADINGS)
@@ -99,11 +101,11 @@ OTHER_VIEWS = [
 
 @pytest.mark.browser
 @pytest.mark.parametrize(("key", "query"), OTHER_VIEWS)
-def test_every_other_section_has_no_serious_axe_violation(server, browser, key, query):  # noqa: F811
+def test_every_other_section_has_no_serious_axe_violation(server, browser, key, query):
     page = browser.new_page()
     page.set_viewport_size({"width": 1280, "height": 720})
     page.goto(f"{server}/{key}?{query}", wait_until="domcontentloaded")
-    _settle(page)
+    settle(page)
     assert query in page.url  # the view was accepted (a rejected value leaves the link)
     assert page.locator('[data-testid="stException"]').count() == 0
     assert violations(page) == []
@@ -153,13 +155,14 @@ def choose(page: Page, name: str, option: str) -> None:
             if offered.is_visible():
                 break
             page.keyboard.press("ArrowDown")
-            page.wait_for_timeout(500)
+            with contextlib.suppress(PlaywrightTimeoutError):
+                offered.wait_for(timeout=500)
         if offered.is_visible():
             break
         page.keyboard.press("Escape")
         page.keyboard.press("Control+A")
         page.keyboard.press("Backspace")
-        _settle(page)
+        settle(page)
     offered.wait_for(timeout=10_000)
     page.keyboard.press("Enter")
 
@@ -172,37 +175,37 @@ def enter_number(page: Page, name: str, value: str) -> None:
 
 
 @pytest.mark.browser
-def test_the_tree_pages_main_flow_works_with_the_keyboard_alone(server, browser):  # noqa: F811
+def test_the_tree_pages_main_flow_works_with_the_keyboard_alone(server, browser):
     """Dataset, fan-out, ε, a range by its number inputs (the keyboard path beside dragging on
     the histogram), pin, and Copy link: no mouse event at all."""
     browser.grant_permissions(["clipboard-read", "clipboard-write"], origin=server)
     page = browser.new_page()
     page.set_viewport_size({"width": 1280, "height": 720})
     page.goto(f"{server}/tree_budgets", wait_until="domcontentloaded")
-    _settle(page)
+    settle(page)
     choose(page, "Dataset", "bimodal-1024")
     expect(page).to_have_url(re.compile(r"data=bimodal-1024"), timeout=30_000)
-    _settle(page)
+    settle(page)
     tab_to(page, "Settings")  # the collapsed settings panel opens with Enter
     page.keyboard.press("Enter")
-    _settle(page)
+    settle(page)
     choose(page, "Tree", "4-ary")
     expect(page).to_have_url(re.compile(r"tb_tree=4(&|$)"), timeout=30_000)
-    _settle(page)
+    settle(page)
     enter_number(page, "Privacy budget ε", "0.5")
     expect(page).to_have_url(re.compile(r"eps=0\.5(&|$)"), timeout=30_000)
-    _settle(page)
+    settle(page)
     enter_number(page, "First bin", "100")
     expect(page).to_have_url(re.compile(r"tb_from=100(&|$)"), timeout=30_000)
-    _settle(page)
+    settle(page)
     enter_number(page, "Last bin", "300")
     expect(page).to_have_url(re.compile(r"tb_to=300(&|$)"), timeout=30_000)
-    _settle(page)
+    settle(page)
     tab_to(page, "Pin this view")
     page.keyboard.press("Enter")
     page.get_by_role("button", name="Unpin").wait_for(timeout=30_000)
     expect(page).to_have_url(re.compile(r"pin=.*tb_tree%3D4"), timeout=30_000)
-    _settle(page)
+    settle(page)
     tab_to(page, "Copy link")
     page.keyboard.press("Enter")
     page.get_by_role("button", name="Link copied").wait_for(timeout=5_000)
@@ -217,12 +220,12 @@ LONGEST_TRANSITION = """() => Math.max(0, ...[...document.querySelectorAll('*')]
 
 @pytest.mark.browser
 @pytest.mark.parametrize("motion", ["reduce", "no-preference"])
-def test_the_exponential_mechanisms_animation_honours_reduced_motion(server, browser, motion):  # noqa: F811
+def test_the_exponential_mechanisms_animation_honours_reduced_motion(server, browser, motion):
     page = browser.new_page()
     page.emulate_media(reduced_motion=motion)
     page.set_viewport_size({"width": 1280, "height": 720})
     page.goto(f"{server}/exponential", wait_until="domcontentloaded")
-    _settle(page)
+    settle(page)
     play = page.get_by_role("button", name="Play")
     everything = page.get_by_role("button", name="All at once")
     assert everything.is_visible()

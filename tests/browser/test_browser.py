@@ -1,47 +1,18 @@
 """One real-browser test: serve the app on 127.0.0.1 and drive Debian's chromium (Playwright)."""
 
 import os
-import shutil
 import tempfile
-import time
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from playwright.sync_api import expect
 
-from tests.served_app import CHROMIUM_FLAGS, serve
-
-
-@pytest.fixture(scope="module")
-def server() -> Iterator[str]:
-    with serve() as (url, _):
-        yield url
-
-
-@pytest.fixture(scope="module")
-def browser():
-    chromium = shutil.which("chromium")
-    if chromium is None:
-        if os.environ.get("CI"):
-            pytest.fail("Debian's chromium is missing: tests/run.sh installs it")
-        pytest.skip("Debian's chromium is not installed (tests/run.sh installs it)")
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as pw, tempfile.TemporaryDirectory() as profile:
-        context = pw.chromium.launch_persistent_context(
-            profile,
-            executable_path=chromium,
-            headless=True,
-            args=CHROMIUM_FLAGS,
-            viewport={"width": 1400, "height": 1000},
-        )
-        yield context
-        context.close()
+from tests.browser.settle import settle
 
 
 @pytest.mark.browser
-def test_direct_link_renders_the_tree_page_and_the_dataset_carries_over(server, browser):
+def test_direct_link_renders_the_tree_page_and_the_dataset_carries_over(fresh_server, browser):
+    server = fresh_server
     page = browser.new_page()
     # the first request to a fresh server is a direct link to a page with its settings
     page.goto(f"{server}/tree_budgets?data=zipf-4096&tb_tree=16", wait_until="domcontentloaded")
@@ -81,24 +52,6 @@ PAGES = (
 )
 
 
-def _settle(page, quiet_s: float = 1.0, limit_s: float = 90.0) -> None:
-    """Wait until the app stops running: no skeleton or spinner and no DOM change for quiet_s."""
-    page.locator('[data-testid="stApp"]').wait_for(timeout=60_000)
-    deadline = time.monotonic() + limit_s
-    last, since = None, time.monotonic()
-    while time.monotonic() < deadline:
-        signature = page.evaluate(
-            "() => document.body.innerHTML.length + ':' + document.querySelectorAll("
-            "'[data-testid=stSkeleton], [data-testid=stSpinner]').length"
-        )
-        if signature != last:
-            last, since = signature, time.monotonic()
-        elif signature.endswith(":0") and time.monotonic() - since > quiet_s:
-            return
-        time.sleep(0.25)
-    pytest.fail(f"{page.url} did not settle within {limit_s:.0f} s")
-
-
 def _real_console_errors(messages: list[tuple[str, str]]) -> list[str]:
     # Streamlit's frontend probes '<page>/_stcore/health' and '<page>/_stcore/host-config' to
     # find its base path on a deep link and falls back to '/': those two 404s are expected.
@@ -129,7 +82,7 @@ def test_every_page_renders_without_exception_or_console_error(server, browser, 
     )
     page.on("pageerror", lambda e: errors.append((str(e), "")))
     page.goto(f"{server}/{path}", wait_until="domcontentloaded")
-    _settle(page)
+    settle(page)
     page.screenshot(path=str(screenshots / f"{path or 'home'}.png"))
     assert page.locator('[data-testid="stException"]').count() == 0
     assert _real_console_errors(errors) == []
@@ -145,7 +98,7 @@ def test_presentation_mode_from_the_link(server, browser, screenshots):
     page = browser.new_page()
     page.set_viewport_size({"width": 1280, "height": 720})
     page.goto(f"{server}/error_analysis?present=1", wait_until="domcontentloaded")
-    _settle(page)
+    settle(page)
     page.screenshot(path=str(screenshots / "error_analysis_present.png"))
     assert page.get_by_role("switch", name="Presentation mode").is_checked()
     assert page.get_by_role("button", name="Copy link").is_visible()
@@ -188,22 +141,22 @@ QUOTING_LINKS = (  # each quotes the payload back in a message
 
 
 @pytest.mark.browser
-def test_user_text_in_every_quoting_message_is_inert(server, browser):
+@pytest.mark.parametrize("link", QUOTING_LINKS)
+def test_user_text_in_every_quoting_message_is_inert(server, browser, link):
     """A link's values shown back in a warning never become a link, an image or math."""
     from urllib.parse import quote, urlparse
 
     page = browser.new_page()
     requests: list[str] = []
     page.on("request", lambda r: requests.append(r.url))
-    for link in QUOTING_LINKS:
-        for payload in PAYLOADS:
-            page.goto(f"{server}/{link.format(quote(payload, safe=''))}")
-            alerts = page.locator('[data-testid="stAlert"]')
-            alerts.first.wait_for(timeout=60_000)
-            shown = " ".join(alerts.all_inner_texts())
-            assert payload[:40] in shown, (link, payload, shown)
-            for kind in ("a", "img", ".katex"):
-                assert alerts.locator(kind).count() == 0, (link, payload, kind)
+    for payload in PAYLOADS:
+        page.goto(f"{server}/{link.format(quote(payload, safe=''))}")
+        alerts = page.locator('[data-testid="stAlert"]')
+        alerts.first.wait_for(timeout=60_000)
+        shown = " ".join(alerts.all_inner_texts())
+        assert payload[:40] in shown, (link, payload, shown)
+        for kind in ("a", "img", ".katex"):
+            assert alerts.locator(kind).count() == 0, (link, payload, kind)
     own = urlparse(server).netloc
     assert [u for u in requests if urlparse(u).netloc not in (own, "")] == []  # no fetch elsewhere
     page.close()
@@ -274,8 +227,7 @@ def test_presentation_mode_fits_the_main_figure_on_a_720p_projector(server, brow
     page = browser.new_page()
     page.set_viewport_size({"width": 1280, "height": 720})
     page.goto(f"{server}/{key}{'&' if '?' in key else '?'}present=1")
-    page.locator(".js-plotly-plot").first.wait_for(timeout=90_000)
-    page.wait_for_timeout(1_500)  # the chart settles to its final size
+    settle(page)  # every chart drawn at its final size
     assert not page.locator('[data-testid="stSidebar"]').is_visible()
     assert not page.get_by_text("Settings", exact=True).is_visible()
     box = page.locator(".js-plotly-plot").first.bounding_box()

@@ -5,11 +5,11 @@ import re
 import pytest
 from playwright.sync_api import expect
 
-from tests.browser.test_browser import _settle, browser, server  # noqa: F401  (fixtures)
+from tests.browser.settle import settle
 
 
 @pytest.mark.browser
-def test_a_lesson_steps_with_the_arrow_keys_and_reveals_a_predict_step(server, browser):  # noqa: F811
+def test_a_lesson_steps_with_the_arrow_keys_and_reveals_a_predict_step(server, browser):
     page = browser.new_page()
     page.set_viewport_size({"width": 1280, "height": 720})
     page.goto(f"{server}/lesson", wait_until="domcontentloaded")
@@ -19,7 +19,7 @@ def test_a_lesson_steps_with_the_arrow_keys_and_reveals_a_predict_step(server, b
     step = page.get_by_text(re.compile(r"^Step \d+ of 10$"))
     expect(step).to_have_text("Step 1 of 10", timeout=60_000)
     expect(page).to_have_url(re.compile(r"/epsilon\?.*eps_part=neighbours"))
-    _settle(page)
+    settle(page)
     assert page.get_by_role("switch", name="Presentation mode").is_checked()
     assert page.locator(".js-plotly-plot").count() >= 1
 
@@ -28,7 +28,7 @@ def test_a_lesson_steps_with_the_arrow_keys_and_reveals_a_predict_step(server, b
     expect(page).to_have_url(re.compile(r"eps_part=attacker"))
     reveal = page.get_by_role("button", name="Reveal")
     reveal.wait_for(timeout=60_000)
-    _settle(page)
+    settle(page)
     assert page.locator(".js-plotly-plot").count() == 0  # predict first: no figure yet
     assert page.get_by_text("How sure can they become, at most", exact=False).is_visible()
     reveal.click()

@@ -5,11 +5,11 @@ import re
 import pytest
 from playwright.sync_api import expect
 
-from tests.browser.test_browser import browser, server  # noqa: F401  (module-scoped fixtures)
+from tests.browser.settle import settle
 
 
 @pytest.mark.browser
-def test_dragging_on_the_histogram_selects_the_range(server, browser):  # noqa: F811
+def test_dragging_on_the_histogram_selects_the_range(server, browser):
     page = browser.new_page()
     page.goto(f"{server}/tree_budgets?data=bimodal-1024&tb_tree=4", wait_until="domcontentloaded")
     page.get_by_role("heading", name="Explore one range").wait_for(timeout=60_000)
@@ -46,7 +46,7 @@ def test_dragging_on_the_histogram_selects_the_range(server, browser):  # noqa: 
 
 
 @pytest.mark.browser
-def test_a_new_noise_seed_updates_the_pinned_trees_icicle_in_place(server, browser):  # noqa: F811
+def test_a_new_noise_seed_updates_the_pinned_trees_icicle_in_place(server, browser):
     """The icicle does not depend on the seed: a rerun must update its chart, not draw a new
     one (an st.empty slot, sent empty first, often made the browser mount the chart anew: a
     full Plotly draw of 8,000 DOM changes, in 6 of 8 seed changes measured)."""
@@ -82,7 +82,7 @@ GROWN_MARGINS = """() => [...document.querySelectorAll('.js-plotly-plot')].map(g
 
 @pytest.mark.browser
 @pytest.mark.parametrize("path", ["tree_budgets", "matrix_privelet"])
-def test_charts_come_with_the_margins_their_labels_need(server, browser, path):  # noqa: F811
+def test_charts_come_with_the_margins_their_labels_need(server, browser, path):
     """Plotly's automargin draws a chart a second time when its labels need more room than
     its margins give; the reserved margins make one draw enough (a chart drawn with wider
     margins than it asked for was drawn twice)."""
@@ -92,7 +92,7 @@ def test_charts_come_with_the_margins_their_labels_need(server, browser, path): 
     page.wait_for_function(
         "document.querySelectorAll('.js-plotly-plot').length >= 3", timeout=60_000
     )
-    page.locator('[data-testid="stStatusWidget"]').wait_for(state="detached", timeout=60_000)
+    settle(page)
     grown = page.evaluate(GROWN_MARGINS)
     assert len(grown) >= 3 and grown == [[]] * len(grown)
     page.close()
@@ -121,7 +121,7 @@ REDRAWN = CHARTS + (  # the charts drawn anew since they were marked
 
 
 @pytest.mark.browser
-def test_a_redrawn_chart_is_computed_once(server, browser):  # noqa: F811
+def test_a_redrawn_chart_is_computed_once(server, browser):
     """Streamlit hands Plotly each new chart twice; with a template or binary arrays in the
     figure, Plotly computed and drew it all again (dpui.kit.plot_once). Choosing a range redraws
     the histogram and the range's chart: neither may be computed after its first draw.
@@ -129,14 +129,13 @@ def test_a_redrawn_chart_is_computed_once(server, browser):  # noqa: F811
     page = browser.new_page()
     page.add_init_script(RECALCS)
     page.goto(f"{server}/tree_budgets", wait_until="domcontentloaded")
-    page.get_by_role("heading", name="Explore one range").wait_for(timeout=60_000)
-    page.locator('[data-testid="stStatusWidget"]').wait_for(state="detached", timeout=60_000)
+    settle(page)
     page.evaluate(f"window.__recalcs = []; {CHARTS}.forEach(gd => {{ gd.__marked = true; }})")
     first = page.get_by_label("First bin", exact=True)
     first.fill("5")
     first.press("Enter")
     expect(page).to_have_url(re.compile(r"tb_from=5"), timeout=30_000)
-    page.locator('[data-testid="stStatusWidget"]').wait_for(state="detached", timeout=60_000)
+    settle(page)
     page.wait_for_timeout(1000)  # Streamlit's second hand-over follows the first draw
     recalcs = page.evaluate("window.__recalcs")
     assert {"hist_chart", "range_chart"} <= set(page.evaluate(REDRAWN))  # they were redrawn

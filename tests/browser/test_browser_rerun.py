@@ -4,7 +4,7 @@ setting change."""
 
 import pytest
 
-from tests.browser.test_browser import _settle, browser, server  # noqa: F401  (fixtures)
+from tests.browser.settle import settle
 
 CHART_DATA = """() => [...document.querySelectorAll('[data-testid=stPlotlyChart] .js-plotly-plot')]
   .map(gd => JSON.stringify(gd.data))"""
@@ -23,11 +23,11 @@ CHART_DATA = """() => [...document.querySelectorAll('[data-testid=stPlotlyChart]
         ("paper_experiments", "Seed"),
     ],
 )
-def test_a_new_seed_redraws_the_pages_charts(server, browser, path, label):  # noqa: F811
+def test_a_new_seed_redraws_the_pages_charts(server, browser, path, label):
     page = browser.new_page()
     page.set_viewport_size({"width": 1280, "height": 720})
     page.goto(f"{server}/{path}", wait_until="domcontentloaded")
-    _settle(page)
+    settle(page)
     page.get_by_text("Settings", exact=True).first.click()
     before = page.evaluate(CHART_DATA)
     assert before, "no chart drawn"
@@ -35,7 +35,7 @@ def test_a_new_seed_redraws_the_pages_charts(server, browser, path, label):  # n
     seed.fill("5")
     seed.press("Enter")
     page.wait_for_url(f"**{path}?*seed=5*", timeout=30_000)
-    _settle(page)
+    settle(page)
     after = page.evaluate(CHART_DATA)
     assert len(after) == len(before)
     assert any(a != b for a, b in zip(after, before, strict=True))

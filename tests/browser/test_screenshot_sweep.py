@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from dpui.registry import PAGES
-from tests.browser.test_browser import browser, server  # noqa: F401 - shared fixtures
+from tests.browser.settle import settle
 
 VIEWPORTS = {"desktop": (1280, 720), "phone": (390, 844)}
 CHARTED = [page.key for page in PAGES if page.charts and page.view is not None]
@@ -17,16 +17,15 @@ CHARTED = [page.key for page in PAGES if page.charts and page.view is not None]
 
 @pytest.mark.browser
 @pytest.mark.parametrize("key", CHARTED)
-def test_every_page_renders_on_desktop_and_phone_normal_and_presenting(server, browser, key):  # noqa: F811
+def test_every_page_renders_on_desktop_and_phone_normal_and_presenting(server, browser, key):
     out = os.environ.get("DP_EXPLORER_SCREENSHOTS")
     page = browser.new_page()
     for device, (width, height) in VIEWPORTS.items():
         page.set_viewport_size({"width": width, "height": height})
         for mode in ("normal", "present"):
             page.goto(f"{server}/{key}?present={int(mode == 'present')}")
+            settle(page)  # every chart drawn at its final size
             chart = page.locator(".js-plotly-plot").first
-            chart.wait_for(timeout=90_000)
-            page.wait_for_timeout(1_000)  # the chart settles to its final size
             where = f"{key} {device} {mode}"
             assert not page.locator('[data-testid="stException"]').count(), where
             if out:

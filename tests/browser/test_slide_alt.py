@@ -15,7 +15,7 @@ from xml.etree import ElementTree
 
 import pytest
 
-from tests.browser.test_browser import _settle, browser, server  # noqa: F401  (fixtures)
+from tests.browser.settle import settle
 
 SVG = "{http://www.w3.org/2000/svg}"
 KEY = "lap_bars"  # the Laplace page's first chart
@@ -68,13 +68,13 @@ def test_chunks_and_itxt_read_a_png_written_here():
         chunks(bytes(broken))
 
 
-def download(server: str, browser, fmt: str) -> tuple[bytes, str, str, str]:  # noqa: F811
+def download(server: str, browser, fmt: str) -> tuple[bytes, str, str, str]:
     """The Laplace page's first chart downloaded as ``fmt`` through Plotly's camera button:
     the file, its suggested name, and the page's text alternative and title of the chart."""
     page = browser.new_page()
     page.set_viewport_size({"width": 1280, "height": 900})
     page.goto(f"{server}/laplace?export={fmt}", wait_until="domcontentloaded")
-    _settle(page)
+    settle(page)
     source = page.locator(f'[data-dp-alt-for="{NAME}"]')
     assert source.count() == 1
     alt = source.evaluate("el => el.textContent")
@@ -90,7 +90,7 @@ def download(server: str, browser, fmt: str) -> tuple[bytes, str, str, str]:  # 
 
 
 @pytest.mark.browser
-def test_a_downloaded_svg_slide_has_the_charts_title_and_text_alternative(server, browser):  # noqa: F811
+def test_a_downloaded_svg_slide_has_the_charts_title_and_text_alternative(server, browser):
     data, name, alt, title = download(server, browser, "svg")
     assert name == f"{NAME}.svg"
     assert alt.startswith("Chart: ") and title
@@ -109,7 +109,7 @@ def test_a_downloaded_svg_slide_has_the_charts_title_and_text_alternative(server
 
 
 @pytest.mark.browser
-def test_a_downloaded_png_slide_has_the_text_alternative_in_itxt(server, browser):  # noqa: F811
+def test_a_downloaded_png_slide_has_the_text_alternative_in_itxt(server, browser):
     data, name, alt, title = download(server, browser, "png")
     assert name == f"{NAME}.png"
     assert alt.startswith("Chart: ") and title
@@ -156,13 +156,13 @@ def tiny_png() -> bytes:
 
 
 @pytest.mark.browser
-def test_hostile_text_is_escaped_and_anything_else_downloads_unchanged(server, browser):  # noqa: F811
+def test_hostile_text_is_escaped_and_anything_else_downloads_unchanged(server, browser):
     """The rewrite on files made here: text with markup and an XML-illegal control character
     (dropped), a PNG whose other chunks must stay byte for byte, and the fallbacks: a file
     that is not what its name says, a name not ours, a chart with no text on the page."""
     page = browser.new_page()
     page.goto(f"{server}/glossary", wait_until="domcontentloaded")
-    _settle(page)
+    settle(page)
     assert page.evaluate("window.dpSlideAltInstalled") is True
     page.evaluate(DESCRIBE, ["dp-explorer-test", "T & <b>x</b>", HOSTILE])
 

@@ -1,0 +1,32 @@
+"""What every test shares: each pytest process (one per xdist worker, or the only one) gets
+its own sweep store, so workers running at once never see each other's files, and one BLAS
+thread."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+
+import pytest
+from threadpoolctl import threadpool_limits
+
+# Several workers share the machine's cores, and OpenBLAS's threads spin while they wait:
+# two BLAS threads per worker oversubscribe the cores (measured with four workers on two
+# cores: Privelet's two brute-force tests 60 s with one thread, 293 s with two). Servers
+# started by the browser tests inherit the variables.
+for _variable in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ[_variable] = "1"
+threadpool_limits(limits=1)
+
+_FOLDER = tempfile.mkdtemp(prefix=f"dp-tests-{os.environ.get('PYTEST_XDIST_WORKER', 'main')}-")
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Point the default sweep store at this process's own folder (never the user's store,
+    never another worker's); the servers the browser tests start inherit it."""
+    os.environ["DP_EXPLORER_STORE"] = os.path.join(_FOLDER, "sweeps.duckdb")
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    shutil.rmtree(_FOLDER, ignore_errors=True)
