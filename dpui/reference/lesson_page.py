@@ -15,7 +15,7 @@ from urllib.parse import urlsplit, urlunsplit
 
 import streamlit as st
 
-from dpui.kit import lesson, lesson_steps, sidebar, untrusted
+from dpui.kit import lesson, lesson_steps, untrusted
 from dpui.kit.page import Page, View
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "assets" / "lessons" / "dp_histograms_50min.json"
@@ -41,7 +41,7 @@ PAGE = Page(
 def targets(pages: Sequence[Page]) -> dict[str, lesson.Target]:
     """The pages a step may open (every page but this one), with the parameters a link sets."""
     return {
-        p.key: lesson.Target(p.key, p.title, (*p.params, *sidebar.SHARED))
+        p.key: lesson_steps.target(p.key, p.title, p.params)
         for p in pages
         if p.key != lesson.PAGE_KEY
     }
@@ -94,7 +94,13 @@ def _edit(index: int, field: str, key: str) -> None:
     value = st.session_state.get(key)
     if field == "title" and not str(value).strip():
         return  # a step keeps a title
-    lesson_steps.put(lesson.edited(lesson_steps.current(), index, **{field: value}))
+    new = lesson.edited(lesson_steps.current(), index, **{field: value})
+    try:
+        lesson.check_size(new)  # a lesson the app keeps must load back
+    except lesson.LessonError as err:
+        _say("error", f"Step {index + 1} was not changed: {err}")
+        return
+    lesson_steps.put(new)
 
 
 def _retitle() -> None:

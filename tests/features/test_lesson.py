@@ -209,3 +209,17 @@ def test_every_step_of_the_bundled_lesson_opens_without_error_or_notice(index: i
     assert at.title[0].value == TARGETS[step.page].title
     for name, value in step.settings().items():
         assert at.query_params[name] == value, name
+
+
+def test_a_view_with_foreign_keys_in_its_link_is_added_as_a_step_that_loads_back():
+    """``/laplace?fbclid=x&Ref=newsletter``: "Add to lesson" stored ``Ref``, which the loader
+    refuses, so the saved lesson was lost on load (issue 37, M3)."""
+    at = _app()
+    _open(at, "laplace", lap_seed="4", fbclid="x", Ref="newsletter")
+    _button(at, "Add to lesson").click().run()
+    assert any("Added step 1" in t.value for t in at.toast)
+    _open(at, "lesson")
+    saved = lesson.from_link(_link_code(at), TARGETS)  # it loads
+    (step,) = saved.steps
+    assert step.settings()["lap_seed"] == "4" and "Ref" not in step.settings()
+    assert lesson.from_json(lesson.to_json(saved).encode(), TARGETS) == saved
