@@ -15,7 +15,7 @@ from urllib.parse import urlsplit, urlunsplit
 
 import streamlit as st
 
-from dpui.kit import lesson, lesson_steps, untrusted
+from dpui.kit import lesson, lesson_steps, session_memory, untrusted
 from dpui.kit.page import Page, View
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "assets" / "lessons" / "dp_histograms_50min.json"
@@ -65,9 +65,10 @@ def _load_example(known: Mapping[str, lesson.Target]) -> None:
 
 
 def _load_file(known: Mapping[str, lesson.Target]) -> None:
-    file = st.session_state.get(_UPLOAD)
+    file = session_memory.uploaded(_UPLOAD)
     if file is None:
         return
+    session_memory.release_upload(_UPLOAD)  # loaded or not, the lesson keeps no bytes
     name = untrusted.file_name(file.name)
     if wrong := untrusted.wrong_file_type(file.name, ("json",)):
         _say("error", f"{wrong} Your lesson is unchanged.")
@@ -218,7 +219,7 @@ def _load(known: Mapping[str, lesson.Target]) -> None:
         )
     st.file_uploader(
         f"A lesson file (.json, at most {lesson.MAX_FILE // 1000} kB)",
-        key=_UPLOAD,
+        key=session_memory.uploader_key(_UPLOAD),
         on_change=_load_file,
         args=(known,),
         help="A file saved with Download the lesson. It replaces the lesson here (which you "

@@ -18,6 +18,7 @@ from streamlit.testing.v1 import AppTest
 from dpui import registry
 from dpui.kit import lesson
 from dpui.reference import lesson_page
+from tests.uploads import uploader
 
 ROOT = Path(__file__).resolve().parents[2]
 TARGETS = lesson_page.targets(registry.PAGES)
@@ -122,17 +123,17 @@ def test_bad_links_and_files_say_what_is_wrong_and_keep_the_lesson():
     _stay(at, "lesson")
     bad_file = b'{"format": "dp-explorer-lesson", "version": 1, "title": "x", "steps": ' \
         b'[{"link": "nowhere", "title": "<b>y</b>"}]}'  # fmt: skip
-    at.file_uploader(key="_lesson_upload").set_value(("l.json", bad_file, "application/json"))
+    uploader(at, "_lesson_upload").set_value(("l.json", bad_file, "application/json"))
     at.run()
     (error,) = at.error
     assert "l.json was not loaded" in error.value and "`nowhere`" in error.value
     assert "kv_ldp" in error.value  # the pages a link may open
     assert len(_steps_shown(at)) == len(EXAMPLE.steps)
-    at.file_uploader(key="_lesson_upload").set_value(("l.csv", b"a", "text/csv")).run()
+    uploader(at, "_lesson_upload").set_value(("l.csv", b"a", "text/csv")).run()
     assert "is not a .json file" in at.error[0].value
 
     mine = lesson.Lesson("Mine", (lesson.Step("glossary", "", "Terms"),))
-    at.file_uploader(key="_lesson_upload").set_value(
+    uploader(at, "_lesson_upload").set_value(
         ("mine.json", lesson.to_json(mine).encode(), "application/json")
     )
     at.run()
