@@ -15,7 +15,7 @@ from urllib.parse import urlsplit, urlunsplit
 
 import streamlit as st
 
-from dpui.kit import lesson, lesson_steps, session_memory, untrusted
+from dpui.kit import lesson, lesson_steps, session_memory, state, untrusted
 from dpui.kit.page import Page, View
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "assets" / "lessons" / "dp_histograms_50min.json"
@@ -118,11 +118,6 @@ def _delete(index: int) -> None:
     lesson_steps.put(lesson.deleted(lesson_steps.current(), index))
 
 
-def _seed(key: str, value: object) -> None:
-    """Draw the model's value in widget ``key`` (before the widget: the lesson is the owner)."""
-    st.session_state[key] = value
-
-
 def _steps(now: lesson.Lesson, known: Mapping[str, lesson.Target]) -> None:
     for i, step in enumerate(now.steps):
         box = st.container(border=True, key=f"dp-lesson-step-{i}")
@@ -130,8 +125,8 @@ def _steps(now: lesson.Lesson, known: Mapping[str, lesson.Target]) -> None:
         box.markdown(f"**Step {i + 1}** · {page} · {untrusted.markdown(step.link, 90)}")
         left, right = box.columns([3, 2])
         for field, value in (("title", step.title), ("note", step.note)):
-            _seed(f"_lesson_{field}_{i}", value)
-        _seed(f"_lesson_predict_{i}", step.predict)
+            state.assign(f"_lesson_{field}_{i}", value)
+        state.assign(f"_lesson_predict_{i}", step.predict)
         left.text_input(
             "Title",
             key=f"_lesson_title_{i}",
@@ -238,7 +233,7 @@ def editor(pages: Sequence[Page]) -> Page:
             kind, text = message
             (st.success if kind == "success" else st.error)(text)
         now = lesson_steps.current()
-        _seed("_lesson_title", now.title)
+        state.assign("_lesson_title", now.title)
         st.text_input(
             "Lesson title", key="_lesson_title", max_chars=lesson.MAX_TITLE, on_change=_retitle
         )
