@@ -149,7 +149,9 @@ def _refusal(file: UploadedFile) -> str | None:
         )
     except HistogramError as err:
         return f"{untrusted.file_name(file.name)} was not loaded: {untrusted.markdown(err, 600)}"
-    refused = session_memory.admit("histogram upload", hist, session_memory.size_of(hist))
+    # the uploader keeps the file too (to read it again with other options): both count
+    size = session_memory.size_of(hist) + file.size
+    refused = session_memory.admit("histogram upload", hist, size)
     if refused is not None:
         return f"{untrusted.file_name(file.name)} was not loaded: {refused}"
     st.session_state.pop("upload_error", None)

@@ -100,3 +100,22 @@ def test_a_refused_upload_leaves_neither_the_upload_store_nor_the_session(
     held = [k for k, v in at.session_state.items() if isinstance(v, UploadedFile)]
     assert held == []  # and no widget value holds them
     assert uploader(at, name).value is None  # a new, empty uploader
+
+
+def test_an_accepted_histogram_upload_counts_the_file_the_uploader_keeps(monkeypatch):
+    """The sidebar keeps an accepted file (to read it again with another layout): its bytes
+    count against the budget beside the parsed histogram."""
+    admitted: list[int] = []
+    admit = session_memory.admit
+
+    def recording(kind, owner, size):
+        admitted.append(size)
+        return admit(kind, owner, size)
+
+    monkeypatch.setattr(session_memory, "admit", recording)
+    content = ("count\n" + "\n".join(str(i % 7) for i in range(5000)) + "\n").encode()
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120).run()
+    uploader(at, "upload_file").set_value(("many.csv", content, "text/csv")).run()
+    assert not at.exception and at.session_state["data"] == sidebar.UPLOADED
+    hist = at.session_state[sidebar.UPLOADED]
+    assert admitted == [session_memory.size_of(hist) + len(content)]
