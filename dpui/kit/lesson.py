@@ -126,8 +126,8 @@ def appended(lesson: Lesson, step: Step, target: Target) -> Lesson:
     n = len(lesson.steps) + 1
     if n > MAX_STEPS:
         raise LessonError(f"The lesson has {MAX_STEPS} steps, the most it holds.")
-    data = as_data(Lesson(lesson.title, (step,)))["steps"][0]
-    longer = replace(lesson, steps=(*lesson.steps, _step(data, n, {step.page: target})))
+    checked = _step(_step_data(step), n, {step.page: target})
+    longer = replace(lesson, steps=(*lesson.steps, checked))
     check_size(longer)
     return longer
 
@@ -135,6 +135,11 @@ def appended(lesson: Lesson, step: Step, target: Target) -> Lesson:
 def check_size(lesson: Lesson) -> None:
     """Raise :class:`LessonError` when ``lesson`` as a file would be over :data:`MAX_FILE`
     bytes (it could not be loaded back).
+
+    Parameters
+    ----------
+    lesson : Lesson
+        A lesson about to be kept (after an edit).
 
     Raises
     ------
@@ -174,11 +179,12 @@ def as_data(lesson: Lesson) -> dict[str, Any]:
         "format": FORMAT,
         "version": VERSION,
         "title": lesson.title,
-        "steps": [
-            {"link": s.link, "title": s.title, "note": s.note, "predict": s.predict}
-            for s in lesson.steps
-        ],
+        "steps": [_step_data(s) for s in lesson.steps],
     }
+
+
+def _step_data(step: Step) -> dict[str, Any]:
+    return {"link": step.link, "title": step.title, "note": step.note, "predict": step.predict}
 
 
 def to_json(lesson: Lesson) -> str:

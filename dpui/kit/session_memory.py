@@ -100,7 +100,20 @@ def _generation(name: str) -> str:
 
 def uploader_key(name: str, session: Any = None) -> str:
     """The widget key of the uploader called ``name`` now: ``name``, then ``name.1``, ... after
-    each :func:`release_upload` (``session``: a session state, this session's by default)."""
+    each :func:`release_upload`.
+
+    Parameters
+    ----------
+    name : str
+        The uploader's name (its first key).
+    session : mapping, optional
+        A session state (an AppTest's, in tests); this session's by default.
+
+    Returns
+    -------
+    str
+        The key to draw the uploader with.
+    """
     state = st.session_state if session is None else session
     at = state.get(_generation(name), 0)
     return f"{name}.{at}" if at else name
@@ -115,7 +128,13 @@ def uploaded(name: str) -> UploadedFile | None:
 def release_upload(name: str) -> None:
     """Let go of the file in the uploader called ``name`` (call it from the uploader's
     callback once the file is read, or refused): its bytes leave Streamlit's upload store and
-    the widget's value, and the uploader is drawn empty under a new key on the next run."""
+    the widget's value, and the uploader is drawn empty under a new key on the next run.
+
+    Parameters
+    ----------
+    name : str
+        The uploader's name, as given to :func:`uploader_key`.
+    """
     file = uploaded(name)
     ctx = get_script_run_ctx()
     if file is not None and ctx is not None:

@@ -67,7 +67,15 @@ def load(params: Sequence[codec.Param]) -> None:
 def assign(name: str, value: Any) -> None:
     """Make ``value`` the value of widget ``name`` before it is drawn, when the widget is new
     on this page or shows another value; otherwise leave the widget's value alone (an
-    assignment is sent to the browser and replaces what the user did meanwhile)."""
+    assignment is sent to the browser and replaces what the user did meanwhile).
+
+    Parameters
+    ----------
+    name : str
+        The widget's key.
+    value : Any
+        The value it must show (the link's, a kept one, or a model's such as the lesson's).
+    """
     page = _page()
     if (
         st.session_state.get(_on(name)) != page
