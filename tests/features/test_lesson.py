@@ -115,6 +115,7 @@ def test_bad_links_and_files_say_what_is_wrong_and_keep_the_lesson():
     for bad, message in (
         (good[:40] + "x" + good[41:], "damaged"),
         ("A" * (lesson.MAX_LINK_CHARS + 1), "holds at most 6,000"),
+        ("eNqLjh4Fo2AUDHcQOwpGwSgY9gAAbqbO3w", "nested too deep"),  # issue 37, M1
     ):
         _open(at, "lesson", lesson=bad)
         assert any(message in e.value and "unchanged" in e.value for e in at.error)
@@ -131,6 +132,11 @@ def test_bad_links_and_files_say_what_is_wrong_and_keep_the_lesson():
     assert len(_steps_shown(at)) == len(EXAMPLE.steps)
     uploader(at, "_lesson_upload").set_value(("l.csv", b"a", "text/csv")).run()
     assert "is not a .json file" in at.error[0].value
+    huge = b'{"format": "dp-explorer-lesson", "version": ' + b"9" * 4400 + b"}"
+    uploader(at, "_lesson_upload").set_value(("v.json", huge, "application/json")).run()
+    assert not at.exception  # issue 37, M1: Python's integer string limit was a traceback
+    assert "a number of 4,400 digits" in at.error[0].value
+    assert len(_steps_shown(at)) == len(EXAMPLE.steps)
 
     mine = lesson.Lesson("Mine", (lesson.Step("glossary", "", "Terms"),))
     uploader(at, "_lesson_upload").set_value(
