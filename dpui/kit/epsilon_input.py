@@ -12,6 +12,7 @@ import math
 
 import streamlit as st
 
+from dpui.kit import state
 from dpui.kit.params import FloatParam
 
 LOG_STEP = 0.05
@@ -39,7 +40,7 @@ def epsilon_controls(param: FloatParam, *, help: str) -> None:
     )
     lo, hi = math.log10(param.lo), math.log10(param.hi)
     eps = float(st.session_state.get(param.name, param.default))
-    st.session_state[_log_key(param)] = min(max(round(math.log10(eps), 2), lo), hi)
+    state.assign(_log_key(param), min(max(round(math.log10(eps), 2), lo), hi))
     st.slider(
         "log₁₀ ε",
         lo,

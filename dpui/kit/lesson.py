@@ -22,7 +22,7 @@ import zlib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
-from urllib.parse import parse_qsl, urlencode
+from urllib.parse import parse_qsl, unquote_plus, urlencode
 
 from dpui.kit import params as codec
 from dpui.kit import untrusted
@@ -32,9 +32,14 @@ PAGE_KEY = "lesson"
 """The key of the Lesson page, where a lesson is edited (not itself a step)."""
 URL_KEY = "lesson"
 """The query parameter of a lesson's link (on the Lesson page)."""
-MAX_STEPS, MAX_TITLE, MAX_NOTE, MAX_LINK = 40, 120, 1_000, 2_000
+MAX_STEPS, MAX_TITLE, MAX_NOTE = 40, 120, 1_000
+MAX_LINK = 2_000
+"""Characters of a step's link besides the values of its page's own settings (each bounded by
+its parameter's own limit): the page's key, the setting names and other settings."""
 MAX_FILE = 200_000
 """Bytes of a lesson file (a full lesson of long notes is under 100 kB)."""
+MAX_DIGITS = 20
+"""Digits of a number in a lesson file (its only number is the version)."""
 MAX_LINK_CHARS = 6_000
 """Characters of the encoded lesson in a link: browsers, proxies and servers take URLs of
 8,000 characters and more; this leaves room for the address itself."""
@@ -88,9 +93,65 @@ EMPTY = Lesson("My lesson")
 
 def step_from_view(page: str, title: str, query: Mapping[str, str], dropped: Sequence[str]) -> Step:
     """A step opening page ``page`` with the settings ``query`` (its link's parameters less
-    the ``dropped`` ones, such as presentation mode), titled ``title``."""
-    kept = {k: v for k, v in query.items() if k not in dropped}
+    the ``dropped`` ones, such as presentation mode, and less the foreign ones a lesson does
+    not take, such as ``Ref=newsletter``), titled ``title``."""
+    kept = {k: v for k, v in query.items() if k not in dropped and _KEY.fullmatch(k)}
     return Step(page, urlencode(kept), title[:MAX_TITLE])
+
+
+def appended(lesson: Lesson, step: Step, target: Target) -> Lesson:
+    """``lesson`` with ``step`` (which opens ``target``) as its last step, checked as a load
+    would check it, so that a lesson the app saves always loads.
+
+    Parameters
+    ----------
+    lesson : Lesson
+        The lesson so far.
+    step : Step
+        The new step, from :func:`step_from_view`.
+    target : Target
+        The page the step opens.
+
+    Returns
+    -------
+    Lesson
+        The longer lesson.
+
+    Raises
+    ------
+    LessonError
+        When the lesson is full, the step would be refused on load, or the lesson's file would
+        be over :data:`MAX_FILE` bytes.
+    """
+    n = len(lesson.steps) + 1
+    if n > MAX_STEPS:
+        raise LessonError(f"The lesson has {MAX_STEPS} steps, the most it holds.")
+    checked = _step(_step_data(step), n, {step.page: target})
+    longer = replace(lesson, steps=(*lesson.steps, checked))
+    check_size(longer)
+    return longer
+
+
+def check_size(lesson: Lesson) -> None:
+    """Raise :class:`LessonError` when ``lesson`` as a file would be over :data:`MAX_FILE`
+    bytes (it could not be loaded back).
+
+    Parameters
+    ----------
+    lesson : Lesson
+        A lesson about to be kept (after an edit).
+
+    Raises
+    ------
+    LessonError
+        Saying how large the file would be and what is accepted.
+    """
+    size = len(to_json(lesson).encode("utf-8"))
+    if size > MAX_FILE:
+        raise LessonError(
+            f"The lesson would be a file of {size:,} bytes; a lesson file has at most "
+            f"{MAX_FILE:,}. Save this lesson and start another, or shorten its notes."
+        )
 
 
 def moved(lesson: Lesson, index: int, by: int) -> Lesson:
@@ -118,11 +179,12 @@ def as_data(lesson: Lesson) -> dict[str, Any]:
         "format": FORMAT,
         "version": VERSION,
         "title": lesson.title,
-        "steps": [
-            {"link": s.link, "title": s.title, "note": s.note, "predict": s.predict}
-            for s in lesson.steps
-        ],
+        "steps": [_step_data(s) for s in lesson.steps],
     }
+
+
+def _step_data(step: Step) -> dict[str, Any]:
+    return {"link": step.link, "title": step.title, "note": step.note, "predict": step.predict}
 
 
 def to_json(lesson: Lesson) -> str:
@@ -198,19 +260,35 @@ def from_json(raw: bytes, targets: Mapping[str, Target]) -> Lesson:
             f"The file is {len(raw):,} bytes; a lesson file has at most {MAX_FILE:,}."
         )
     try:
-        data = json.loads(raw.decode("utf-8"))
+        data = json.loads(raw.decode("utf-8"), parse_int=_whole_number)
     except (UnicodeDecodeError, json.JSONDecodeError) as err:
         raise LessonError(
             f"This is not a lesson file: it is not UTF-8 JSON ({untrusted.markdown(err, 120)})."
         ) from None
+    except RecursionError:  # the decoder recurses once per level of nesting
+        raise LessonError(
+            "This is not a lesson file: its lists or objects are nested too deep to read; a "
+            "lesson nests three levels (the lesson, its list of steps, each step)."
+        ) from None
     return validate(data, targets)
+
+
+def _whole_number(digits: str) -> int:
+    """A JSON integer of at most :data:`MAX_DIGITS` digits (Python refuses to read one of
+    over 4,300 digits, with a ValueError of its own)."""
+    if len(digits.lstrip("-")) > MAX_DIGITS:
+        raise LessonError(
+            f"This lesson has a number of {len(digits.lstrip('-')):,} digits; a lesson's "
+            f"numbers have at most {MAX_DIGITS}."
+        )
+    return int(digits)
 
 
 def _text(value: Any, where: str, limit: int, *, required: bool = False) -> str:
     if not isinstance(value, str):
         raise LessonError(f"{where} must be text, not {type(value).__name__}.")
-    if len(value) > limit:
-        raise LessonError(f"{where} has {len(value):,} characters; at most {limit:,} are accepted.")
+    if unfit := untrusted.unfit_text(value, limit):
+        raise LessonError(f"{where} is refused: {unfit}.")
     if required and not value.strip():
         raise LessonError(f"{where} is empty; give it a few words.")
     return _CONTROL.sub(" ", value)
@@ -231,7 +309,7 @@ def validate(data: Any, targets: Mapping[str, Target]) -> Lesson:
     """
     if not isinstance(data, dict) or data.get("format") != FORMAT:
         raise LessonError(f'This is not a DP Explorer lesson (it has no "format": "{FORMAT}").')
-    if data.get("version") != VERSION:
+    if type(data.get("version")) is not int or data["version"] != VERSION:
         raise LessonError(
             f"This lesson is of version {untrusted.markdown(data.get('version'), 20)}; "
             f"this app reads version {VERSION}."
@@ -254,7 +332,7 @@ def _step(raw: Any, n: int, targets: Mapping[str, Target]) -> Step:
             f"{where} has the field {untrusted.markdown(unknown[0], 40)}; a step has only "
             "link, title, note and predict."
         )
-    link = _text(raw.get("link"), f"{where}'s link", MAX_LINK, required=True)
+    link = _text(raw.get("link"), f"{where}'s link", MAX_FILE, required=True)
     page, _, query = link.partition("?")
     if page not in targets:
         raise LessonError(
@@ -277,12 +355,19 @@ def _step(raw: Any, n: int, targets: Mapping[str, Target]) -> Step:
 def _check_settings(query: str, target: Target, where: str) -> None:
     """Every setting of a step's link is a parameter name, and the value of each of the
     page's parameters parses (others, such as a section's own settings, are checked by the
-    page when the step opens, with a notice)."""
+    page when the step opens, with a notice); the page's own values are bounded by their
+    parameters, the rest of the link by :data:`MAX_LINK`."""
     try:
         pairs = parse_qsl(query, keep_blank_values=True, strict_parsing=bool(query))
     except ValueError:
         raise LessonError(f"{where}'s link has settings that are not name=value pairs.") from None
     by_name = {p.name: p for p in target.params}
+    own = sum(len(part) for part in query.split("&") if unquote_plus(part.split("=")[0]) in by_name)
+    if len(target.key) + 1 + len(query) - own > MAX_LINK:
+        raise LessonError(
+            f"{where}'s link has {len(target.key) + 1 + len(query) - own:,} characters besides "
+            f"the settings of {target.title}; at most {MAX_LINK:,} are accepted."
+        )
     for name, value in pairs:
         if not _KEY.fullmatch(name):
             raise LessonError(

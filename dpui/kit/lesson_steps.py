@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import html
 from collections.abc import Sequence
-from dataclasses import replace
 
 import streamlit as st
 from streamlit.delta_generator import DeltaGenerator
@@ -88,24 +87,32 @@ def inert(text: str, css_class: str) -> str:
     return f'<p class="{css_class}">{html.escape(text, quote=True)}</p>'
 
 
-def _add(page: str, title: str) -> None:
+def target(page: str, title: str, params: Sequence[codec.Param]) -> lesson.Target:
+    """Page ``page`` (titled ``title``, with ``params``) as a lesson step may open it: a link
+    sets the page's own parameters and the shared ones."""
+    return lesson.Target(page, title, (*params, *sidebar.SHARED))
+
+
+def _add(target: lesson.Target) -> None:
     now = current()
-    if len(now.steps) >= lesson.MAX_STEPS:
-        st.session_state[_TOAST] = f"The lesson has {lesson.MAX_STEPS} steps, the most it holds."
-        return
     query = st.query_params.to_dict()
     if query.get(sidebar.DATASET.name) == sidebar.UPLOAD_MARK:  # uploads are not in links
         del query[sidebar.DATASET.name]
-    step = lesson.step_from_view(page, title, query, DROPPED)
-    put(replace(now, steps=(*now.steps, step)))
+    step = lesson.step_from_view(target.key, target.title, query, DROPPED)
+    try:
+        put(lesson.appended(now, step, target))
+    except lesson.LessonError as err:
+        st.session_state[_TOAST] = f"Not added: {err}"
+        return
     st.session_state[_TOAST] = (
         f"Added step {len(now.steps) + 1} to the lesson (edit it on the Lesson page)."
     )
 
 
-def add_button(where: DeltaGenerator, page: str, title: str) -> None:
-    """The "Add to lesson" button (not while presenting): the view as now set becomes the
-    lesson's next step, titled ``title``."""
+def add_button(where: DeltaGenerator, page: str, title: str, params: Sequence[codec.Param]) -> None:
+    """The "Add to lesson" button (not while presenting): the view as now set (page ``page``
+    with ``params``) becomes the lesson's next step, titled ``title``, checked as a loaded
+    lesson is (:func:`dpui.kit.lesson.appended`)."""
     if present.presenting() or page == lesson.PAGE_KEY:
         return
     if toast := st.session_state.pop(_TOAST, None):  # said here: a callback's output is lost
@@ -115,7 +122,7 @@ def add_button(where: DeltaGenerator, page: str, title: str) -> None:
         icon=":material/playlist_add:",
         key="_lesson_add",
         on_click=_add,
-        args=(page, title),
+        args=(target(page, title, params),),
         help="Add this view, with its settings, as the next step of your lesson (edit, "
         "reorder, save and present it on the Lesson page).",
     )

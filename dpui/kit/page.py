@@ -153,14 +153,14 @@ def _content(page: Page, toolbar: DeltaGenerator) -> None:
             page.controls()
     state.save(page.params)
     if page.view is None:
-        lesson_steps.add_button(toolbar, page.key, page.title)
+        lesson_steps.add_button(toolbar, page.key, page.title, page.params)
         present.qr_code(toolbar, page.key)
         if page.body is not None and not lesson_steps.hidden(page.key):
             page.body(None)
         return
     current = _inputs(page, {})
     pinned = pin.controls(page.key, page.pinned, where=toolbar) if page.pinned else None
-    lesson_steps.add_button(toolbar, page.key, page.title)
+    lesson_steps.add_button(toolbar, page.key, page.title, page.params)
     present.qr_code(toolbar, page.key)
     if lesson_steps.hidden(page.key):  # "predict, then reveal": nothing of the view yet
         return

@@ -95,7 +95,8 @@ class ChoiceParam:
 
 @dataclass(frozen=True)
 class TextParam:
-    """Free text of at most ``max_chars`` characters (the page validates its content)."""
+    """Free text of at most ``max_chars`` characters that the text widgets can hold (valid
+    Unicode: :func:`dpui.kit.untrusted.unfit_text`); the page validates its content."""
 
     name: str
     default: str
@@ -104,6 +105,8 @@ class TextParam:
     def parse(self, raw: str) -> str:
         if len(raw) > self.max_chars:
             raise ValueError(f"expected at most {self.max_chars:,} characters")
+        if unfit := untrusted.unfit_text(raw, self.max_chars):
+            raise ValueError(unfit)
         return raw
 
     def encode(self, value: Any) -> str:

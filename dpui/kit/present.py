@@ -231,8 +231,18 @@ def qr_code(where: DeltaGenerator, key: str) -> None:
     if not box.button("Show the QR code of this view", key="_qr_show"):
         return
     url = page_url(key)
+    try:
+        code = segno.make(url, error="m")
+    except segno.DataOverflowError:  # a QR code holds about 2,330 characters at this level
+        box.warning(
+            f"This view's link is {len(url):,} characters long, too long for a QR code (one "
+            "holds about 2,300). Copy the link instead (Copy link in the toolbar), or shorten "
+            "the settings that hold text.",
+            icon=":material/qr_code_2:",
+        )
+        return
     png = io.BytesIO()  # st.html drops inline SVG; segno writes PNG itself (no Pillow)
-    segno.make(url, error="m").save(png, kind="png", scale=4, border=2)
+    code.save(png, kind="png", scale=4, border=2)
     box.image(png.getvalue(), caption="This view's link as a QR code")
     box.caption(f"Scan to open this view: {untrusted.markdown(url, 200)}")
 

@@ -6,6 +6,11 @@ what the live sessions already hold and refuses it, saying so, when the total wo
 ``DP_EXPLORER_SESSIONS_MB`` (default 1,500). What a session holds is released with the
 session: Streamlit drops a closed tab's session state after ``server.disconnectedSessionTTL``
 (30 s in ``.streamlit/config.toml``), and the registry here only holds weak references.
+
+An uploader's file is held twice outside that budget, by Streamlit's upload store and by the
+widget's value, for as long as the widget shows it: :func:`release_upload` lets both go once
+the file is read (a refused 60 MB file otherwise stayed for the whole session). The
+uploader's key then changes (:func:`uploader_key`), so that it is drawn empty.
 """
 
 from __future__ import annotations
@@ -17,7 +22,10 @@ import weakref
 from typing import Any
 
 import numpy as np
+import streamlit as st
+from streamlit.runtime.memory_uploaded_file_manager import MemoryUploadedFileManager
 from streamlit.runtime.scriptrunner import get_script_run_ctx
+from streamlit.runtime.uploaded_file_manager import UploadedFile
 
 VARIABLE = "DP_EXPLORER_SESSIONS_MB"
 DEFAULT_MB = 1500.0
@@ -84,3 +92,54 @@ def admit(kind: str, owner: Any, size: int) -> str | None:
             )
         _HELD[key] = (weakref.ref(owner), size)
     return None
+
+
+def _generation(name: str) -> str:
+    return f"_upload_generation.{name}"
+
+
+def uploader_key(name: str, session: Any = None) -> str:
+    """The widget key of the uploader called ``name`` now: ``name``, then ``name.1``, ... after
+    each :func:`release_upload`.
+
+    Parameters
+    ----------
+    name : str
+        The uploader's name (its first key).
+    session : mapping, optional
+        A session state (an AppTest's, in tests); this session's by default.
+
+    Returns
+    -------
+    str
+        The key to draw the uploader with.
+    """
+    state = st.session_state if session is None else session
+    at = state.get(_generation(name), 0)
+    return f"{name}.{at}" if at else name
+
+
+def uploaded(name: str) -> UploadedFile | None:
+    """The file in the uploader called ``name``, if any."""
+    found = st.session_state.get(uploader_key(name))
+    return found if isinstance(found, UploadedFile) else None
+
+
+def release_upload(name: str) -> None:
+    """Let go of the file in the uploader called ``name`` (call it from the uploader's
+    callback once the file is read, or refused): its bytes leave Streamlit's upload store and
+    the widget's value, and the uploader is drawn empty under a new key on the next run.
+
+    Parameters
+    ----------
+    name : str
+        The uploader's name, as given to :func:`uploader_key`.
+    """
+    file = uploaded(name)
+    ctx = get_script_run_ctx()
+    if file is not None and ctx is not None:
+        store = ctx.uploaded_file_mgr
+        if isinstance(store, MemoryUploadedFileManager):  # the server's store (and AppTest's)
+            store.remove_file(ctx.session_id, file.file_id)
+    st.session_state.pop(uploader_key(name), None)
+    st.session_state[_generation(name)] = st.session_state.get(_generation(name), 0) + 1

@@ -12,6 +12,7 @@ from __future__ import annotations
 import hashlib
 
 import streamlit as st
+from streamlit.runtime.uploaded_file_manager import UploadedFile
 
 from dpcore.histogram import MAX_BINS, Histogram, HistogramError, parse_histogram
 from dpui.kit import epsilon_input, examples, routing, session_memory, state, untrusted
@@ -20,6 +21,7 @@ from dpui.kit.params import ChoiceParam, FloatParam, IntParam
 UPLOADED = "your uploaded file"
 UPLOAD_MARK = "upload"  # data= value of a link made while an upload was in use
 _UPLOAD_LINK = "_opened_an_upload_link"
+_UPLOAD_WIDGET = "upload_file"
 DATASET = ChoiceParam("data", examples.DEFAULT, examples.NAMES)
 EPSILON = FloatParam("eps", 1.0, 1e-5, 100.0)
 SHARED = (DATASET, EPSILON)
@@ -94,7 +96,7 @@ def shared_controls() -> None:
             )
             st.file_uploader(
                 "CSV or TSV file",
-                key="upload_file",
+                key=session_memory.uploader_key(_UPLOAD_WIDGET),
                 on_change=_parse_upload,
             )
             if error := st.session_state.get("upload_error"):
@@ -121,13 +123,22 @@ UPLOAD_TYPES = ("csv", "tsv", "txt")
 
 
 def _parse_upload() -> None:
-    file = st.session_state.get("upload_file")
+    file = session_memory.uploaded(_UPLOAD_WIDGET)
     if file is None:
         st.session_state.pop("upload_error", None)
         return
+    if refused := _refusal(file):
+        # the file's bytes are not kept: upload it again (with other options) to retry
+        session_memory.release_upload(_UPLOAD_WIDGET)
+        st.session_state["upload_error"] = (
+            f"{refused} The previous dataset is still in use; upload the file again to retry."
+        )
+
+
+def _refusal(file: UploadedFile) -> str | None:
+    """Why ``file`` is not the session's histogram now, or None once it is."""
     if wrong := untrusted.wrong_file_type(file.name, UPLOAD_TYPES):
-        st.session_state["upload_error"] = f"{wrong} The previous dataset is still in use."
-        return
+        return wrong
     try:
         hist = parse_histogram(
             file.getvalue(),
@@ -137,21 +148,16 @@ def _parse_upload() -> None:
             bins=int(st.session_state.get("upload_bins", 64)),
         )
     except HistogramError as err:
-        st.session_state["upload_error"] = (
-            f"{untrusted.file_name(file.name)} was not loaded: {untrusted.markdown(err, 600)} "
-            "The previous dataset is still in use."
-        )
-        return
-    refused = session_memory.admit("histogram upload", hist, session_memory.size_of(hist))
+        return f"{untrusted.file_name(file.name)} was not loaded: {untrusted.markdown(err, 600)}"
+    # the uploader keeps the file too (to read it again with other options): both count
+    size = session_memory.size_of(hist) + file.size
+    refused = session_memory.admit("histogram upload", hist, size)
     if refused is not None:
-        st.session_state["upload_error"] = (
-            f"{untrusted.file_name(file.name)} was not loaded: {refused} "
-            "The previous dataset is still in use."
-        )
-        return
+        return f"{untrusted.file_name(file.name)} was not loaded: {refused}"
     st.session_state.pop("upload_error", None)
     st.session_state[UPLOADED] = hist
     st.session_state[DATASET.name] = UPLOADED
+    return None
 
 
 def current_dataset_name() -> str:

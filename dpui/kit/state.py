@@ -14,12 +14,23 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 import streamlit as st
+from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 from dpui.kit import params as codec
 
 
 def _kept(name: str) -> str:
     return f"_kept.{name}"
+
+
+def _on(name: str) -> str:
+    return f"_on.{name}"
+
+
+def _page() -> str:
+    """The script of the page this run draws (its hash)."""
+    ctx = get_script_run_ctx()
+    return ctx.page_script_hash if ctx is not None else ""
 
 
 def load(params: Sequence[codec.Param]) -> None:
@@ -30,14 +41,17 @@ def load(params: Sequence[codec.Param]) -> None:
     same key, and drops it after a run without the widget. Re-assigning the
     value before the widget is created makes it the new widget's value (the
     documented way to keep widget state across pages); :func:`save` keeps a
-    copy for when the key is gone.
+    copy for when the key is gone. A value is assigned only when the widget is
+    new on this page: assigning it on every rerun sends it back to the browser
+    as the widget's value, which undid the clicks made while the run was going
+    (10 quick clicks on a number input's + counted 8).
     """
     fresh = []
     for param in params:
         if param.name in st.session_state:
-            st.session_state[param.name] = st.session_state[param.name]
+            assign(param.name, st.session_state[param.name])
         elif _kept(param.name) in st.session_state:
-            st.session_state[param.name] = st.session_state[_kept(param.name)]
+            assign(param.name, st.session_state[_kept(param.name)])
         else:
             fresh.append(param)
     if not fresh:
@@ -45,9 +59,31 @@ def load(params: Sequence[codec.Param]) -> None:
     raw = {key: st.query_params[key] for key in st.query_params}
     values, notices = codec.decode(fresh, raw)
     for name, value in values.items():
-        st.session_state[name] = value
+        assign(name, value)
     for notice in notices:
         st.warning(notice, icon=":material/link_off:")
+
+
+def assign(name: str, value: Any) -> None:
+    """Make ``value`` the value of widget ``name`` before it is drawn, when the widget is new
+    on this page or shows another value; otherwise leave the widget's value alone (an
+    assignment is sent to the browser and replaces what the user did meanwhile).
+
+    Parameters
+    ----------
+    name : str
+        The widget's key.
+    value : Any
+        The value it must show (the link's, a kept one, or a model's such as the lesson's).
+    """
+    page = _page()
+    if (
+        st.session_state.get(_on(name)) != page
+        or name not in st.session_state
+        or st.session_state[name] != value
+    ):
+        st.session_state[name] = value
+    st.session_state[_on(name)] = page
 
 
 def save(params: Sequence[codec.Param], *, in_url: Sequence[codec.Param] | None = None) -> None:

@@ -31,8 +31,54 @@ def shorten(value: object, limit: int) -> str:
     >>> shorten("a" * 10, 5)
     'aaaa…'
     """
-    text = _BREAKS.sub(" ", str(value))
+    text = _BREAKS.sub(" ", encodable(str(value)))
     return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def encodable(text: str) -> str:
+    """``text`` with every code point that UTF-8 cannot encode (a lone surrogate, which a
+    JSON ``\\ud800`` escape makes) written as its escape, so that a message echoing it can be
+    sent to the browser.
+
+    >>> encodable("a\\ud800b")
+    'a\\\\ud800b'
+    """
+    return text.encode("utf-8", "backslashreplace").decode("utf-8")
+
+
+def unfit_text(text: str, limit: int) -> str | None:
+    """Why ``text`` (a value a user supplied: a title, a note, a link's setting) cannot be held
+    by the app's widgets and messages, or None when it can: it must be at most ``limit``
+    characters and valid Unicode text (UTF-8 encodable: no lone surrogate), which is what
+    Streamlit sends to the browser.
+
+    Parameters
+    ----------
+    text : str
+        The value.
+    limit : int
+        The most characters accepted.
+
+    Returns
+    -------
+    str or None
+        The reason, naming the first bad character and what is accepted.
+
+    >>> unfit_text("ok", 5) is None
+    True
+    >>> unfit_text("ab\\udc80", 5)
+    'character 3 is U+DC80, a lone surrogate, not a character; only valid Unicode text is accepted'
+    """
+    if len(text) > limit:
+        return f"it has {len(text):,} characters; at most {limit:,} are accepted"
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as err:
+        return (
+            f"character {err.start + 1:,} is U+{ord(text[err.start]):04X}, a lone surrogate, not "
+            "a character; only valid Unicode text is accepted"
+        )
+    return None
 
 
 def markdown(value: object, limit: int = MARKDOWN_LIMIT) -> str:

@@ -13,7 +13,7 @@ from streamlit.delta_generator import DeltaGenerator
 
 from dpcore.ldp import metrics
 from dpcore.ldp.mechanisms import MAX_EPS, MECHANISMS, UNAVAILABLE
-from dpui.kit import downloads, limits, pin, present, references, sidebar, state
+from dpui.kit import downloads, limits, pin, present, references, session_memory, sidebar, state
 from dpui.kit.page import Page, View
 from dpui.ldp import figures as ldp_figures
 from dpui.ldp import settings as kv
@@ -65,7 +65,7 @@ def controls() -> None:
     if not synthetic:
         st.file_uploader(
             "user,key,value CSV (values in [-1, 1], one pair per user and key)",
-            key=kv.UPLOAD_WIDGET,
+            key=session_memory.uploader_key(kv.UPLOAD_WIDGET),
             on_change=kv.on_upload,
         )
     if error := st.session_state.get(kv.UPLOAD_ERROR):

@@ -190,10 +190,12 @@ def upload_cost(size: int) -> limits.Cost:
 def on_upload() -> None:
     """Keep a new CSV only if it is valid, within the work limit (estimated from its size
     before it is parsed) and within the memory kept for uploads; otherwise keep the previous
-    one and say why."""
-    file = st.session_state.get(UPLOAD_WIDGET)
+    one and say why. Either way the uploader lets go of the file (a kept file is held once,
+    counted, in :data:`UPLOADED`)."""
+    file = session_memory.uploaded(UPLOAD_WIDGET)
     if file is None:
         return
+    session_memory.release_upload(UPLOAD_WIDGET)
     if wrong := untrusted.wrong_file_type(file.name, ("csv", "txt")):
         st.session_state[UPLOAD_ERROR] = wrong
         return

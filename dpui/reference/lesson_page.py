@@ -15,7 +15,7 @@ from urllib.parse import urlsplit, urlunsplit
 
 import streamlit as st
 
-from dpui.kit import lesson, lesson_steps, sidebar, untrusted
+from dpui.kit import lesson, lesson_steps, session_memory, state, untrusted
 from dpui.kit.page import Page, View
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "assets" / "lessons" / "dp_histograms_50min.json"
@@ -41,7 +41,7 @@ PAGE = Page(
 def targets(pages: Sequence[Page]) -> dict[str, lesson.Target]:
     """The pages a step may open (every page but this one), with the parameters a link sets."""
     return {
-        p.key: lesson.Target(p.key, p.title, (*p.params, *sidebar.SHARED))
+        p.key: lesson_steps.target(p.key, p.title, p.params)
         for p in pages
         if p.key != lesson.PAGE_KEY
     }
@@ -65,9 +65,10 @@ def _load_example(known: Mapping[str, lesson.Target]) -> None:
 
 
 def _load_file(known: Mapping[str, lesson.Target]) -> None:
-    file = st.session_state.get(_UPLOAD)
+    file = session_memory.uploaded(_UPLOAD)
     if file is None:
         return
+    session_memory.release_upload(_UPLOAD)  # loaded or not, the lesson keeps no bytes
     name = untrusted.file_name(file.name)
     if wrong := untrusted.wrong_file_type(file.name, ("json",)):
         _say("error", f"{wrong} Your lesson is unchanged.")
@@ -94,7 +95,13 @@ def _edit(index: int, field: str, key: str) -> None:
     value = st.session_state.get(key)
     if field == "title" and not str(value).strip():
         return  # a step keeps a title
-    lesson_steps.put(lesson.edited(lesson_steps.current(), index, **{field: value}))
+    new = lesson.edited(lesson_steps.current(), index, **{field: value})
+    try:
+        lesson.check_size(new)  # a lesson the app keeps must load back
+    except lesson.LessonError as err:
+        _say("error", f"Step {index + 1} was not changed: {err}")
+        return
+    lesson_steps.put(new)
 
 
 def _retitle() -> None:
@@ -111,11 +118,6 @@ def _delete(index: int) -> None:
     lesson_steps.put(lesson.deleted(lesson_steps.current(), index))
 
 
-def _seed(key: str, value: object) -> None:
-    """Draw the model's value in widget ``key`` (before the widget: the lesson is the owner)."""
-    st.session_state[key] = value
-
-
 def _steps(now: lesson.Lesson, known: Mapping[str, lesson.Target]) -> None:
     for i, step in enumerate(now.steps):
         box = st.container(border=True, key=f"dp-lesson-step-{i}")
@@ -123,8 +125,8 @@ def _steps(now: lesson.Lesson, known: Mapping[str, lesson.Target]) -> None:
         box.markdown(f"**Step {i + 1}** · {page} · {untrusted.markdown(step.link, 90)}")
         left, right = box.columns([3, 2])
         for field, value in (("title", step.title), ("note", step.note)):
-            _seed(f"_lesson_{field}_{i}", value)
-        _seed(f"_lesson_predict_{i}", step.predict)
+            state.assign(f"_lesson_{field}_{i}", value)
+        state.assign(f"_lesson_predict_{i}", step.predict)
         left.text_input(
             "Title",
             key=f"_lesson_title_{i}",
@@ -212,7 +214,7 @@ def _load(known: Mapping[str, lesson.Target]) -> None:
         )
     st.file_uploader(
         f"A lesson file (.json, at most {lesson.MAX_FILE // 1000} kB)",
-        key=_UPLOAD,
+        key=session_memory.uploader_key(_UPLOAD),
         on_change=_load_file,
         args=(known,),
         help="A file saved with Download the lesson. It replaces the lesson here (which you "
@@ -231,7 +233,7 @@ def editor(pages: Sequence[Page]) -> Page:
             kind, text = message
             (st.success if kind == "success" else st.error)(text)
         now = lesson_steps.current()
-        _seed("_lesson_title", now.title)
+        state.assign("_lesson_title", now.title)
         st.text_input(
             "Lesson title", key="_lesson_title", max_chars=lesson.MAX_TITLE, on_change=_retitle
         )

@@ -18,6 +18,7 @@ from streamlit.testing.v1 import AppTest
 from dpui import registry
 from dpui.kit import lesson
 from dpui.reference import lesson_page
+from tests.uploads import uploader
 
 ROOT = Path(__file__).resolve().parents[2]
 TARGETS = lesson_page.targets(registry.PAGES)
@@ -114,6 +115,7 @@ def test_bad_links_and_files_say_what_is_wrong_and_keep_the_lesson():
     for bad, message in (
         (good[:40] + "x" + good[41:], "damaged"),
         ("A" * (lesson.MAX_LINK_CHARS + 1), "holds at most 6,000"),
+        ("eNqLjh4Fo2AUDHcQOwpGwSgY9gAAbqbO3w", "nested too deep"),  # issue 37, M1
     ):
         _open(at, "lesson", lesson=bad)
         assert any(message in e.value and "unchanged" in e.value for e in at.error)
@@ -122,17 +124,22 @@ def test_bad_links_and_files_say_what_is_wrong_and_keep_the_lesson():
     _stay(at, "lesson")
     bad_file = b'{"format": "dp-explorer-lesson", "version": 1, "title": "x", "steps": ' \
         b'[{"link": "nowhere", "title": "<b>y</b>"}]}'  # fmt: skip
-    at.file_uploader(key="_lesson_upload").set_value(("l.json", bad_file, "application/json"))
+    uploader(at, "_lesson_upload").set_value(("l.json", bad_file, "application/json"))
     at.run()
     (error,) = at.error
     assert "l.json was not loaded" in error.value and "`nowhere`" in error.value
     assert "kv_ldp" in error.value  # the pages a link may open
     assert len(_steps_shown(at)) == len(EXAMPLE.steps)
-    at.file_uploader(key="_lesson_upload").set_value(("l.csv", b"a", "text/csv")).run()
+    uploader(at, "_lesson_upload").set_value(("l.csv", b"a", "text/csv")).run()
     assert "is not a .json file" in at.error[0].value
+    huge = b'{"format": "dp-explorer-lesson", "version": ' + b"9" * 4400 + b"}"
+    uploader(at, "_lesson_upload").set_value(("v.json", huge, "application/json")).run()
+    assert not at.exception  # issue 37, M1: Python's integer string limit was a traceback
+    assert "a number of 4,400 digits" in at.error[0].value
+    assert len(_steps_shown(at)) == len(EXAMPLE.steps)
 
     mine = lesson.Lesson("Mine", (lesson.Step("glossary", "", "Terms"),))
-    at.file_uploader(key="_lesson_upload").set_value(
+    uploader(at, "_lesson_upload").set_value(
         ("mine.json", lesson.to_json(mine).encode(), "application/json")
     )
     at.run()
@@ -209,3 +216,17 @@ def test_every_step_of_the_bundled_lesson_opens_without_error_or_notice(index: i
     assert at.title[0].value == TARGETS[step.page].title
     for name, value in step.settings().items():
         assert at.query_params[name] == value, name
+
+
+def test_a_view_with_foreign_keys_in_its_link_is_added_as_a_step_that_loads_back():
+    """``/laplace?fbclid=x&Ref=newsletter``: "Add to lesson" stored ``Ref``, which the loader
+    refuses, so the saved lesson was lost on load (issue 37, M3)."""
+    at = _app()
+    _open(at, "laplace", lap_seed="4", fbclid="x", Ref="newsletter")
+    _button(at, "Add to lesson").click().run()
+    assert any("Added step 1" in t.value for t in at.toast)
+    _open(at, "lesson")
+    saved = lesson.from_link(_link_code(at), TARGETS)  # it loads
+    (step,) = saved.steps
+    assert step.settings()["lap_seed"] == "4" and "Ref" not in step.settings()
+    assert lesson.from_json(lesson.to_json(saved).encode(), TARGETS) == saved

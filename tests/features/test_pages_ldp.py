@@ -15,6 +15,7 @@ from dpui.kit.page import Inputs, Refused
 from dpui.ldp import settings as kv
 from dpui.ldp import simulation as sim
 from dpui.ldp import view as kv_view
+from tests.uploads import uploader
 
 ROOT = Path(__file__).resolve().parents[2]
 PAGE = str(ROOT / "pages" / "kv_ldp.py")
@@ -134,7 +135,7 @@ def test_upload_source_waits_for_a_file_then_uses_it() -> None:
     at.run()
     assert not at.exception and not at.error
     assert "Upload a CSV with columns user,key,value" in _text(at)
-    at.file_uploader(key=kv.UPLOAD_WIDGET).set_value(("mine.csv", GOOD_CSV, "text/csv"))
+    uploader(at, kv.UPLOAD_WIDGET).set_value(("mine.csv", GOOD_CSV, "text/csv"))
     at.run()
     assert not at.exception and not at.error, [e.value for e in at.error]
     assert _metric(at, "Keys d") == "3" and _metric(at, "Users n") == "3"
@@ -158,9 +159,9 @@ def test_bad_csv_is_rejected_and_previous_data_kept(content: bytes, reason: str)
     at = _page().run()
     at.selectbox(key=kv.SOURCE.name).set_value(kv.UPLOAD)
     at.run()
-    at.file_uploader(key=kv.UPLOAD_WIDGET).set_value(("mine.csv", GOOD_CSV, "text/csv"))
+    uploader(at, kv.UPLOAD_WIDGET).set_value(("mine.csv", GOOD_CSV, "text/csv"))
     at.run()
-    at.file_uploader(key=kv.UPLOAD_WIDGET).set_value(("bad.csv", content, "text/csv"))
+    uploader(at, kv.UPLOAD_WIDGET).set_value(("bad.csv", content, "text/csv"))
     at.run()
     assert not at.exception
     errors = _errors_as_read(at)
@@ -173,7 +174,7 @@ def test_a_wrong_file_type_is_rejected_with_a_message() -> None:
     at = _page().run()
     at.selectbox(key=kv.SOURCE.name).set_value(kv.UPLOAD)
     at.run()
-    at.file_uploader(key=kv.UPLOAD_WIDGET).set_value(("photo.png", b"\x89PNG", "image/png"))
+    uploader(at, kv.UPLOAD_WIDGET).set_value(("photo.png", b"\x89PNG", "image/png"))
     at.run()
     assert not at.exception
     assert "photo.png is not a .csv or .txt file" in " ".join(e.value for e in at.error)
@@ -183,7 +184,7 @@ def test_a_bad_file_without_a_previous_one_shows_only_the_error() -> None:
     at = _page().run()
     at.selectbox(key=kv.SOURCE.name).set_value(kv.UPLOAD)
     at.run()
-    at.file_uploader(key=kv.UPLOAD_WIDGET).set_value(("bad.csv", b"user,key\n", "text/csv"))
+    uploader(at, kv.UPLOAD_WIDGET).set_value(("bad.csv", b"user,key\n", "text/csv"))
     at.run()
     assert not at.exception
     assert "missing column(s) value" in _errors_as_read(at)

@@ -13,6 +13,7 @@ from dpui.kit import limits, sidebar, slow
 from dpui.tree import typed_ranges
 from dpui.tree import view as tree_view
 from tests.oracles import canonical_nodes
+from tests.uploads import uploader
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -122,13 +123,11 @@ def test_every_dataset_renders(page):
 
 def test_upload_then_bad_upload_keeps_previous_histogram():
     at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120).run()
-    at.file_uploader(key="upload_file").set_value(
-        ("mine.csv", b"count\n5\n1\n0\n7\n9\n", "text/csv")
-    )
+    uploader(at, "upload_file").set_value(("mine.csv", b"count\n5\n1\n0\n7\n9\n", "text/csv"))
     at.run()
     assert not at.exception and at.session_state["data"] == sidebar.UPLOADED
     assert "5 bins" in " ".join(m.value for m in at.markdown)
-    at.file_uploader(key="upload_file").set_value(("bad.csv", b"count\n5\n-1\n", "text/csv"))
+    uploader(at, "upload_file").set_value(("bad.csv", b"count\n5\n-1\n", "text/csv"))
     at.run()
     errors = " ".join(e.value for e in at.error)
     assert "bad.csv was not loaded" in errors and "negative" in errors
@@ -140,12 +139,12 @@ def test_upload_then_bad_upload_keeps_previous_histogram():
 
 def test_a_wrong_file_type_is_a_message_and_a_good_file_clears_it():
     at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120).run()
-    at.file_uploader(key="upload_file").set_value(("photo.png", b"\x89PNG", "image/png"))
+    uploader(at, "upload_file").set_value(("photo.png", b"\x89PNG", "image/png"))
     at.run()
     errors = " ".join(e.value for e in at.error)
     assert "photo.png is not a .csv or .tsv or .txt file" in errors
     assert at.session_state["data"] != sidebar.UPLOADED
-    at.file_uploader(key="upload_file").set_value(("mine.csv", b"count\n5\n1\n", "text/csv"))
+    uploader(at, "upload_file").set_value(("mine.csv", b"count\n5\n1\n", "text/csv"))
     at.run()
     assert not at.exception and not at.error  # the stale message is gone
     assert at.session_state["data"] == sidebar.UPLOADED
@@ -153,7 +152,7 @@ def test_a_wrong_file_type_is_a_message_and_a_good_file_clears_it():
 
 def test_a_link_made_during_an_upload_says_the_upload_is_not_in_it():
     at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120).run()
-    at.file_uploader(key="upload_file").set_value(("mine.csv", b"count\n5\n1\n", "text/csv"))
+    uploader(at, "upload_file").set_value(("mine.csv", b"count\n5\n1\n", "text/csv"))
     at.run()
     assert at.query_params["data"] == sidebar.UPLOAD_MARK  # not the previous dataset's name
     opened = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120)
@@ -259,7 +258,7 @@ def test_counts_float64_cannot_perturb_at_this_eps_give_a_message():
 
 def test_upload_reports_how_the_first_row_was_read():
     at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120).run()
-    at.file_uploader(key="upload_file").set_value(("c.csv", b"country,2020\na,1\n", "text/csv"))
+    uploader(at, "upload_file").set_value(("c.csv", b"country,2020\na,1\n", "text/csv"))
     at.run()
     captions = " ".join(c.value for c in at.caption)
     assert "No header" in captions and "country, 2020" in captions
@@ -370,7 +369,7 @@ def test_a_button_after_the_range_inputs_left_the_session_does_not_raise(page):
 
 def test_a_rejected_upload_is_said_in_the_main_area_too():
     at = AppTest.from_file(str(ROOT / "pages" / "tree_budgets.py"), default_timeout=120).run()
-    at.file_uploader(key="upload_file").set_value(("bad.csv", b"count\n5\n-3\nx\n", "text/csv"))
+    uploader(at, "upload_file").set_value(("bad.csv", b"count\n5\n-3\nx\n", "text/csv"))
     at.run()
     main = " ".join(e.value for e in at.main.error)
     assert "Upload rejected" in main and "Line 3" in main  # the first bad cell, not line 4

@@ -4,14 +4,17 @@ refused with a message that names what is wrong and what is accepted."""
 from __future__ import annotations
 
 import base64
+import contextlib
 import hashlib
 import json
 import zlib
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as hs
 
 from dpui import registry
-from dpui.kit import lesson
+from dpui.kit import lesson, params
 from dpui.reference import lesson_page
 
 TARGETS = lesson_page.targets(registry.PAGES)
@@ -146,3 +149,186 @@ def test_the_bundled_lesson_validates_and_walks_the_pages_in_teaching_order() ->
     predicts = [s for s in loaded.steps if s.predict]
     assert len(predicts) >= 4 and all("?" in s.note for s in predicts)
     assert lesson.from_link(lesson.to_link(loaded), TARGETS) == loaded  # fits one link
+
+
+# --- hostile files and links (issue 37, M1 and M2) -----------------------------------------
+
+
+def _as_link(raw: bytes) -> str:
+    return base64.urlsafe_b64encode(zlib.compress(raw, 9)).decode().rstrip("=")
+
+
+NESTED = b"[" * 1000 + b"]" * 1000
+HUGE_VERSION = b'{"format": "dp-explorer-lesson", "version": ' + b"9" * 4400 + b"}"
+
+
+def test_the_issues_nested_link_is_refused_with_a_message() -> None:
+    link = "eNqLjh4Fo2AUDHcQOwpGwSgY9gAAbqbO3w"
+    assert zlib.decompress(base64.urlsafe_b64decode(link + "==")) == b"[" * 1000 + b"]" * 1000
+    with pytest.raises(lesson.LessonError, match=r"nested too deep.*three levels"):
+        lesson.from_link(link, TARGETS)
+
+
+@pytest.mark.parametrize(
+    ("raw", "message"),
+    [
+        (NESTED, "nested too deep to read; a lesson nests three levels"),
+        (b'{"a": ' * 5000 + b"1" + b"}" * 5000, "nested too deep"),
+        (HUGE_VERSION, "a number of 4,400 digits; a lesson's numbers have at most 20"),
+        (HUGE_VERSION.replace(b"9" * 4400, b"-" + b"1" * 30), "a number of 30 digits"),
+        (HUGE_VERSION.replace(b"9" * 4400, b"true"), "version `True`; this app reads version 1"),
+    ],
+)
+def test_deep_nesting_and_huge_numbers_are_refused_from_a_file_and_a_link(
+    raw: bytes, message: str
+) -> None:
+    with pytest.raises(lesson.LessonError, match=message):
+        lesson.from_json(raw, TARGETS)
+    with pytest.raises(lesson.LessonError, match=message):
+        lesson.from_link(_as_link(raw), TARGETS)
+
+
+@pytest.mark.parametrize("field", ["title", "note", "link", "lesson title"])
+def test_a_lone_surrogate_in_any_text_is_refused_naming_the_character(field: str) -> None:
+    bad = "\ud800 x"
+    data = _data() if field == "lesson title" else _data(**{field: f"laplace?a={bad}"})
+    if field == "lesson title":
+        data["title"] = bad
+    elif field != "link":
+        data = _data(**{field: bad})
+    raw = json.dumps(data).encode()  # ASCII: the surrogate as the escape \ud800
+    assert b"\\ud800" in raw
+    with pytest.raises(lesson.LessonError, match="is U\\+D800, a lone surrogate") as err:
+        lesson.from_json(raw, TARGETS)
+    str(err.value).encode("utf-8")  # the message itself can be shown
+
+
+def test_a_surrogate_in_a_link_setting_is_refused_and_echoed_escaped() -> None:
+    with pytest.raises(lesson.LessonError, match="link is refused: character 30 is U\\+D800"):
+        lesson.validate(_data(link="which_algorithm?wa_ranges=0-1\ud800"), TARGETS)
+    with pytest.raises(ValueError, match="character 4 is U\\+D800, a lone surrogate"):
+        params.TextParam("t", "", 10).parse("0-1\ud800")  # the parameter's own check
+    with pytest.raises(lesson.LessonError, match="has the field `x\\\\udc00`") as err:
+        lesson.validate(_data(**{"x\udc00": 1}), TARGETS)
+    str(err.value).encode("utf-8")
+
+
+# --- what "Add to lesson" stores always loads (issue 37, M3) --------------------------------
+
+
+def _longest(param: params.Param) -> str:
+    """The longest text ``param`` accepts, as written in a link (percent-encoding triples a
+    comma: the longest link)."""
+    if isinstance(param, params.TextParam):
+        return "," * param.max_chars
+    if isinstance(param, params.IntParam):
+        return max(str(param.lo), str(param.hi), key=len)
+    if isinstance(param, params.FloatParam):
+        return param.encode(param.lo + (param.hi - param.lo) / 3)
+    if isinstance(param, params.ChoiceParam):
+        return max(param.options, key=len)
+    if isinstance(param, params.RangeParam):
+        return f"{param.hi}-{param.hi}"
+    assert isinstance(param, params.BoolParam)
+    return "false"
+
+
+@pytest.mark.parametrize("key", sorted(TARGETS))
+def test_every_pages_longest_link_added_to_a_lesson_saves_and_loads_back(key: str) -> None:
+    target = TARGETS[key]
+    query = {p.name: _longest(p) for p in target.params}
+    for p in target.params:
+        p.parse(query[p.name])  # each value is one the page accepts
+    foreign = {"fbclid": "x", "Ref": "newsletter", "present": "true"}
+    step = lesson.step_from_view(key, target.title, query | foreign, ("present",))
+    assert step.settings() == query | {"fbclid": "x"}  # Ref is not a setting name: dropped
+    added = lesson.appended(lesson.EMPTY, step, target)
+    assert lesson.from_json(lesson.to_json(added).encode(), TARGETS) == added
+    try:
+        link = lesson.to_link(added)
+    except lesson.LessonError as err:
+        assert "Save it as a file" in str(err)
+    else:
+        assert lesson.from_link(link, TARGETS) == added
+
+
+def test_a_step_the_lesson_cannot_hold_is_not_added_and_says_why() -> None:
+    target = TARGETS["paper_experiments"]
+    query = {"px_ct_tree": "," * 12_000, "px_ct_eps": "," * 20_000}  # a 96 kB link
+    step = lesson.step_from_view(target.key, "Big", query, ())
+    one = lesson.appended(lesson.EMPTY, step, target)
+    two = lesson.appended(one, step, target)
+    with pytest.raises(lesson.LessonError, match="a lesson file has at most 200,000"):
+        lesson.appended(two, step, target)
+    assert lesson.from_json(lesson.to_json(two).encode(), TARGETS) == two
+    with pytest.raises(lesson.LessonError, match="besides the settings of Laplace"):
+        lesson.appended(lesson.EMPTY, lesson.step_from_view("laplace", "L", {"x": "y" * 2000}, ()),
+                        TARGETS["laplace"])  # fmt: skip
+    full = lesson.Lesson("t", (lesson.Step("laplace", "", "s"),) * lesson.MAX_STEPS)
+    with pytest.raises(lesson.LessonError, match="40 steps, the most it holds"):
+        lesson.appended(full, lesson.Step("laplace", "", "s"), TARGETS["laplace"])
+
+
+# --- hostile input, generated -------------------------------------------------------------
+
+HOSTILE_TEXT = hs.text(
+    hs.characters(codec=None, categories=None) | hs.sampled_from("\ud800\udfff\x00\u2028`[]<>%&=?")
+)
+JSON_LEAVES = (
+    hs.none()
+    | hs.booleans()
+    | hs.integers(min_value=-(10**30), max_value=10**30)
+    | hs.floats()
+    | HOSTILE_TEXT
+)
+JSON = hs.recursive(
+    JSON_LEAVES,
+    lambda inner: hs.lists(inner, max_size=4) | hs.dictionaries(HOSTILE_TEXT, inner, max_size=4),
+    max_leaves=20,
+)
+STEP = hs.fixed_dictionaries(
+    {
+        "link": hs.sampled_from(["laplace?lap_seed=3", "laplace"]) | HOSTILE_TEXT,
+        "title": HOSTILE_TEXT | JSON,
+    },
+    optional={"note": HOSTILE_TEXT | JSON, "predict": JSON, "extra": JSON},
+)
+LESSONS = hs.fixed_dictionaries(
+    {"format": hs.just(lesson.FORMAT) | JSON, "version": hs.just(1) | JSON},
+    optional={"title": HOSTILE_TEXT | JSON, "steps": hs.lists(STEP | JSON, max_size=3) | JSON},
+)
+
+
+def _loads_or_refuses(raw: bytes) -> None:
+    """Either a lesson whose every text the app can show, or a LessonError; nothing else."""
+    try:
+        loaded = lesson.from_json(raw, TARGETS)
+    except lesson.LessonError as err:
+        str(err).encode("utf-8")
+        return
+    for text in (loaded.title, *(t for s in loaded.steps for t in (s.link, s.title, s.note))):
+        text.encode("utf-8")
+
+
+@settings(max_examples=300, deadline=None)
+@given(LESSONS)
+def test_any_json_either_loads_as_showable_text_or_is_refused(data: object) -> None:
+    raw = json.dumps(data, ensure_ascii=True).encode()
+    _loads_or_refuses(raw)
+    _loads_or_refuses(raw[: len(raw) // 2])
+
+
+@settings(max_examples=100, deadline=None)
+@given(hs.integers(1, 3000), hs.sampled_from(["[", '{"a":', "[[{}, "]), hs.integers(0, 5000))
+def test_nesting_and_long_numbers_of_any_size_are_refused_or_loaded(
+    depth: int, opener: str, digits: int
+) -> None:
+    _loads_or_refuses((opener * depth).encode())
+    _loads_or_refuses(HUGE_VERSION.replace(b"9" * 4400, b"1" * digits or b"1"))
+
+
+@settings(max_examples=200, deadline=None)
+@given(hs.text(max_size=200) | hs.binary(max_size=300).map(_as_link))
+def test_any_link_text_either_loads_or_is_refused(text: str) -> None:
+    with contextlib.suppress(lesson.LessonError):
+        lesson.from_link(text, TARGETS)

@@ -362,3 +362,20 @@ def test_the_frames_scripts_survive_streamlits_sanitizer() -> None:
     assert any("dpSlideAltInstalled" in s for s in scripts)
     assert any("dp-copy-link" in s for s in scripts)
     assert [s[:60] for s in scripts if re.search(r"<[/\w!]", s)] == []
+
+
+@pytest.mark.parametrize(("extra", "too_long"), [(10, False), (3000, True)])
+def test_the_qr_code_of_a_link_too_long_for_one_says_so_instead_of_failing(extra, too_long):
+    """A link over about 2,330 characters raised segno's DataOverflowError (issue 37, M4)."""
+    at = AppTest.from_file("../../pages/laplace.py", default_timeout=120)
+    at.query_params["note"] = "x" * extra  # a setting the page does not read stays in its link
+    at.run()
+    at.button(key="_qr_show").click().run()
+    assert not at.exception, at.exception
+    said = [w.value for w in at.warning if "too long for a QR code" in w.value]
+    assert bool(said) == too_long
+    drawn = any("Scan to open this view" in c.value for c in at.caption)
+    assert drawn != too_long  # the code is drawn exactly when it fits
+    if too_long:
+        length = int(re.search(r"link is ([\d,]+) characters", said[0])[1].replace(",", ""))
+        assert extra < length < extra + 600  # the address and the page's own settings
