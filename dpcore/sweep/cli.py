@@ -43,6 +43,7 @@ def parser() -> argparse.ArgumentParser:
     export.add_argument("out", type=Path, help="the file to write (.parquet or .csv)")
     export.add_argument("--store", type=Path, help=store_help)
     export.add_argument("--sweep", help="only this sweep's cells")
+    export.add_argument("--force", action="store_true", help="replace OUT if it exists")
     return top
 
 
@@ -81,7 +82,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.command == "list":
             print(report.sweeps(path).drop(columns="settings").to_string(index=False))
             return 0
-        rows = store.export(path, args.out, sweep=args.sweep)
+        rows = store.export(path, args.out, sweep=args.sweep, overwrite=args.force)
         print(f"{rows} cells written to {args.out}", file=sys.stderr)
         return 0
     except (spec.SweepFileError, store.StoreError, runner.ClusterError) as error:

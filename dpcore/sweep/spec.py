@@ -227,12 +227,20 @@ class _Checker:
 
     def check(self, key: str, values: list[Any], checker: Any) -> tuple[Any, ...]:
         try:
-            return tuple(checker(key, v) for v in values)
+            checked = tuple(checker(key, v) for v in values)
         except ValueError as error:
             raise self.fail(key, str(error)) from None
+        if len(set(checked)) != len(checked):  # 1 and 1.0 are one value, run twice
+            repeated = next(v for v in checked if checked.count(v) > 1)
+            raise self.fail(key, f"lists the value {repeated!r} twice: {values!r}")
+        return checked
 
-    def choose(self, key: str, values: list[Any], accepted: tuple[str, ...]) -> tuple[str, ...]:
-        if values == ["all"]:
+    def choose(
+        self, key: str, values: list[Any], accepted: tuple[str, ...], *, every: bool = False
+    ) -> tuple[str, ...]:
+        """The names in ``values``, each one of ``accepted``; ``["all"]`` means every one
+        where ``every`` is True (elsewhere "all" is refused: it would silently mean both)."""
+        if every and values == ["all"]:
             return accepted
         unknown = [v for v in values if v not in accepted]
         if unknown:
@@ -241,13 +249,13 @@ class _Checker:
 
 
 def _whole_scale(key: str, value: Any) -> int:
-    return _validate.whole(key, value, upper=MAX_SCALE)
+    return _whole(key, value, upper=MAX_SCALE)
 
 
-def _whole(key: str, value: Any) -> int:
-    if isinstance(value, bool):
+def _whole(key: str, value: Any, *, upper: int | None = None) -> int:
+    if isinstance(value, bool):  # TOML's true would count as 1
         raise ValueError(f"{key} must be a whole number, got {value!r}")
-    return _validate.whole(key, value)
+    return _validate.whole(key, value, upper=upper)
 
 
 def _epsilon(key: str, value: Any) -> float:
@@ -326,7 +334,10 @@ def parse(text: str, *, path: Path, data: Path) -> Sweep:
                 message = f"{domain} does not divide dataset {d.name}'s {d.counts.size} bins"
                 raise check.fail("domains", message)
     algorithms = check.choose(
-        "algorithms", check.items(table, "algorithms") if "algorithms" in table else ["all"], NAMES
+        "algorithms",
+        check.items(table, "algorithms") if "algorithms" in table else ["all"],
+        NAMES,
+        every=True,
     )
     sweep = Sweep(
         name=name,

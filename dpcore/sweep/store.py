@@ -333,7 +333,7 @@ def query(
             raise StoreError(f"cannot read the store {path}: {error}") from None
 
 
-def export(path: Path, out: Path, *, sweep: str | None = None) -> int:
+def export(path: Path, out: Path, *, sweep: str | None = None, overwrite: bool = False) -> int:
     """Copy table ``cells`` (or one sweep's cells) to a Parquet or CSV file.
 
     Parameters
@@ -344,6 +344,8 @@ def export(path: Path, out: Path, *, sweep: str | None = None) -> int:
         The file to write: ``.parquet`` or ``.csv``.
     sweep : str, optional
         Only this sweep's cells.
+    overwrite : bool, default False
+        Replace ``out`` if it exists.
 
     Returns
     -------
@@ -353,17 +355,26 @@ def export(path: Path, out: Path, *, sweep: str | None = None) -> int:
     Raises
     ------
     StoreError
-        For another suffix, a missing store, or a failed write.
+        For another suffix, an existing ``out`` (unless ``overwrite``), a sweep the store
+        does not hold (the message lists those it holds), a missing store, or a failed write.
     """
     formats = {".parquet": "parquet", ".csv": "csv"}
     kind = formats.get(out.suffix.lower())
     if kind is None:
         raise StoreError(f"export writes .parquet or .csv files, got {out.name!r}")
+    if out.exists() and not overwrite:
+        raise StoreError(f"{out} exists: choose another file name, or pass --force to replace it")
     where = "WHERE sweep = ?" if sweep is not None else ""
     select = f"SELECT * FROM cells {where} ORDER BY {', '.join(COLUMNS[:8])}"
     params = [sweep] if sweep is not None else []
     with connect(path, read_only=True) as con:
         try:
+            if sweep is not None:
+                held = con.execute("SELECT name FROM sweeps ORDER BY name").fetchall()
+                names = [row[0] for row in held]
+                if sweep not in names:
+                    listed = ", ".join(map(repr, names)) or "none"
+                    raise StoreError(f"no sweep {sweep!r} in {path}; it holds: {listed}")
             count = con.execute(f"SELECT count(*) FROM ({select})", params).fetchone()
             escaped = str(out).replace("'", "''")
             con.execute(f"COPY ({select}) TO '{escaped}' (FORMAT {kind})", params)

@@ -168,9 +168,26 @@ def test_export_writes_the_cells(tmp_path, suffix):
     table = pd.read_parquet(out) if suffix == ".parquet" else pd.read_csv(out)
     assert list(table.columns) == list(store.COLUMNS)
     assert table["trial"].tolist() == [0, 1, 2, 3]
-    assert store.export(path, tmp_path / "none.csv", sweep="other") == 0
     with pytest.raises(store.StoreError, match=r"\.parquet or \.csv"):
         store.export(path, tmp_path / "cells.xlsx")
+
+
+def test_export_refuses_an_unknown_sweep_and_an_existing_file(tmp_path):
+    """Issue 37 L8: ``--sweep nosuch`` wrote an empty file (exit 0), an existing file was
+    overwritten."""
+    path = tmp_path / "s.duckdb"
+    store.begin(path, "s", 1, SETTINGS)
+    store.write(path, results(range(2)))
+    with pytest.raises(store.StoreError, match=r"no sweep 'nosuch'.*it holds: 's'"):
+        store.export(path, tmp_path / "none.csv", sweep="nosuch")
+    assert not (tmp_path / "none.csv").exists()
+    kept = tmp_path / "kept.csv"
+    kept.write_text("mine\n")
+    with pytest.raises(store.StoreError, match=r"kept\.csv exists.*--force"):
+        store.export(path, kept, sweep="s")
+    assert kept.read_text() == "mine\n"
+    assert store.export(path, kept, sweep="s", overwrite=True) == 2
+    assert len(pd.read_csv(kept)) == 2
 
 
 def test_the_default_store_follows_the_environment(monkeypatch, tmp_path):
