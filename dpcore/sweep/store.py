@@ -21,6 +21,7 @@ recomputes), so readers never see half a batch. The primary key on a cell's para
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import time
@@ -99,6 +100,86 @@ def default_path() -> Path:
     return Path(platformdirs.user_data_dir("dp-explorer")) / "sweeps.duckdb"
 
 
+CONFIG: dict[str, str | bool | int | float | list[str]] = {
+    "autoload_known_extensions": False,
+    "autoinstall_known_extensions": False,
+}
+"""DuckDB settings of every connection: never load or download an extension (a SQLite or
+Parquet file given as the store would otherwise make DuckDB fetch one from the network)."""
+
+MAGIC = b"DUCK"
+"""The bytes at offset 8 of a DuckDB database file."""
+
+
+@functools.cache
+def _expected_columns() -> dict[str, tuple[tuple[str, str], ...]]:
+    """Table -> its (column, type) pairs as :data:`SCHEMA` creates them."""
+    with duckdb.connect(":memory:", config=CONFIG) as con:
+        con.execute(SCHEMA)
+        return _columns(con)
+
+
+def _columns(con: duckdb.DuckDBPyConnection) -> dict[str, tuple[tuple[str, str], ...]]:
+    rows = con.execute(
+        "SELECT table_name, column_name, data_type FROM information_schema.columns "
+        "WHERE table_schema = 'main' AND table_name IN ('sweeps', 'cells') "
+        "ORDER BY table_name, ordinal_position"
+    ).fetchall()
+    tables: dict[str, list[tuple[str, str]]] = {}
+    for table, column, kind in rows:
+        tables.setdefault(table, []).append((column, kind))
+    return {table: tuple(columns) for table, columns in tables.items()}
+
+
+def check_schema(con: duckdb.DuckDBPyConnection, path: Path) -> None:
+    """Refuse a store whose tables are not the ones :data:`SCHEMA` creates.
+
+    Parameters
+    ----------
+    con : duckdb.DuckDBPyConnection
+        An open connection to the store.
+    path : Path
+        The store's file (named in the message).
+
+    Raises
+    ------
+    StoreError
+        Naming the first column that is missing, extra or of another type, and the
+        expected columns.
+    """
+    expected = _expected_columns()
+    for table, columns in _columns(con).items():
+        want = expected[table]
+        if columns == want:
+            continue
+        found, wanted = dict(columns), dict(want)
+        differences = [
+            f"column {c!r} is {found.get(c, 'missing')}, expected {t}"
+            for c, t in want
+            if found.get(c) != t
+        ] + [f"column {c!r} is not expected" for c in found if c not in wanted]
+        differences.append("its columns are in another order")
+        layout = ", ".join(f"{c} {t}" for c, t in want)
+        raise StoreError(
+            f"{path} is not a sweep store this version reads: table {table!r}: "
+            f"{differences[0]} (expected: {layout})"
+        )
+
+
+def _check_magic(path: Path) -> None:
+    try:
+        with path.open("rb") as file:
+            head = file.read(16)
+    except OSError as error:
+        raise StoreError(f"cannot open the store {path}: {error}") from None
+    if head and head[8:12] != MAGIC:
+        kind = "a SQLite file" if head.startswith(b"SQLite format") else "another kind of file"
+        raise StoreError(
+            f"{path} is not a DuckDB database (it is {kind}): pass --store with a DuckDB file "
+            f"(or a new path, for a new store), or set ${STORE_ENV}"
+        )
+
+
 def _is_lock(error: duckdb.Error) -> bool:
     text = str(error)
     return "lock" in text.lower() and ("Conflicting" in text or "Could not set" in text)
@@ -126,18 +207,20 @@ def connect(
     Raises
     ------
     StoreError
-        If the file is missing (read-only), still locked after ``wait`` seconds, or cannot
-        be opened.
+        If the file is missing (read-only), is not a DuckDB file or not a sweep store
+        (:func:`check_schema`), is still locked after ``wait`` seconds, or cannot be opened.
     """
     if read_only and not path.is_file():
         raise StoreError(f"no store at {path} (run a sweep first, or pass --store)")
+    if path.is_file():
+        _check_magic(path)
     deadline = time.monotonic() + wait
     delay = 0.01
     while True:
         try:
             if not read_only:
                 path.parent.mkdir(parents=True, exist_ok=True)
-            connection = duckdb.connect(str(path), read_only=read_only)
+            connection = duckdb.connect(str(path), read_only=read_only, config=CONFIG)
             break
         except duckdb.Error as error:
             if not _is_lock(error):
@@ -152,6 +235,10 @@ def connect(
         except OSError as error:
             raise StoreError(f"cannot open the store {path}: {error}") from None
     try:
+        try:
+            check_schema(connection, path)
+        except duckdb.Error as error:
+            raise StoreError(f"cannot read the store {path}: {error}") from None
         yield connection
     finally:
         try:

@@ -1,16 +1,18 @@
 """The DuckDB store: transactions seen from another process, a locked store, a full disk."""
 
 import os
+import sqlite3
 import subprocess
 import sys
 import time
 from datetime import UTC, datetime
 from pathlib import Path
 
+import duckdb
 import pandas as pd
 import pytest
 
-from dpcore.sweep import store
+from dpcore.sweep import cli, report, store
 from dpcore.sweep.cell import Cell, Result
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -196,3 +198,47 @@ def test_the_default_store_follows_the_environment(monkeypatch, tmp_path):
     monkeypatch.delenv(store.STORE_ENV)
     assert store.default_path().name == "sweeps.duckdb"
     assert "dp-explorer" in str(store.default_path())
+
+
+def test_no_connection_loads_or_installs_an_extension(tmp_path):
+    path = tmp_path / "s.duckdb"
+    store.begin(path, "s", 1, SETTINGS)
+    with store.connect(path, read_only=True) as con:
+        for setting in ("autoload_known_extensions", "autoinstall_known_extensions"):
+            (value,) = con.execute(f"SELECT current_setting('{setting}')").fetchone()
+            assert value is False, setting
+
+
+def test_a_sqlite_file_as_the_store_is_refused_at_once_without_the_network(tmp_path, capsys):
+    """Issue 37 L2: DuckDB tried to download its SQLite extension (an 8 s stall)."""
+    path = tmp_path / "s.db"
+    con = sqlite3.connect(path)
+    con.execute("CREATE TABLE cells (x)")
+    con.commit()
+    con.close()
+    start = time.monotonic()
+    with pytest.raises(store.StoreError, match=r"not a DuckDB database \(it is a SQLite file\)"):
+        report.sweeps(path)
+    assert cli.main(["list", "--store", str(path)]) == 2
+    assert "not a DuckDB database" in capsys.readouterr().err
+    with pytest.raises(store.StoreError, match="not a DuckDB database"):
+        store.begin(path, "s", 1, SETTINGS)
+    assert time.monotonic() - start < 2
+
+
+def test_a_store_with_another_schema_says_which_column_differs(tmp_path):
+    """Issue 37 L2: ``cells.domain`` as VARCHAR gave a traceback."""
+    path = tmp_path / "s.duckdb"
+    with duckdb.connect(str(path)) as con:
+        con.execute(store.SCHEMA.replace("domain INTEGER", "domain VARCHAR"))
+    expected = r"table 'cells': column 'domain' is VARCHAR, expected INTEGER"
+    with pytest.raises(store.StoreError, match=expected):
+        report.axes(path, "s")
+    with pytest.raises(store.StoreError, match=expected):
+        store.begin(path, "s", 1, SETTINGS)
+    with duckdb.connect(str(path)) as con:
+        con.execute("ALTER TABLE sweeps ADD COLUMN note VARCHAR")
+        con.execute("DROP TABLE cells")
+        con.execute(store.SCHEMA)
+    with pytest.raises(store.StoreError, match=r"table 'sweeps': column 'note' is not expected"):
+        report.sweeps(path)
