@@ -10,11 +10,12 @@ from streamlit.testing.v1 import AppTest
 
 from dpcore.algorithms import NAMES
 from dpcore.histogram import from_counts
+from dpcore.sweep import report as sweep_report
 from dpcore.sweep import spec as sweep_spec
 from dpcore.sweep import store as sweep_store
 from dpcore.sweep.cell import Cell, Result
-from dpui.algorithms import compare, stored
-from dpui.kit import examples, sidebar
+from dpui.algorithms import compare, figures, stored
+from dpui.kit import examples, present, sidebar
 
 ROOT = Path(__file__).resolve().parents[2]
 SMALL = {"wa_domain": "256", "wa_trials": "2"}
@@ -184,9 +185,84 @@ def test_the_queued_sweep_file_parses_back_to_this_setting(tmp_path):
     assert any("sweep file" in b.proto.label for b in at.get("download_button"))
     hist = examples.load("bimodal-1024")
     setting = compare.Setting(hist, 1000, 256, "prefix", "", 0.5, 2, 0, ("HB", "DAWA"))
-    file = tmp_path / "s.toml"
-    file.write_text(stored.sweep_file(setting))
-    parsed = sweep_spec.load(file, data=tmp_path)
+    text = stored.sweep_file(setting)
+    # issue 37 L9: the dataset is named relative to the project, not by this server's path
+    assert 'datasets = ["assets/examples/bimodal-1024.csv"]' in text and str(ROOT) not in text
+    parsed = sweep_spec.parse(text, path=ROOT / "which_algorithm_sweep.toml", data=tmp_path)
     assert parsed.scales == compare.SCALES and parsed.domains == (256,)
     assert parsed.epsilons == (0.5,) and parsed.algorithms == ("HB", "DAWA")
     assert np.array_equal(parsed.datasets[0].counts, hist.counts)
+
+
+def test_an_upload_is_named_as_the_file_to_save_beside_the_sweep_file():
+    hist = from_counts(np.ones(64), "mine.csv")
+    setting = compare.Setting(hist, 1000, 64, "prefix", "", 1.0, 2, 0, ("HB",))
+    assert 'datasets = ["my-histogram.csv"]' in stored.sweep_file(setting)
+
+
+def test_a_combination_without_cells_says_so_not_a_traceback(tmp_path, monkeypatch):
+    """Issue 37 M5: two runs of one sweep name with different grids (ε = 1 at 64 bins, then
+    ε = 0.1 at 32 bins): ε = 1 with 32 bins has no cell, and select_slider had no options."""
+    path = tmp_path / "s.duckdb"
+    stored_results(path)
+    other = {**SETTINGS, "domains": [32], "epsilons": [0.1]}
+    sweep_store.begin(path, "demo", 1, other)
+    rows = [Result(Cell("D1", 1000, 32, 0, 0.1, "prefix", a), 0, 0.1, 0.01, NOW) for a in "AB"]
+    sweep_store.write(path, sweep_store.frame("demo", rows, "v"))
+    monkeypatch.setenv("DP_EXPLORER_STORE", str(path))
+    at = page(wa_show="stored", eps="1", **SMALL)
+    assert not at.exception and not at.error
+    assert at.selectbox(key="_wa_sweep_domain").value == 32
+    assert at.selectbox(key="_wa_sweep_eps").value == 1.0
+    assert any("no cells at ε = 1, workload 'prefix' and 32 bins" in i.value for i in at.info)
+    at.selectbox(key="_wa_sweep_domain").set_value(64).run()
+    assert not at.exception and not at.error
+    assert any("mean_error" in d.value.columns for d in at.dataframe)
+
+
+def test_a_sweep_with_no_cells_yet_says_so(tmp_path, monkeypatch):
+    """Issue 37 L4: "cannot be read: attempt to get argmin of an empty sequence"."""
+    path = tmp_path / "s.duckdb"
+    sweep_store.begin(path, "starting", 1, SETTINGS)
+    monkeypatch.setenv("DP_EXPLORER_STORE", str(path))
+    at = page(wa_show="stored", **SMALL)
+    assert not at.exception and not at.warning
+    assert any("`starting` has no cells yet" in i.value for i in at.info)
+
+
+def test_stored_summaries_are_read_once_while_the_store_is_unchanged(tmp_path, monkeypatch):
+    """Issue 37 L5: every rerun of Stored sweeps queried the store again (about 3 s at 10^7
+    rows); a commit to the store is read at the next rerun."""
+    path = tmp_path / "s.duckdb"
+    stored_results(path)
+    monkeypatch.setenv("DP_EXPLORER_STORE", str(path))
+    calls = []
+    real = sweep_report.regret
+    monkeypatch.setattr(sweep_report, "regret", lambda *a, **k: calls.append(a) or real(*a, **k))
+    stored.read.clear()
+    at = page(wa_show="stored", **SMALL)
+    assert not at.exception and len(calls) == 1
+    at.run()
+    at.selectbox(key="_wa_sweep_eps").set_value(1.0).run()
+    assert not at.exception and len(calls) == 1
+    row = [Result(Cell("D1", 1000, 64, 5, 1.0, "prefix", "A"), 5, 0.01, 0.01, NOW)]
+    sweep_store.write(path, sweep_store.frame("demo", row, "v"))
+    at.run()
+    assert not at.exception and len(calls) == 2
+
+
+def test_user_text_in_chart_labels_stays_text():
+    """Issue 37 L3: a dataset file named '<a href="https:evil">click me.csv' became a live link
+    in the regret map's ticks; a stored algorithm's name, a stamp likewise."""
+    evil = '<a href="https:evil">click me.csv'
+    table = pd.DataFrame({evil: [1.0, 2.0], "D2": [1.5, 1.0]}, index=["A", "<b>B</b>"])
+    fig = figures.regret_heat_map(table)
+    labels = [*fig.data[0].x, *fig.data[0].y]
+    assert not any("<" in label for label in labels)
+    assert '&lt;a href="https:evil"&gt;click me.csv' in labels
+    curves = pd.DataFrame({"algorithm": [evil], "scale": [1000], "mean": [0.1]})
+    fig = figures.by_scale(curves, {evil: False})
+    assert "<" not in fig.data[0].name and evil not in fig.data[0].hovertemplate
+    stamped = present.stamp(fig, {"sweep": evil})
+    assert "<a " not in stamped.layout.xaxis.title.text
+    assert "&lt;a href" in stamped.layout.xaxis.title.text
