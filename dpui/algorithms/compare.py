@@ -84,6 +84,10 @@ RUN_EXPONENT = {"SF": 2}
 is ``O(k n^2)`` in the worst case with ``k = n / 10`` buckets; pruned
 (:mod:`dpcore.algorithms.vopt`), it measured 0.02-0.25 s at 1,024 bins, 0.13-0.9 s at
 4,096 (1.6 s on the bundled zipf-4096) and 1-11 s at 16,384."""
+RUN_BYTES_PER_SQUARED_BIN = {"SF": 0.8}
+"""Where a run's memory grows with the square of the bins: StructureFirst's v-optimal table
+holds ``k = n / 10`` rows of ``n`` float64 (3.4 GB at 65,536 bins; 3.6 GB of RSS was
+measured there)."""
 UNMEASURED_SECONDS = 0.3
 EVALUATION_SECONDS = 15e-9
 """Per query and run: answering the workload on the truth and the estimate (prefix sums)."""
@@ -141,7 +145,32 @@ def page_cost(
     the queries and of the bins per run."""
     per_run = sum(run_seconds(name, domain, workload) for name in names)
     seconds = runs * (per_run + len(names) * queries * EVALUATION_SECONDS)
-    return limits.Cost(0.01 + seconds, (6 * queries + 40 * domain) * 8 / limits.MB)
+    squared = max((RUN_BYTES_PER_SQUARED_BIN.get(name, 0.0) for name in names), default=0.0)
+    megabytes = ((6 * queries + 40 * domain) * 8 + squared * domain**2) / limits.MB
+    return limits.Cost(0.01 + seconds, megabytes)
+
+
+def release_cost(s: Setting, name: str) -> Estimate:
+    """The estimate of one run of ``name`` on the setting's first trial ("One release vs its
+    input"): the ranking's cost model for one algorithm and one trial."""
+    return Estimate(
+        f"one release of {name} at {s.domain:,} bins",
+        page_cost((name,), s.domain, s.workload, s.query_count(), 1),
+        smaller="choose a faster algorithm (the ranking says which are slow) or a smaller domain",
+        library="dpcore.algorithms.release",
+    )
+
+
+def scale_cost(s: Setting) -> Estimate:
+    """The estimate of the error-vs-scale curves: the ranking's work at every scale of
+    :data:`SCALES`."""
+    single = page_cost(s.names, s.domain, s.workload, s.query_count(), s.trials)
+    return Estimate(
+        f"{len(s.names)} algorithms × {s.trials} trials at {len(SCALES)} scales",
+        limits.Cost(single.seconds * len(SCALES), single.megabytes),
+        smaller="choose fewer trials or a smaller domain",
+        library="dpcore.algorithms.estimate",
+    )
 
 
 def cost(inputs: Inputs) -> Estimate:
@@ -199,6 +228,10 @@ class Setting:
             "includes such small scales (1,000 records over 4,096 bins); they are where "
             "learning the data's shape pays most."
         )
+
+    def query_count(self) -> int:
+        """Queries of the workload (every trial draws as many)."""
+        return _queries(self.workload, self.ranges, self.domain)
 
     def queries(self, trial_rng: np.random.Generator) -> Ranges:
         if self.workload == "random":

@@ -103,7 +103,6 @@ def read(summary: str, path: str, stamp: tuple[int, ...], *args: Any, **filters:
 
 
 def stored_sweeps(s: Setting) -> None:
-    st.header("Stored sweeps")
     queue(s)
     path = store.default_path()  # $DP_EXPLORER_STORE, else the user's data directory
     if not path.exists():

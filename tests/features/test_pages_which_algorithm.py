@@ -15,6 +15,7 @@ from dpcore.sweep import spec as sweep_spec
 from dpcore.sweep import store as sweep_store
 from dpcore.sweep.cell import Cell, Result
 from dpui.algorithms import compare, figures, stored
+from dpui.algorithms import page as page_module
 from dpui.kit import examples, present, sidebar
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -110,6 +111,29 @@ def test_too_many_trials_are_refused_before_any_work(monkeypatch):
 def test_the_sections_draw(section):
     at = page(wa_show=section, **SMALL)
     assert not at.exception and not at.error
+
+
+def test_one_release_of_an_algorithm_over_the_limit_is_refused_with_its_estimate(monkeypatch):
+    """Issue 37 H1: ``?data=spiky-65536&wa_release=SF`` ran StructureFirst for 88 s (3.6 GB)
+    below a ranking that had left it out as too slow. The section passes the work gate."""
+    ran = []
+    monkeypatch.setattr(page_module, "release", lambda *a, **k: ran.append(a) or 1 / 0)
+    at = page(data="spiky-65536", wa_release="SF", wa_trials="1")
+    assert not at.exception and not ran
+    (refusal,) = [w.value for w in at.warning if "Not computed" in w.value]
+    assert "one release of SF at 65,536 bins" in refusal
+    assert "about 512 s of computing" in refusal  # 2 s at 4,096 bins, quadratic in the bins
+    assert "MB of memory" in refusal and "faster algorithm" in refusal
+
+
+def test_the_release_estimate_is_the_rankings_cost_model_for_one_run():
+    hist = from_counts(np.ones(65536), "wide.csv")
+    setting = compare.Setting(hist, 1000, 65536, "prefix", "", 1.0, 3, 0, ("Identity",))
+    sf = compare.release_cost(setting, "SF").cost
+    assert sf.seconds == pytest.approx(0.01 + 2.0 * 16**2 + 65536 * compare.EVALUATION_SECONDS)
+    assert sf.megabytes > 0.8 * 65536**2 / 1e6  # the v-optimal table, k = n/10 rows of n
+    identity = compare.release_cost(setting, "Identity").cost
+    assert identity.seconds < 0.1 and identity.megabytes < 100
 
 
 def test_slow_algorithms_are_left_out_at_4096_bins_and_say_so():
