@@ -20,6 +20,7 @@ from scipy import stats
 
 from dpcore.algorithms import ALGORITHMS, NAMES, estimate
 from dpcore.algorithms.common import Ranges, as_workload
+from dpcore.algorithms.cost import run_bytes, run_seconds
 from dpcore.algorithms.dpbench import RANDOM_RANGES, random_ranges, sample, scaled_l1_error
 from dpcore.hist.plans import plan_range_errors, prepare
 from dpcore.hist.workload import Workload, parse_workload, workload_ranges
@@ -53,55 +54,8 @@ PINNED = (SCALE, DOMAIN, WORKLOAD, RANGES, TRIALS, SEED, SLOW, EPSILON)
 SCALES = tuple(10**k for k in range(2, 9))
 """The scales of the error-vs-scale lines (DPBench's 10^3 to 10^7, and 10^2, 10^8)."""
 
-RUN_SECONDS_4096: dict[str, float] = {
-    "Identity": 1e-3,
-    "Uniform": 1e-3,
-    "HB": 5e-3,
-    "Privelet": 2e-3,
-    "HB-opt": 5e-3,
-    "GreedyH": 0.03,
-    "DAWA": 0.1,
-    "MWEM": 0.1,
-    "EFPA": 5e-3,
-    "PHP": 0.3,
-    "AHP": 0.1,
-    "SF": 2.0,
-}
-"""Seconds of one run at 4,096 bins on the prefix workload: about twice the slowest of
-MEDCOST and ADULTFRANK at 10^3 to 10^7 records measured on this 2-core machine; an
-algorithm not listed is assumed to take :data:`UNMEASURED_SECONDS`. A run is taken as
-linear in the bins."""
-WORKLOAD_SECONDS_4096: dict[tuple[str, str], float] = {
-    ("GreedyH", "listed"): 1.5,
-    ("DAWA", "listed"): 1.5,
-    ("MWEM", "all"): 2.0,
-}
-"""Where a workload changes an algorithm's work: GreedyH sums over the listed ranges at
-every node (up to 0.7 s of CPU for 2,000 random ranges at 4,096 bins), MWEM scores all
-ranges."""
-RUN_EXPONENT = {"SF": 2}
-"""How a run grows with the bins where it is not linear: StructureFirst's v-optimal table
-is ``O(k n^2)`` in the worst case with ``k = n / 10`` buckets; pruned
-(:mod:`dpcore.algorithms.vopt`), it measured 0.02-0.25 s at 1,024 bins, 0.13-0.9 s at
-4,096 (1.6 s on the bundled zipf-4096) and 1-11 s at 16,384."""
-RUN_BYTES_PER_SQUARED_BIN = {"SF": 0.8}
-"""Where a run's memory grows with the square of the bins: StructureFirst's v-optimal table
-holds ``k = n / 10`` rows of ``n`` float64 (3.4 GB at 65,536 bins; 3.6 GB of RSS was
-measured there)."""
-UNMEASURED_SECONDS = 0.3
-EVALUATION_SECONDS = 15e-9
-"""Per query and run: answering the workload on the truth and the estimate (prefix sums)."""
 SLOW_RUN = 1.0
 """Seconds per run above which an algorithm is left out unless slow ones are asked for."""
-
-
-def run_seconds(name: str, domain: int, workload: str) -> float:
-    """Estimated seconds of one run of ``name`` at ``domain`` bins on ``workload``."""
-    kind = "listed" if workload in ("random", "listed") else workload
-    at_4096 = WORKLOAD_SECONDS_4096.get(
-        (name, kind), RUN_SECONDS_4096.get(name, UNMEASURED_SECONDS)
-    )
-    return at_4096 * (domain / 4096) ** RUN_EXPONENT.get(name, 1)
 
 
 def compared(domain: int, workload: str, *, slow: bool) -> tuple[str, ...]:
@@ -143,11 +97,9 @@ def page_cost(
     """``runs`` trials of every algorithm in ``names`` at ``domain`` bins on ``workload`` (a
     key of :data:`WORKLOADS`), each evaluated on ``queries`` ranges; memory: a few arrays of
     the queries and of the bins per run."""
-    per_run = sum(run_seconds(name, domain, workload) for name in names)
-    seconds = runs * (per_run + len(names) * queries * EVALUATION_SECONDS)
-    squared = max((RUN_BYTES_PER_SQUARED_BIN.get(name, 0.0) for name in names), default=0.0)
-    megabytes = ((6 * queries + 40 * domain) * 8 + squared * domain**2) / limits.MB
-    return limits.Cost(0.01 + seconds, megabytes)
+    seconds = runs * sum(run_seconds(name, domain, workload, queries) for name in names)
+    peak = max((run_bytes(name, domain, queries) for name in names), default=0.0)
+    return limits.Cost(0.01 + seconds, peak / limits.MB)
 
 
 def release_cost(s: Setting, name: str) -> Estimate:

@@ -10,6 +10,7 @@ import pandas as pd
 import streamlit as st
 
 from dpcore.algorithms import ALGORITHMS, NAMES, release
+from dpcore.algorithms.cost import run_seconds
 from dpcore.algorithms.dpbench import sample
 from dpui.algorithms import compare, figures, stored
 from dpui.algorithms.compare import (
@@ -85,7 +86,7 @@ def body(view: View | None) -> None:
         st.caption(s.sparse_note())
     if s.left_out():
         slow = ", ".join(
-            f"{n} (about {compare.run_seconds(n, s.domain, s.workload):,.0f} s per run)"
+            f"{n} (about {run_seconds(n, s.domain, s.workload):,.0f} s per run)"
             for n in s.left_out()
         )
         st.caption(
