@@ -38,6 +38,7 @@ from dpcore import _validate
 from dpcore.algorithms.common import FloatArray, checked_counts
 from dpcore.algorithms.dpbench import MAX_SCALE
 from dpcore.algorithms.registry import NAMES
+from dpcore.histogram import MAX_BINS, MAX_BYTES
 
 DATA_ENV = "DP_EXPLORER_DATA"
 """Environment variable naming the directory of bundled datasets."""
@@ -166,15 +167,41 @@ def bundled(directory: Path) -> dict[str, Path]:
 def read_histogram(path: Path) -> FloatArray:
     """A CSV histogram's bins: its ``count`` column, or its only column.
 
+    The file's size is checked before it is read (at most :data:`dpcore.histogram.MAX_BYTES`),
+    and at most :data:`dpcore.histogram.MAX_BINS` rows are read, so that a huge file is
+    refused without being loaded.
+
+    Parameters
+    ----------
+    path : Path
+        The CSV file.
+
+    Returns
+    -------
+    ndarray of float64
+        The bins.
+
     Raises
     ------
     ValueError
-        If the file cannot be read or its bins are not finite numbers ``>= 0``.
+        If the file is too large, has too many rows, cannot be read, or its bins are not
+        finite numbers ``>= 0``.
     """
     try:
-        table = pd.read_csv(path)
+        size = path.stat().st_size
+    except OSError as error:
+        raise ValueError(f"cannot read {path}: {error}") from None
+    if size > MAX_BYTES:
+        raise ValueError(
+            f"{path} is {size / 2**20:,.0f} MiB; a dataset CSV holds at most "
+            f"{MAX_BYTES / 2**20:,.0f} MiB ({MAX_BINS:,} bins, one count per line)"
+        )
+    try:
+        table = pd.read_csv(path, nrows=MAX_BINS + 1)
     except (OSError, ValueError) as error:
         raise ValueError(f"cannot read {path}: {error}") from None
+    if len(table) > MAX_BINS:
+        raise ValueError(f"{path} has more than {MAX_BINS:,} rows (bins); at most {MAX_BINS:,}")
     if "count" in table.columns:
         column = table["count"]
     elif len(table.columns) == 1:
