@@ -94,6 +94,7 @@ def body(view: View | None) -> None:
             "the settings, choose a smaller domain, or run a sweep."
         )
     present.table(shown.reset_index())
+    st.caption(compare.CLOSED_FORM_NOTE)
     downloads.csv_button("Download the ranking (CSV)", shown.reset_index(), "which_algorithm.csv")
     sections("Below the ranking", SECTION, SECTIONS, s)
     present.prose(references.prose("which_algorithm.md"))

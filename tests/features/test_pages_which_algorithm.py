@@ -60,6 +60,16 @@ def test_the_closed_forms_agree_with_the_simulated_errors():
     assert (gap <= exact["half width"] + 0.05 * exact["mean"]).all(), exact
 
 
+def test_identitys_closed_form_is_exact_for_single_bin_ranges():
+    """Issue 37 L7: 0.0011284 (the normal approximation) against the exact 0.001 = b / scale
+    for single-bin ranges at ε = 1 and 1,000 records."""
+    at = page(wa_workload="listed", wa_ranges="5, 9, 200", eps="1", **SMALL)
+    assert not at.exception and not at.error
+    table = ranking(at).set_index("algorithm")
+    assert table.loc["Identity", "closed form"] == pytest.approx(1 / 1.0 / 1000, rel=1e-9)
+    assert any("Identity's is exact" in c.value for c in at.caption)
+
+
 def test_a_domain_that_does_not_divide_the_bins_is_refused_and_kept():
     at = page(wa_domain="1000")
     assert not at.exception
