@@ -114,7 +114,7 @@ def stored_sweeps(s: Setting) -> None:
         return
     stamp = version(path)
     try:
-        names = read("sweeps", str(path), stamp)["name"].tolist()
+        names = read("names", str(path), stamp)
     except STORE_ERRORS as err:
         st.warning(f"The sweep store `{path}` cannot be read: {untrusted.markdown(err, 300)}")
         return
