@@ -265,18 +265,27 @@ def estimate(sweep: Sweep, workers: int, *, stored: int = 0) -> Estimate:
     )
 
 
-def in_grid(sweep: Sweep, cell: Cell) -> bool:
-    """Whether ``cell`` is one of the grid's (a stored cell of an earlier, other grid of the
-    same sweep name is not)."""
-    return (
-        cell.trial < sweep.trials
-        and cell.scale in sweep.scales
-        and cell.domain in sweep.domains
-        and cell.eps in sweep.epsilons
-        and cell.workload in sweep.workloads
-        and cell.algorithm in sweep.algorithms
-        and any(d.name == cell.dataset for d in sweep.datasets)
-    )
+def not_stored(sweep: Sweep, path: Path) -> Iterator[Cell]:
+    """The grid's cells not yet in the store, in the grid's order, the stored ones read one
+    input (dataset, scale, domain) at a time as the cells are reached: a resumed sweep of ten
+    million cells never holds them all.
+
+    Parameters
+    ----------
+    sweep : Sweep
+        The grid.
+    path : Path
+        The store's file.
+
+    Yields
+    ------
+    Cell
+    """
+    for (dataset, scale, domain), group in itertools.groupby(
+        cells(sweep), key=lambda c: (c.dataset, c.scale, c.domain)
+    ):
+        done = store.stored(path, sweep.name, dataset=dataset, scale=scale, domain=domain)
+        yield from (c for c in group if c not in done)
 
 
 def default_workers() -> int:
@@ -387,8 +396,16 @@ def run(
     """
     start = time.perf_counter()
     version = code_version()
-    done = store.begin(path, sweep.name, sweep.seed, sweep.settings())
-    skipped = sum(1 for c in done if in_grid(sweep, c))
+    store.begin(path, sweep.name, sweep.seed, sweep.settings())
+    axes = {
+        "dataset": [d.name for d in sweep.datasets],
+        "scale": sweep.scales,
+        "domain": sweep.domains,
+        "eps": sweep.epsilons,
+        "workload": sweep.workloads,
+        "algorithm": sweep.algorithms,
+    }
+    skipped = store.count_stored(path, sweep.name, axes, sweep.trials)
     summary = Summary(cells=sweep.size, skipped=skipped)
     if skipped == sweep.size:
         summary.seconds = time.perf_counter() - start
@@ -405,7 +422,7 @@ def run(
         d.name: client.scatter(d.counts, broadcast=True, hash=False) for d in sweep.datasets
     }
     workers = workers_of(client)
-    todo = (c for c in cells(sweep) if c not in done)
+    todo = not_stored(sweep, path)
     pending = chunked(todo, sweep.size - skipped, workers)
     in_flight: dict[distributed.Future[Any], list[Cell]] = {}
     # On this client's loop: as_completed defaults to the newest client's, and another

@@ -25,7 +25,7 @@ import functools
 import json
 import os
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
@@ -247,8 +247,9 @@ def connect(
             raise StoreError(f"could not close the store {path}: {error}") from None
 
 
-def begin(path: Path, name: str, seed: int, settings: dict[str, Any]) -> set[Cell]:
-    """Create the tables if new, record the sweep, and list its cells already stored.
+def begin(path: Path, name: str, seed: int, settings: dict[str, Any]) -> None:
+    """Create the tables if new and record the sweep (its stored cells are read per input
+    by :func:`stored`, never all at once: a sweep may hold ten million).
 
     Parameters
     ----------
@@ -261,11 +262,6 @@ def begin(path: Path, name: str, seed: int, settings: dict[str, Any]) -> set[Cel
     settings : dict
         Its grid (see :meth:`dpcore.sweep.spec.Sweep.settings`); ``settings["datasets"]``
         maps each dataset to its fingerprint.
-
-    Returns
-    -------
-    set of Cell
-        The cells of sweep ``name`` already in the store (a rerun skips them).
 
     Raises
     ------
@@ -296,15 +292,75 @@ def begin(path: Path, name: str, seed: int, settings: dict[str, Any]) -> set[Cel
                     "INSERT INTO sweeps VALUES (?, ?, ?, ?, ?)",
                     [name, seed, json.dumps(settings), now, now],
                 )
-            done = con.execute(
-                "SELECT dataset, scale, domain, trial, eps, workload, algorithm "
-                "FROM cells WHERE sweep = ?",
-                [name],
-            ).fetchall()
             con.execute("COMMIT")
         except duckdb.Error as error:
             raise StoreError(f"cannot record sweep {name!r} in {path}: {error}") from None
-    return {Cell(*row) for row in done}
+
+
+def stored(path: Path, name: str, *, dataset: str, scale: int, domain: int) -> set[Cell]:
+    """The cells of sweep ``name`` already stored for one input (dataset, scale, domain).
+
+    Parameters
+    ----------
+    path : Path
+        The store's file.
+    name : str
+        The sweep's name.
+    dataset : str
+    scale : int
+    domain : int
+
+    Returns
+    -------
+    set of Cell
+        Those cells (a rerun skips them).
+
+    Raises
+    ------
+    StoreError
+        If the store is missing or unreadable.
+    """
+    rows = query(
+        path,
+        "SELECT dataset, scale, domain, trial, eps, workload, algorithm FROM cells "
+        "WHERE sweep = ? AND dataset = ? AND scale = ? AND domain = ?",
+        [name, dataset, scale, domain],
+    )
+    return {Cell(*row) for row in rows.itertuples(index=False)}
+
+
+def count_stored(path: Path, name: str, axes: Mapping[str, Sequence[Any]], trials: int) -> int:
+    """How many cells of sweep ``name`` in a grid are stored.
+
+    Parameters
+    ----------
+    path : Path
+        The store's file.
+    name : str
+        The sweep's name.
+    axes : mapping
+        Column of table ``cells`` (``dataset``, ``scale``, ``domain``, ``eps``,
+        ``workload``, ``algorithm``) -> the grid's values.
+    trials : int
+        Trials of the grid (trials ``0 .. trials - 1``).
+
+    Returns
+    -------
+    int
+
+    Raises
+    ------
+    StoreError
+        If the store is missing or unreadable.
+    """
+    clauses, params = ["sweep = ?", "trial < ?"], [name, trials]
+    for column, values in axes.items():
+        if column not in COLUMNS:
+            raise ValueError(f"no column {column!r} in table cells")
+        clauses.append(f"{column} IN ({', '.join('?' * len(values))})" if values else "FALSE")
+        params += list(values)
+    table = query(path, f"SELECT count(*) AS n FROM cells WHERE {' AND '.join(clauses)}", params)
+    return int(table["n"].iloc[0])
 
 
 def _check_same(

@@ -318,3 +318,26 @@ def test_ctrl_c_stops_within_seconds_without_a_traceback_and_keeps_what_finished
     assert "Traceback" not in text and "CommClosedError" not in text, text[-2000:]
     assert "interrupted: rerun the same command to resume" in text
     assert 0 < len(stored(path, "ctrl-c")) < 2000
+
+
+def test_a_resumed_sweep_reads_its_stored_cells_one_input_at_a_time(tmp_path, monkeypatch):
+    """Issue 37 M6: the runner listed every stored cell of the sweep before resuming (ten
+    million at the cap). Stored cells are read per (dataset, scale, domain), as reached."""
+    sweep = spec.parse(
+        spec.to_toml({**INTERRUPTED, "trials": 3, "scales": [100, 1000]}),
+        path=tmp_path / "r.toml",
+        data=DATA,
+    )
+    path = tmp_path / "r.duckdb"
+    store.begin(path, sweep.name, sweep.seed, sweep.settings())
+    first = list(cell.cells(sweep))[:4]
+    results, failures = cell.run_chunk(sweep.seed, first, {"MEDCOST": sweep.datasets[0].counts})
+    assert not failures and store.write(path, store.frame(sweep.name, results, "v")) == 4
+    reads = []
+    real = store.stored
+    monkeypatch.setattr(store, "stored", lambda *a, **k: reads.append(k) or real(*a, **k))
+    todo = runner.not_stored(sweep, path)
+    assert next(todo) == list(cell.cells(sweep))[4] and len(reads) == 1
+    rest = [next(todo), *todo]
+    assert len(reads) == 2 and {r["scale"] for r in reads} == {100, 1000}
+    assert [*first, list(cell.cells(sweep))[4], *rest] == list(cell.cells(sweep))

@@ -136,14 +136,21 @@ except store.StoreError as error:
 
 def test_each_cell_is_stored_once_and_a_stored_cell_is_kept(tmp_path):
     path = tmp_path / "s.duckdb"
-    assert store.begin(path, "s", 1, SETTINGS) == set()
+    store.begin(path, "s", 1, SETTINGS)
+    assert store.stored(path, "s", dataset="D", scale=10, domain=2) == set()
     assert store.write(path, results(range(5))) == 5
     assert store.write(path, results(range(3, 8), error=9.0)) == 3
     table = store.query(path, "SELECT trial, scaled_l1_error FROM cells ORDER BY trial")
     assert table["trial"].tolist() == list(range(8))
     assert table["scaled_l1_error"].tolist() == [0.5] * 5 + [9.0] * 3
-    done = store.begin(path, "s", 1, SETTINGS)
+    store.begin(path, "s", 1, SETTINGS)
+    done = store.stored(path, "s", dataset="D", scale=10, domain=2)
     assert done == {Cell("D", 10, 2, t, 1.0, "prefix", "A") for t in range(8)}
+    assert store.stored(path, "s", dataset="D", scale=11, domain=2) == set()
+    axes = {"dataset": ["D"], "scale": [10], "domain": [2], "eps": [1.0], "workload": ["prefix"]}
+    assert store.count_stored(path, "s", axes, trials=8) == 8
+    assert store.count_stored(path, "s", axes, trials=3) == 3
+    assert store.count_stored(path, "s", {**axes, "eps": [0.5]}, trials=8) == 0
 
 
 def test_a_sweep_name_keeps_its_seed_and_its_datasets(tmp_path):
