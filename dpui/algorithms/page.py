@@ -146,10 +146,12 @@ def error_vs_scale(s: Setting) -> None:
 
 
 def release_controls(s: Setting) -> None:
+    """The algorithm whose release is drawn (before its estimate, which depends on it)."""
     st.selectbox("Algorithm", NAMES, key=SHOWN.name)
 
 
 def release_estimate(s: Setting) -> Estimate:
+    """One run of the chosen algorithm on the setting (:func:`compare.release_cost`)."""
     return compare.release_cost(s, str(state.get(SHOWN)))
 
 
