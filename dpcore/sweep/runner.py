@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import functools
 import importlib.metadata
+import itertools
 import math
 import os
 import signal
@@ -19,7 +20,7 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -28,6 +29,8 @@ from typing import Any
 import distributed
 from tqdm import tqdm
 
+from dpcore.algorithms import cost
+from dpcore.algorithms.dpbench import RANDOM_RANGES
 from dpcore.sweep import store
 from dpcore.sweep.cell import Cell, Failure, Result, cells, run_chunk
 from dpcore.sweep.spec import REPO_ROOT, Sweep
@@ -47,6 +50,10 @@ MAX_CHUNK = 100
 TASKS_PER_WORKER = 10
 """Tasks per worker aimed at when chunking: enough to balance, few enough that a task's
 overhead (a few ms) stays small beside its cells."""
+
+WINDOW_PER_WORKER = 4
+"""Tasks in flight per worker: enough that no worker waits for the next one, few enough
+that the runner's memory stays bounded and Ctrl-C has little to cancel."""
 
 
 LOCAL_HTTP = "127.0.0.1:0"
@@ -126,11 +133,159 @@ def code_version() -> str:
     return f"{version}+git.{described}" if described else version
 
 
-def chunked(todo: Sequence[Cell], workers: int) -> list[list[Cell]]:
-    """``todo`` cut into chunks of consecutive cells, about :data:`TASKS_PER_WORKER` per
-    worker, at most :data:`MAX_CHUNK` cells each."""
-    size = max(1, min(MAX_CHUNK, math.ceil(len(todo) / (max(workers, 1) * TASKS_PER_WORKER))))
-    return [list(todo[i : i + size]) for i in range(0, len(todo), size)]
+def chunked(todo: Iterable[Cell], count: int, workers: int) -> Iterator[list[Cell]]:
+    """The ``count`` cells of ``todo`` in chunks of consecutive cells, about
+    :data:`TASKS_PER_WORKER` per worker, at most :data:`MAX_CHUNK` cells each, as they are
+    needed (the grid is never listed: ten million cells would take gigabytes).
+
+    Parameters
+    ----------
+    todo : iterable of Cell
+        The cells to run, in the grid's order.
+    count : int
+        How many there are (sizes the chunks).
+    workers : int
+        Worker threads of the cluster.
+
+    Yields
+    ------
+    list of Cell
+    """
+    size = max(1, min(MAX_CHUNK, math.ceil(count / (max(workers, 1) * TASKS_PER_WORKER))))
+    cells_left = iter(todo)
+    while chunk := list(itertools.islice(cells_left, size)):
+        yield chunk
+
+
+@dataclass(frozen=True)
+class Estimate:
+    """What a sweep will take, estimated before it runs from the algorithms' cost model
+    (:mod:`dpcore.algorithms.cost`).
+
+    Attributes
+    ----------
+    cells : int
+        Cells in the grid.
+    core_seconds : float
+        Seconds of one core for all of them.
+    seconds : float
+        Wall time on the cluster's workers (the cores shared perfectly).
+    worker_megabytes : float
+        Peak memory of one worker: its largest cell and the datasets.
+    runner_megabytes : float
+        Peak memory of this process: the interpreter, the stored cells it skips, the
+        tasks in flight.
+    """
+
+    cells: int
+    core_seconds: float
+    seconds: float
+    worker_megabytes: float
+    runner_megabytes: float
+
+    def line(self, workers: int) -> str:
+        """The estimate in words, for the terminal."""
+        return (
+            f"estimated: about {_duration(self.seconds)} on {workers} worker"
+            f"{'s' if workers != 1 else ''} ({_duration(self.core_seconds)} of one core), "
+            f"about {self.worker_megabytes:,.0f} MB per worker and "
+            f"{self.runner_megabytes:,.0f} MB here"
+        )
+
+    def over(self, *, seconds: float, megabytes: float) -> list[str]:
+        """What exceeds ``seconds`` of wall time or ``megabytes`` per worker (empty: none)."""
+        over = []
+        if self.seconds > seconds:
+            over.append(f"about {_duration(self.seconds)} (limit {_duration(seconds)})")
+        if self.worker_megabytes > megabytes:
+            over.append(
+                f"about {self.worker_megabytes:,.0f} MB per worker (limit {megabytes:,.0f} MB)"
+            )
+        return over
+
+
+def _duration(seconds: float) -> str:
+    if seconds < 120:
+        return f"{seconds:,.0f} s"
+    if seconds < 2 * 3600:
+        return f"{seconds / 60:,.0f} min"
+    return f"{seconds / 3600:,.1f} h"
+
+
+CELL_SECONDS = 2e-3
+"""Seconds of one cell beyond its algorithm: seeds, sampling the input (once per trial in a
+chunk), the result's way back and its commit."""
+PROCESS_MEGABYTES = 200.0
+"""A Python process with numpy, pandas and Dask loaded."""
+STORED_CELL_BYTES = 400.0
+"""Memory of one stored cell the runner keeps to skip it (a frozen dataclass in a set)."""
+MAX_SECONDS = 3600.0
+"""Estimated wall time above which ``dp-sweep run`` asks for ``--yes``."""
+MAX_WORKER_MEGABYTES = 4000.0
+"""Estimated memory per worker above which ``dp-sweep run`` asks for ``--yes``."""
+
+
+def estimate(sweep: Sweep, workers: int, *, stored: int = 0) -> Estimate:
+    """The time and memory ``sweep`` will take on ``workers`` workers, from its axes (the
+    grid is not listed).
+
+    Parameters
+    ----------
+    sweep : Sweep
+        The grid.
+    workers : int
+        Worker threads.
+    stored : int, default 0
+        Cells of the sweep already stored (skipped; kept in the runner's memory).
+
+    Returns
+    -------
+    Estimate
+    """
+    per_setting = 0.0  # one (dataset, scale, trial, eps): every domain, workload, algorithm
+    worker_bytes = 0.0
+    for domain in sweep.domains:
+        for workload in sweep.workloads:
+            queries = domain if workload == "prefix" else RANDOM_RANGES
+            for name in sweep.algorithms:
+                per_setting += cost.run_seconds(name, domain, workload, queries) + CELL_SECONDS
+                worker_bytes = max(worker_bytes, cost.run_bytes(name, domain, queries))
+    settings = len(sweep.datasets) * len(sweep.scales) * sweep.trials * len(sweep.epsilons)
+    left = (sweep.size - stored) / sweep.size if sweep.size else 0.0
+    core = per_setting * settings * left
+    data_bytes = sum(d.counts.nbytes for d in sweep.datasets)
+    window = WINDOW_PER_WORKER * max(workers, 1) * MAX_CHUNK * STORED_CELL_BYTES
+    return Estimate(
+        cells=sweep.size,
+        core_seconds=core,
+        seconds=core / max(workers, 1),
+        worker_megabytes=PROCESS_MEGABYTES + (worker_bytes + data_bytes) / 1e6,
+        runner_megabytes=PROCESS_MEGABYTES
+        + (data_bytes + stored * STORED_CELL_BYTES + window + FLUSH_ROWS * 1e3) / 1e6,
+    )
+
+
+def not_stored(sweep: Sweep, path: Path) -> Iterator[Cell]:
+    """The grid's cells not yet in the store, in the grid's order, the stored ones read one
+    input (dataset, scale, domain) at a time as the cells are reached: a resumed sweep of ten
+    million cells never holds them all.
+
+    Parameters
+    ----------
+    sweep : Sweep
+        The grid.
+    path : Path
+        The store's file.
+
+    Yields
+    ------
+    Cell
+    """
+    for (dataset, scale, domain), group in itertools.groupby(
+        cells(sweep), key=lambda c: (c.dataset, c.scale, c.domain)
+    ):
+        done = store.stored(path, sweep.name, dataset=dataset, scale=scale, domain=domain)
+        yield from (c for c in group if c not in done)
 
 
 def default_workers() -> int:
@@ -241,11 +396,18 @@ def run(
     """
     start = time.perf_counter()
     version = code_version()
-    done = store.begin(path, sweep.name, sweep.seed, sweep.settings())
-    grid = list(cells(sweep))
-    todo = [c for c in grid if c not in done]
-    summary = Summary(cells=len(grid), skipped=len(grid) - len(todo))
-    if not todo:
+    store.begin(path, sweep.name, sweep.seed, sweep.settings())
+    axes = {
+        "dataset": [d.name for d in sweep.datasets],
+        "scale": sweep.scales,
+        "domain": sweep.domains,
+        "eps": sweep.epsilons,
+        "workload": sweep.workloads,
+        "algorithm": sweep.algorithms,
+    }
+    skipped = store.count_stored(path, sweep.name, axes, sweep.trials)
+    summary = Summary(cells=sweep.size, skipped=skipped)
+    if skipped == sweep.size:
         summary.seconds = time.perf_counter() - start
         return summary
     try:
@@ -259,17 +421,30 @@ def run(
     datasets = {
         d.name: client.scatter(d.counts, broadcast=True, hash=False) for d in sweep.datasets
     }
-    chunks = {
-        client.submit(
+    workers = workers_of(client)
+    todo = not_stored(sweep, path)
+    pending = chunked(todo, sweep.size - skipped, workers)
+    in_flight: dict[distributed.Future[Any], list[Cell]] = {}
+    # On this client's loop: as_completed defaults to the newest client's, and another
+    # client's loop thread writing to this client's connections breaks them.
+    completed = distributed.as_completed(
+        [], loop=client.loop, with_results=True, raise_errors=False
+    )
+
+    def submit_next() -> None:
+        chunk = next(pending, None)
+        if chunk is None:
+            return
+        future = client.submit(
             run_chunk,
             sweep.seed,
             chunk,
             {name: datasets[name] for name in {c.dataset for c in chunk}},
             pure=False,
-        ): chunk
-        for chunk in chunked(todo, workers_of(client))
-    }
-    futures = list(chunks)
+        )
+        in_flight[future] = chunk
+        completed.add(future)
+
     buffer: list[Result] = []
     flushed = time.monotonic()
 
@@ -280,32 +455,31 @@ def run(
             buffer.clear()
         flushed = time.monotonic()
 
-    bar = tqdm(total=len(todo), unit="cell", disable=not progress, file=sys.stderr)
-    # On this client's loop: as_completed defaults to the newest client's, and another
-    # client's loop thread writing to this client's connections breaks them.
-    completed = distributed.as_completed(
-        futures, loop=client.loop, with_results=True, raise_errors=False
-    )
+    bar = tqdm(total=sweep.size - skipped, unit="cell", disable=not progress, file=sys.stderr)
     try:
+        for _ in range(WINDOW_PER_WORKER * workers):
+            submit_next()
         for batch in completed.batches():
             for future, outcome in batch:
+                chunk = in_flight.pop(future)
                 if future.status == "error":
                     error = outcome[1]  # (type, exception, traceback)
                     message = f"{type(error).__name__}: {error}"
-                    summary.failures += [Failure(c, message) for c in chunks[future]]
+                    summary.failures += [Failure(c, message) for c in chunk]
                 else:
                     results, failures = outcome
                     buffer.extend(results)
                     summary.failures += failures
-                bar.update(len(chunks[future]))
+                bar.update(len(chunk))
                 future.release()
+                submit_next()
             bar.set_postfix(failed=len(summary.failures), refresh=False)
             if len(buffer) >= FLUSH_ROWS or time.monotonic() - flushed >= FLUSH_SECONDS:
                 flush()
         flush()
     except KeyboardInterrupt:
         summary.interrupted = True
-        client.cancel(futures)
+        client.cancel(list(in_flight))  # a window of tasks, not the whole grid
         flush()
     finally:
         bar.close()

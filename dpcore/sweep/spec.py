@@ -38,6 +38,7 @@ from dpcore import _validate
 from dpcore.algorithms.common import FloatArray, checked_counts
 from dpcore.algorithms.dpbench import MAX_SCALE
 from dpcore.algorithms.registry import NAMES
+from dpcore.histogram import MAX_BINS, MAX_BYTES
 
 DATA_ENV = "DP_EXPLORER_DATA"
 """Environment variable naming the directory of bundled datasets."""
@@ -166,15 +167,41 @@ def bundled(directory: Path) -> dict[str, Path]:
 def read_histogram(path: Path) -> FloatArray:
     """A CSV histogram's bins: its ``count`` column, or its only column.
 
+    The file's size is checked before it is read (at most :data:`dpcore.histogram.MAX_BYTES`),
+    and at most :data:`dpcore.histogram.MAX_BINS` rows are read, so that a huge file is
+    refused without being loaded.
+
+    Parameters
+    ----------
+    path : Path
+        The CSV file.
+
+    Returns
+    -------
+    ndarray of float64
+        The bins.
+
     Raises
     ------
     ValueError
-        If the file cannot be read or its bins are not finite numbers ``>= 0``.
+        If the file is too large, has too many rows, cannot be read, or its bins are not
+        finite numbers ``>= 0``.
     """
     try:
-        table = pd.read_csv(path)
+        size = path.stat().st_size
+    except OSError as error:
+        raise ValueError(f"cannot read {path}: {error}") from None
+    if size > MAX_BYTES:
+        raise ValueError(
+            f"{path} is {size / 2**20:,.0f} MiB; a dataset CSV holds at most "
+            f"{MAX_BYTES / 2**20:,.0f} MiB ({MAX_BINS:,} bins, one count per line)"
+        )
+    try:
+        table = pd.read_csv(path, nrows=MAX_BINS + 1)
     except (OSError, ValueError) as error:
         raise ValueError(f"cannot read {path}: {error}") from None
+    if len(table) > MAX_BINS:
+        raise ValueError(f"{path} has more than {MAX_BINS:,} rows (bins); at most {MAX_BINS:,}")
     if "count" in table.columns:
         column = table["count"]
     elif len(table.columns) == 1:
@@ -227,12 +254,20 @@ class _Checker:
 
     def check(self, key: str, values: list[Any], checker: Any) -> tuple[Any, ...]:
         try:
-            return tuple(checker(key, v) for v in values)
+            checked = tuple(checker(key, v) for v in values)
         except ValueError as error:
             raise self.fail(key, str(error)) from None
+        if len(set(checked)) != len(checked):  # 1 and 1.0 are one value, run twice
+            repeated = next(v for v in checked if checked.count(v) > 1)
+            raise self.fail(key, f"lists the value {repeated!r} twice: {values!r}")
+        return checked
 
-    def choose(self, key: str, values: list[Any], accepted: tuple[str, ...]) -> tuple[str, ...]:
-        if values == ["all"]:
+    def choose(
+        self, key: str, values: list[Any], accepted: tuple[str, ...], *, every: bool = False
+    ) -> tuple[str, ...]:
+        """The names in ``values``, each one of ``accepted``; ``["all"]`` means every one
+        where ``every`` is True (elsewhere "all" is refused: it would silently mean both)."""
+        if every and values == ["all"]:
             return accepted
         unknown = [v for v in values if v not in accepted]
         if unknown:
@@ -241,13 +276,13 @@ class _Checker:
 
 
 def _whole_scale(key: str, value: Any) -> int:
-    return _validate.whole(key, value, upper=MAX_SCALE)
+    return _whole(key, value, upper=MAX_SCALE)
 
 
-def _whole(key: str, value: Any) -> int:
-    if isinstance(value, bool):
+def _whole(key: str, value: Any, *, upper: int | None = None) -> int:
+    if isinstance(value, bool):  # TOML's true would count as 1
         raise ValueError(f"{key} must be a whole number, got {value!r}")
-    return _validate.whole(key, value)
+    return _validate.whole(key, value, upper=upper)
 
 
 def _epsilon(key: str, value: Any) -> float:
@@ -326,7 +361,10 @@ def parse(text: str, *, path: Path, data: Path) -> Sweep:
                 message = f"{domain} does not divide dataset {d.name}'s {d.counts.size} bins"
                 raise check.fail("domains", message)
     algorithms = check.choose(
-        "algorithms", check.items(table, "algorithms") if "algorithms" in table else ["all"], NAMES
+        "algorithms",
+        check.items(table, "algorithms") if "algorithms" in table else ["all"],
+        NAMES,
+        every=True,
     )
     sweep = Sweep(
         name=name,

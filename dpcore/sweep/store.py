@@ -21,10 +21,11 @@ recomputes), so readers never see half a batch. The primary key on a cell's para
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
@@ -99,6 +100,86 @@ def default_path() -> Path:
     return Path(platformdirs.user_data_dir("dp-explorer")) / "sweeps.duckdb"
 
 
+CONFIG: dict[str, str | bool | int | float | list[str]] = {
+    "autoload_known_extensions": False,
+    "autoinstall_known_extensions": False,
+}
+"""DuckDB settings of every connection: never load or download an extension (a SQLite or
+Parquet file given as the store would otherwise make DuckDB fetch one from the network)."""
+
+MAGIC = b"DUCK"
+"""The bytes at offset 8 of a DuckDB database file."""
+
+
+@functools.cache
+def _expected_columns() -> dict[str, tuple[tuple[str, str], ...]]:
+    """Table -> its (column, type) pairs as :data:`SCHEMA` creates them."""
+    with duckdb.connect(":memory:", config=CONFIG) as con:
+        con.execute(SCHEMA)
+        return _columns(con)
+
+
+def _columns(con: duckdb.DuckDBPyConnection) -> dict[str, tuple[tuple[str, str], ...]]:
+    rows = con.execute(
+        "SELECT table_name, column_name, data_type FROM information_schema.columns "
+        "WHERE table_schema = 'main' AND table_name IN ('sweeps', 'cells') "
+        "ORDER BY table_name, ordinal_position"
+    ).fetchall()
+    tables: dict[str, list[tuple[str, str]]] = {}
+    for table, column, kind in rows:
+        tables.setdefault(table, []).append((column, kind))
+    return {table: tuple(columns) for table, columns in tables.items()}
+
+
+def check_schema(con: duckdb.DuckDBPyConnection, path: Path) -> None:
+    """Refuse a store whose tables are not the ones :data:`SCHEMA` creates.
+
+    Parameters
+    ----------
+    con : duckdb.DuckDBPyConnection
+        An open connection to the store.
+    path : Path
+        The store's file (named in the message).
+
+    Raises
+    ------
+    StoreError
+        Naming the first column that is missing, extra or of another type, and the
+        expected columns.
+    """
+    expected = _expected_columns()
+    for table, columns in _columns(con).items():
+        want = expected[table]
+        if columns == want:
+            continue
+        found, wanted = dict(columns), dict(want)
+        differences = [
+            f"column {c!r} is {found.get(c, 'missing')}, expected {t}"
+            for c, t in want
+            if found.get(c) != t
+        ] + [f"column {c!r} is not expected" for c in found if c not in wanted]
+        differences.append("its columns are in another order")
+        layout = ", ".join(f"{c} {t}" for c, t in want)
+        raise StoreError(
+            f"{path} is not a sweep store this version reads: table {table!r}: "
+            f"{differences[0]} (expected: {layout})"
+        )
+
+
+def _check_magic(path: Path) -> None:
+    try:
+        with path.open("rb") as file:
+            head = file.read(16)
+    except OSError as error:
+        raise StoreError(f"cannot open the store {path}: {error}") from None
+    if head and head[8:12] != MAGIC:
+        kind = "a SQLite file" if head.startswith(b"SQLite format") else "another kind of file"
+        raise StoreError(
+            f"{path} is not a DuckDB database (it is {kind}): pass --store with a DuckDB file "
+            f"(or a new path, for a new store), or set ${STORE_ENV}"
+        )
+
+
 def _is_lock(error: duckdb.Error) -> bool:
     text = str(error)
     return "lock" in text.lower() and ("Conflicting" in text or "Could not set" in text)
@@ -126,18 +207,20 @@ def connect(
     Raises
     ------
     StoreError
-        If the file is missing (read-only), still locked after ``wait`` seconds, or cannot
-        be opened.
+        If the file is missing (read-only), is not a DuckDB file or not a sweep store
+        (:func:`check_schema`), is still locked after ``wait`` seconds, or cannot be opened.
     """
     if read_only and not path.is_file():
         raise StoreError(f"no store at {path} (run a sweep first, or pass --store)")
+    if path.is_file():
+        _check_magic(path)
     deadline = time.monotonic() + wait
     delay = 0.01
     while True:
         try:
             if not read_only:
                 path.parent.mkdir(parents=True, exist_ok=True)
-            connection = duckdb.connect(str(path), read_only=read_only)
+            connection = duckdb.connect(str(path), read_only=read_only, config=CONFIG)
             break
         except duckdb.Error as error:
             if not _is_lock(error):
@@ -152,6 +235,10 @@ def connect(
         except OSError as error:
             raise StoreError(f"cannot open the store {path}: {error}") from None
     try:
+        try:
+            check_schema(connection, path)
+        except duckdb.Error as error:
+            raise StoreError(f"cannot read the store {path}: {error}") from None
         yield connection
     finally:
         try:
@@ -160,8 +247,9 @@ def connect(
             raise StoreError(f"could not close the store {path}: {error}") from None
 
 
-def begin(path: Path, name: str, seed: int, settings: dict[str, Any]) -> set[Cell]:
-    """Create the tables if new, record the sweep, and list its cells already stored.
+def begin(path: Path, name: str, seed: int, settings: dict[str, Any]) -> None:
+    """Create the tables if new and record the sweep (its stored cells are read per input
+    by :func:`stored`, never all at once: a sweep may hold ten million).
 
     Parameters
     ----------
@@ -174,11 +262,6 @@ def begin(path: Path, name: str, seed: int, settings: dict[str, Any]) -> set[Cel
     settings : dict
         Its grid (see :meth:`dpcore.sweep.spec.Sweep.settings`); ``settings["datasets"]``
         maps each dataset to its fingerprint.
-
-    Returns
-    -------
-    set of Cell
-        The cells of sweep ``name`` already in the store (a rerun skips them).
 
     Raises
     ------
@@ -209,15 +292,75 @@ def begin(path: Path, name: str, seed: int, settings: dict[str, Any]) -> set[Cel
                     "INSERT INTO sweeps VALUES (?, ?, ?, ?, ?)",
                     [name, seed, json.dumps(settings), now, now],
                 )
-            done = con.execute(
-                "SELECT dataset, scale, domain, trial, eps, workload, algorithm "
-                "FROM cells WHERE sweep = ?",
-                [name],
-            ).fetchall()
             con.execute("COMMIT")
         except duckdb.Error as error:
             raise StoreError(f"cannot record sweep {name!r} in {path}: {error}") from None
-    return {Cell(*row) for row in done}
+
+
+def stored(path: Path, name: str, *, dataset: str, scale: int, domain: int) -> set[Cell]:
+    """The cells of sweep ``name`` already stored for one input (dataset, scale, domain).
+
+    Parameters
+    ----------
+    path : Path
+        The store's file.
+    name : str
+        The sweep's name.
+    dataset : str
+    scale : int
+    domain : int
+
+    Returns
+    -------
+    set of Cell
+        Those cells (a rerun skips them).
+
+    Raises
+    ------
+    StoreError
+        If the store is missing or unreadable.
+    """
+    rows = query(
+        path,
+        "SELECT dataset, scale, domain, trial, eps, workload, algorithm FROM cells "
+        "WHERE sweep = ? AND dataset = ? AND scale = ? AND domain = ?",
+        [name, dataset, scale, domain],
+    )
+    return {Cell(*row) for row in rows.itertuples(index=False)}
+
+
+def count_stored(path: Path, name: str, axes: Mapping[str, Sequence[Any]], trials: int) -> int:
+    """How many cells of sweep ``name`` in a grid are stored.
+
+    Parameters
+    ----------
+    path : Path
+        The store's file.
+    name : str
+        The sweep's name.
+    axes : mapping
+        Column of table ``cells`` (``dataset``, ``scale``, ``domain``, ``eps``,
+        ``workload``, ``algorithm``) -> the grid's values.
+    trials : int
+        Trials of the grid (trials ``0 .. trials - 1``).
+
+    Returns
+    -------
+    int
+
+    Raises
+    ------
+    StoreError
+        If the store is missing or unreadable.
+    """
+    clauses, params = ["sweep = ?", "trial < ?"], [name, trials]
+    for column, values in axes.items():
+        if column not in COLUMNS:
+            raise ValueError(f"no column {column!r} in table cells")
+        clauses.append(f"{column} IN ({', '.join('?' * len(values))})" if values else "FALSE")
+        params += list(values)
+    table = query(path, f"SELECT count(*) AS n FROM cells WHERE {' AND '.join(clauses)}", params)
+    return int(table["n"].iloc[0])
 
 
 def _check_same(
@@ -333,7 +476,7 @@ def query(
             raise StoreError(f"cannot read the store {path}: {error}") from None
 
 
-def export(path: Path, out: Path, *, sweep: str | None = None) -> int:
+def export(path: Path, out: Path, *, sweep: str | None = None, overwrite: bool = False) -> int:
     """Copy table ``cells`` (or one sweep's cells) to a Parquet or CSV file.
 
     Parameters
@@ -344,6 +487,8 @@ def export(path: Path, out: Path, *, sweep: str | None = None) -> int:
         The file to write: ``.parquet`` or ``.csv``.
     sweep : str, optional
         Only this sweep's cells.
+    overwrite : bool, default False
+        Replace ``out`` if it exists.
 
     Returns
     -------
@@ -353,17 +498,26 @@ def export(path: Path, out: Path, *, sweep: str | None = None) -> int:
     Raises
     ------
     StoreError
-        For another suffix, a missing store, or a failed write.
+        For another suffix, an existing ``out`` (unless ``overwrite``), a sweep the store
+        does not hold (the message lists those it holds), a missing store, or a failed write.
     """
     formats = {".parquet": "parquet", ".csv": "csv"}
     kind = formats.get(out.suffix.lower())
     if kind is None:
         raise StoreError(f"export writes .parquet or .csv files, got {out.name!r}")
+    if out.exists() and not overwrite:
+        raise StoreError(f"{out} exists: choose another file name, or pass --force to replace it")
     where = "WHERE sweep = ?" if sweep is not None else ""
     select = f"SELECT * FROM cells {where} ORDER BY {', '.join(COLUMNS[:8])}"
     params = [sweep] if sweep is not None else []
     with connect(path, read_only=True) as con:
         try:
+            if sweep is not None:
+                held = con.execute("SELECT name FROM sweeps ORDER BY name").fetchall()
+                names = [row[0] for row in held]
+                if sweep not in names:
+                    listed = ", ".join(map(repr, names)) or "none"
+                    raise StoreError(f"no sweep {sweep!r} in {path}; it holds: {listed}")
             count = con.execute(f"SELECT count(*) FROM ({select})", params).fetchone()
             escaped = str(out).replace("'", "''")
             con.execute(f"COPY ({select}) TO '{escaped}' (FORMAT {kind})", params)

@@ -20,7 +20,9 @@ from scipy import stats
 
 from dpcore.algorithms import ALGORITHMS, NAMES, estimate
 from dpcore.algorithms.common import Ranges, as_workload
+from dpcore.algorithms.cost import run_bytes, run_seconds
 from dpcore.algorithms.dpbench import RANDOM_RANGES, random_ranges, sample, scaled_l1_error
+from dpcore.hist.flat_error import flat_range_mean_abs
 from dpcore.hist.plans import plan_range_errors, prepare
 from dpcore.hist.workload import Workload, parse_workload, workload_ranges
 from dpcore.histogram import MAX_BINS, Histogram
@@ -53,51 +55,8 @@ PINNED = (SCALE, DOMAIN, WORKLOAD, RANGES, TRIALS, SEED, SLOW, EPSILON)
 SCALES = tuple(10**k for k in range(2, 9))
 """The scales of the error-vs-scale lines (DPBench's 10^3 to 10^7, and 10^2, 10^8)."""
 
-RUN_SECONDS_4096: dict[str, float] = {
-    "Identity": 1e-3,
-    "Uniform": 1e-3,
-    "HB": 5e-3,
-    "Privelet": 2e-3,
-    "HB-opt": 5e-3,
-    "GreedyH": 0.03,
-    "DAWA": 0.1,
-    "MWEM": 0.1,
-    "EFPA": 5e-3,
-    "PHP": 0.3,
-    "AHP": 0.1,
-    "SF": 2.0,
-}
-"""Seconds of one run at 4,096 bins on the prefix workload: about twice the slowest of
-MEDCOST and ADULTFRANK at 10^3 to 10^7 records measured on this 2-core machine; an
-algorithm not listed is assumed to take :data:`UNMEASURED_SECONDS`. A run is taken as
-linear in the bins."""
-WORKLOAD_SECONDS_4096: dict[tuple[str, str], float] = {
-    ("GreedyH", "listed"): 1.5,
-    ("DAWA", "listed"): 1.5,
-    ("MWEM", "all"): 2.0,
-}
-"""Where a workload changes an algorithm's work: GreedyH sums over the listed ranges at
-every node (up to 0.7 s of CPU for 2,000 random ranges at 4,096 bins), MWEM scores all
-ranges."""
-RUN_EXPONENT = {"SF": 2}
-"""How a run grows with the bins where it is not linear: StructureFirst's v-optimal table
-is ``O(k n^2)`` in the worst case with ``k = n / 10`` buckets; pruned
-(:mod:`dpcore.algorithms.vopt`), it measured 0.02-0.25 s at 1,024 bins, 0.13-0.9 s at
-4,096 (1.6 s on the bundled zipf-4096) and 1-11 s at 16,384."""
-UNMEASURED_SECONDS = 0.3
-EVALUATION_SECONDS = 15e-9
-"""Per query and run: answering the workload on the truth and the estimate (prefix sums)."""
 SLOW_RUN = 1.0
 """Seconds per run above which an algorithm is left out unless slow ones are asked for."""
-
-
-def run_seconds(name: str, domain: int, workload: str) -> float:
-    """Estimated seconds of one run of ``name`` at ``domain`` bins on ``workload``."""
-    kind = "listed" if workload in ("random", "listed") else workload
-    at_4096 = WORKLOAD_SECONDS_4096.get(
-        (name, kind), RUN_SECONDS_4096.get(name, UNMEASURED_SECONDS)
-    )
-    return at_4096 * (domain / 4096) ** RUN_EXPONENT.get(name, 1)
 
 
 def compared(domain: int, workload: str, *, slow: bool) -> tuple[str, ...]:
@@ -139,9 +98,32 @@ def page_cost(
     """``runs`` trials of every algorithm in ``names`` at ``domain`` bins on ``workload`` (a
     key of :data:`WORKLOADS`), each evaluated on ``queries`` ranges; memory: a few arrays of
     the queries and of the bins per run."""
-    per_run = sum(run_seconds(name, domain, workload) for name in names)
-    seconds = runs * (per_run + len(names) * queries * EVALUATION_SECONDS)
-    return limits.Cost(0.01 + seconds, (6 * queries + 40 * domain) * 8 / limits.MB)
+    seconds = runs * sum(run_seconds(name, domain, workload, queries) for name in names)
+    peak = max((run_bytes(name, domain, queries) for name in names), default=0.0)
+    return limits.Cost(0.01 + seconds, peak / limits.MB)
+
+
+def release_cost(s: Setting, name: str) -> Estimate:
+    """The estimate of one run of ``name`` on the setting's first trial ("One release vs its
+    input"): the ranking's cost model for one algorithm and one trial."""
+    return Estimate(
+        f"one release of {name} at {s.domain:,} bins",
+        page_cost((name,), s.domain, s.workload, s.query_count(), 1),
+        smaller="choose a faster algorithm (the ranking says which are slow) or a smaller domain",
+        library="dpcore.algorithms.release",
+    )
+
+
+def scale_cost(s: Setting) -> Estimate:
+    """The estimate of the error-vs-scale curves: the ranking's work at every scale of
+    :data:`SCALES`."""
+    single = page_cost(s.names, s.domain, s.workload, s.query_count(), s.trials)
+    return Estimate(
+        f"{len(s.names)} algorithms × {s.trials} trials at {len(SCALES)} scales",
+        limits.Cost(single.seconds * len(SCALES), single.megabytes),
+        smaller="choose fewer trials or a smaller domain",
+        library="dpcore.algorithms.estimate",
+    )
 
 
 def cost(inputs: Inputs) -> Estimate:
@@ -199,6 +181,10 @@ class Setting:
             "includes such small scales (1,000 records over 4,096 bins); they are where "
             "learning the data's shape pays most."
         )
+
+    def query_count(self) -> int:
+        """Queries of the workload (every trial draws as many)."""
+        return _queries(self.workload, self.ranges, self.domain)
 
     def queries(self, trial_rng: np.random.Generator) -> Ranges:
         if self.workload == "random":
@@ -283,16 +269,28 @@ CLOSED_FORM_QUERIES = 600_000
 @st.cache_data(max_entries=64, show_spinner=False)
 def _closed_form(plan_key: str, domain: int, eps: float, workload: Workload) -> float:
     lo, hi = workload_ranges(domain, workload)
-    mse = plan_range_errors(prepare(plan_key, domain, eps, workload), lo, hi)
+    plan = prepare(plan_key, domain, eps, workload)
+    if plan.spec.kind == "flat":
+        return float(flat_range_mean_abs(eps, lo, hi).mean())
+    mse = plan_range_errors(plan, lo, hi)
     return float(np.sqrt(2 / math.pi * mse).mean())
 
 
+CLOSED_FORM_NOTE = (
+    "Closed form: Identity's is exact (E|sum of k Laplace draws| = 2bΓ(k+½)/(√π Γ(k)) for a "
+    "range of k bins); HB's, Privelet's and HB-opt's take their exact per-query MSE as a "
+    "normal error's, E|e| ≈ √(2/π · MSE): approximate, closest for long ranges, whose error "
+    "sums many draws (up to 12.8% high for a range answered by one draw)."
+)
+
+
 def closed_form(name: str, s: Setting) -> float:
-    """The expected scaled L1 error of a linear data-independent algorithm: exact per-query
-    MSE from :mod:`dpcore.hist.plans`, and E|e| = sqrt(2/π · MSE) for a normal error (the
-    error of a long range sums many noise draws); NaN where no closed form exists (the
-    random workload, whose ranges change per trial, included) or the workload is larger
-    than :data:`CLOSED_FORM_QUERIES`."""
+    """The expected scaled L1 error of a linear data-independent algorithm: exact for
+    Identity (:func:`dpcore.hist.flat_error.flat_range_mean_abs`); for a tree or wavelet,
+    the exact per-query MSE from :mod:`dpcore.hist.plans` and E|e| = sqrt(2/π · MSE), a
+    normal approximation (see :data:`CLOSED_FORM_NOTE`); NaN where no closed form exists
+    (the random workload, whose ranges change per trial, included) or the workload is
+    larger than :data:`CLOSED_FORM_QUERIES`."""
     key = ALGORITHMS[name].plan
     queries = s.queries(np.random.default_rng(0))
     if key is None or s.workload == "random" or queries.size > CLOSED_FORM_QUERIES:

@@ -7,6 +7,8 @@ import pandas as pd
 import plotly.graph_objects as go
 from numpy.typing import NDArray
 
+from dpui.kit import untrusted
+
 FloatArray = NDArray[np.float64]
 
 # Okabe-Ito colours (colour-blind safe); the two families also differ by bar pattern and
@@ -85,10 +87,10 @@ def by_scale(table: pd.DataFrame, dependent: dict[str, bool]) -> go.Figure:
                 x=rows["scale"],
                 y=rows["mean"],
                 mode="lines+markers",
-                name=str(name),
+                name=untrusted.plot_label(name),  # a stored sweep's names are anyone's text
                 line={"dash": style["dash"], "width": 2},
                 marker={"symbol": style["symbol"], "size": 7},
-                hovertemplate=f"{name}: %{{y:.3g}} at %{{x:,}} records<extra></extra>",
+                hovertemplate="%{fullData.name}: %{y:.3g} at %{x:,} records<extra></extra>",
             )
         )
     fig.update_layout(
@@ -140,8 +142,8 @@ def regret_heat_map(table: pd.DataFrame) -> go.Figure:
     fig = go.Figure(
         go.Heatmap(
             z=np.log10(values),
-            x=list(table.columns),
-            y=list(table.index),
+            x=untrusted.plot_labels(list(table.columns)),  # file names: Plotly renders HTML
+            y=untrusted.plot_labels(list(table.index)),
             text=[[f"{v:.3g}" for v in row] for row in values],
             texttemplate="%{text}",
             colorscale="Cividis",

@@ -10,12 +10,14 @@ import pandas as pd
 import streamlit as st
 
 from dpcore.algorithms import ALGORITHMS, NAMES, release
+from dpcore.algorithms.cost import run_seconds
 from dpcore.algorithms.dpbench import sample
 from dpui.algorithms import compare, figures, stored
 from dpui.algorithms.compare import (
     DOMAIN,
     RANGES,
     SCALE,
+    SCALES,
     SEED,
     SHOWN,
     SLOW,
@@ -24,16 +26,9 @@ from dpui.algorithms.compare import (
     WORKLOADS,
     Setting,
 )
-from dpui.kit import downloads, limits, present, references, sidebar, state
-from dpui.kit.page import Page, View
+from dpui.kit import downloads, present, references, sidebar, state
+from dpui.kit.page import Estimate, Page, Section, View, sections
 from dpui.kit.params import ChoiceParam
-
-SECTIONS = {
-    "release": "One release vs its input",
-    "scale": "Error vs scale",
-    "stored": "Stored sweeps",
-}
-SECTION = ChoiceParam("wa_show", "release", tuple(SECTIONS))
 
 
 def controls() -> None:
@@ -91,7 +86,7 @@ def body(view: View | None) -> None:
         st.caption(s.sparse_note())
     if s.left_out():
         slow = ", ".join(
-            f"{n} (about {compare.run_seconds(n, s.domain, s.workload):,.0f} s per run)"
+            f"{n} (about {run_seconds(n, s.domain, s.workload):,.0f} s per run)"
             for n in s.left_out()
         )
         st.caption(
@@ -99,8 +94,9 @@ def body(view: View | None) -> None:
             "the settings, choose a smaller domain, or run a sweep."
         )
     present.table(shown.reset_index())
+    st.caption(compare.CLOSED_FORM_NOTE)
     downloads.csv_button("Download the ranking (CSV)", shown.reset_index(), "which_algorithm.csv")
-    SHOW[present.section_choice("Below the ranking", SECTION, SECTIONS)](s)
+    sections("Below the ranking", SECTION, SECTIONS, s)
     present.prose(references.prose("which_algorithm.md"))
 
 
@@ -122,31 +118,14 @@ def verdict(table: pd.DataFrame) -> str:
     )
 
 
-def scales_of(s: Setting) -> tuple[int, ...]:
-    return compare.SCALES
-
-
 def error_vs_scale(s: Setting) -> None:
-    st.header("Error vs scale")
-    scales = scales_of(s)
-    queries = s.queries(np.random.default_rng(0)).size
-    single = compare.page_cost(s.names, s.domain, s.workload, queries, s.trials)
-    cost = limits.Cost(single.seconds * len(scales), single.megabytes)
-    if not limits.allow_or_offer(
-        f"{len(s.names)} algorithms × {s.trials} trials at {len(scales)} scales",
-        cost,
-        key=("wa_scale", s),
-        smaller="choose fewer trials or a smaller domain",
-        library="dpcore.algorithms.estimate",
-    ):
-        return
     rows = []
     progress = st.progress(0.0, text="Running every algorithm at every scale…")
-    for i, scale in enumerate(scales):
+    for i, scale in enumerate(SCALES):
         at = dataclasses.replace(s, scale=scale)
         means = compare.errors(at, at.key()).groupby("algorithm", sort=False)["error"].mean()
         rows += [(name, scale, float(err)) for name, err in means.items()]
-        progress.progress((i + 1) / len(scales), text=f"Scale {scale:,} done")
+        progress.progress((i + 1) / len(SCALES), text=f"Scale {scale:,} done")
     progress.empty()
     curves = pd.DataFrame(rows, columns=["algorithm", "scale", "mean"])
     dependent = {name: ALGORITHMS[name].data_dependent for name in s.names}
@@ -166,9 +145,18 @@ def error_vs_scale(s: Setting) -> None:
     downloads.csv_button("Download the curves (CSV)", curves, "which_algorithm_by_scale.csv")
 
 
+def release_controls(s: Setting) -> None:
+    """The algorithm whose release is drawn (before its estimate, which depends on it)."""
+    st.selectbox("Algorithm", NAMES, key=SHOWN.name)
+
+
+def release_estimate(s: Setting) -> Estimate:
+    """One run of the chosen algorithm on the setting (:func:`compare.release_cost`)."""
+    return compare.release_cost(s, str(state.get(SHOWN)))
+
+
 def one_release(s: Setting) -> None:
-    st.header("One release vs its input")
-    name = st.selectbox("Algorithm", NAMES, key=SHOWN.name)
+    name = str(state.get(SHOWN))
     rng = np.random.default_rng([s.seed, 0])
     truth = sample(s.hist.counts, s.scale, s.domain, rng)
     queries = s.queries(rng)
@@ -183,7 +171,18 @@ def one_release(s: Setting) -> None:
     st.caption(f"How {name} spent ε = {s.eps:g}: {split}. {ALGORITHMS[name].cite}.")
 
 
-SHOW = {"scale": error_vs_scale, "release": one_release, "stored": stored.stored_sweeps}
+SECTIONS: dict[str, Section[Setting]] = {
+    "release": Section(
+        "One release vs its input",
+        one_release,
+        cost=release_estimate,
+        controls=release_controls,
+    ),
+    "scale": Section("Error vs scale", error_vs_scale, cost=compare.scale_cost),
+    "stored": Section("Stored sweeps", stored.stored_sweeps),
+}
+SECTION = ChoiceParam("wa_show", "release", tuple(SECTIONS))
+
 
 PAGE = Page(
     key="which_algorithm",

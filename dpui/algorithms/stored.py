@@ -5,6 +5,8 @@ the setting on screen, to run the grid the page will not run in a request."""
 from __future__ import annotations
 
 import hashlib
+from pathlib import Path
+from typing import Any
 
 import duckdb
 import numpy as np
@@ -23,20 +25,28 @@ SWEEP_WORKLOADS = {"prefix": "prefix", "random": "random ranges"}
 STORE_ERRORS = (store.StoreError, duckdb.Error, OSError, ValueError)
 
 
+def dataset_entry(s: Setting) -> str:
+    """How a sweep file names the histogram of ``s``: a bundled example by its path relative
+    to the project (never this server's install path), another one as ``my-histogram.csv``,
+    which the user saves beside the sweep file."""
+    bundled = examples.EXAMPLES_DIR / f"{s.hist.name}.csv"
+    if not bundled.is_file():
+        return "my-histogram.csv"
+    return bundled.relative_to(spec.REPO_ROOT).as_posix()
+
+
 def sweep_file(s: Setting) -> str | None:
     """A sweep file running this setting at every scale of the error-vs-scale grid (every
     algorithm compared here), or None for a workload a sweep cannot name."""
     if s.workload not in SWEEP_WORKLOADS:
         return None
-    bundled = examples.EXAMPLES_DIR / f"{s.hist.name}.csv"
-    dataset = str(bundled) if bundled.exists() else "my-histogram.csv"
     digest = hashlib.sha256(repr(s.key()).encode()).hexdigest()[:8]
     return spec.to_toml(
         {
             "name": f"which-algorithm-{digest}",
             "seed": s.seed,
             "trials": max(s.trials, 5),
-            "datasets": [dataset],
+            "datasets": [dataset_entry(s)],
             "scales": list(SCALES),
             "domains": [s.domain],
             "epsilons": [s.eps],
@@ -52,14 +62,18 @@ def queue(s: Setting) -> None:
     if text is None:
         st.caption("Sweeps run DPBench's workloads (prefix or random ranges) only.")
         return
-    own = "my-histogram.csv" in text
     st.markdown(
         "Run this setting at every scale from 100 to 10⁸ records, outside the page (on this "
         "machine's cores or a Dask cluster), into the store this section reads:"
     )
     st.code("dp-sweep run which_algorithm_sweep.toml", language="bash")
-    if own:
+    if dataset_entry(s) == "my-histogram.csv":
         st.caption("Save your histogram as my-histogram.csv beside the sweep file first.")
+    else:
+        st.caption(
+            "Save the sweep file in the project's folder (beside app.py): the dataset's path "
+            "in it is relative to that folder."
+        )
     st.download_button(
         "Download the sweep file",
         text,
@@ -69,8 +83,26 @@ def queue(s: Setting) -> None:
     )
 
 
+def version(path: Path) -> tuple[int, ...]:
+    """The store's modification time and size (with its write-ahead log's, when there is
+    one): what the cached summaries are keyed by, so that a commit shows at the next rerun."""
+    parts: list[int] = []
+    for file in (path, path.with_name(path.name + ".wal")):
+        if file.is_file():
+            info = file.stat()
+            parts += [info.st_mtime_ns, info.st_size]
+    return tuple(parts)
+
+
+@st.cache_data(max_entries=64, show_spinner="Reading the sweep store…")
+def read(summary: str, path: str, stamp: tuple[int, ...], *args: Any, **filters: Any) -> Any:
+    """``report.<summary>(path, *args, **filters)`` (computed by SQL in the store), cached by
+    the store's ``stamp`` (:func:`version`): a rerun of the page reads nothing while the
+    store is unchanged, however many cells it holds."""
+    return getattr(report, summary)(Path(path), *args, **filters)
+
+
 def stored_sweeps(s: Setting) -> None:
-    st.header("Stored sweeps")
     queue(s)
     path = store.default_path()  # $DP_EXPLORER_STORE, else the user's data directory
     if not path.exists():
@@ -80,8 +112,9 @@ def stored_sweeps(s: Setting) -> None:
             icon=":material/database:",
         )
         return
+    stamp = version(path)
     try:
-        names = report.sweeps(path)["name"].tolist()
+        names = read("names", str(path), stamp)
     except STORE_ERRORS as err:
         st.warning(f"The sweep store `{path}` cannot be read: {untrusted.markdown(err, 300)}")
         return
@@ -89,34 +122,60 @@ def stored_sweeps(s: Setting) -> None:
         st.info(f"The sweep store `{path}` holds no sweep yet.")
         return
     name = st.selectbox("Sweep", names, key="_wa_sweep", format_func=untrusted.plot_label)
+    shown_name = untrusted.markdown(name)
     try:
-        axes = report.axes(path, name)
+        axes = read("axes", str(path), stamp, name)
+        if not axes["eps"]:
+            st.info(
+                f"The sweep {shown_name} has no cells yet: its run has not stored any (still "
+                "starting, or stopped before its first batch). Rerun it to fill it.",
+                icon=":material/hourglass_empty:",
+            )
+            return
         c1, c2, c3 = st.columns(3)
         near = int(np.argmin([abs(np.log(e / s.eps)) for e in axes["eps"]]))  # the sidebar's
         eps = c1.selectbox("ε", axes["eps"], index=near, key="_wa_sweep_eps")
         workload = c2.selectbox("Workload", axes["workload"], key="_wa_sweep_workload")
         domain = c3.selectbox("Domain", axes["domain"], key="_wa_sweep_domain")
         where = {"eps": eps, "workload": workload, "domain": domain}
-        curves = report.error_vs_scale(path, name, **where)
-        regret = report.regret(path, name, **where)
+        curves = read("error_vs_scale", str(path), stamp, name, **where)
+        regret = read("regret", str(path), stamp, name, **where)
     except STORE_ERRORS as err:
-        st.warning(f"The sweep '{untrusted.plot_label(name)}' cannot be read: {err}")
+        st.warning(f"The sweep {shown_name} cannot be read: {untrusted.markdown(err, 300)}")
+        return
+    if curves.empty:
+        st.info(
+            f"The sweep {shown_name} has no cells at ε = {eps:g}, workload {workload!r} and "
+            f"{domain:,} bins together: its runs stored other combinations (two runs with "
+            "different grids, or one stopped early). Choose another ε, workload or domain.",
+            icon=":material/filter_alt_off:",
+        )
         return
     shown = curves.rename(columns={"mean_error": "mean"})
     dependent = {
         a: a in ALGORITHMS and ALGORITHMS[a].data_dependent for a in shown["algorithm"].unique()
     }
-    stamp = {"sweep": name, "ε": eps, "workload": workload, "domain": f"{domain:,}"}
-    present.show_chart(figures.by_scale(shown, dependent), stamp, key="wa_stored_scale")
-    scale = st.select_slider(
-        "Scale for the regret map", sorted(regret["scale"].unique()), key="_wa_sweep_scale"
-    )
+    stamp_text = {"sweep": name, "ε": eps, "workload": workload, "domain": f"{domain:,}"}
+    present.show_chart(figures.by_scale(shown, dependent), stamp_text, key="wa_stored_scale")
+    scales = sorted(curves["scale"].unique())
+    scale = scales[0]
+    if len(scales) > 1:
+        scale = st.select_slider("Scale for the regret map", scales, key="_wa_sweep_scale")
     at = regret[regret["scale"] == scale]
-    present.show_chart(regret_map(at), stamp | {"scale": f"{scale:,}"}, key="wa_stored_regret")
+    if at.empty:
+        st.info(
+            f"No regret at {scale:,} records: the best mean error there is 0 (regret divides "
+            "by it).",
+            icon=":material/filter_alt_off:",
+        )
+    else:
+        present.show_chart(
+            regret_map(at), stamp_text | {"scale": f"{scale:,}"}, key="wa_stored_regret"
+        )
     try:
-        mean = report.mean_errors(path, name, scale=scale, **where)
+        mean = read("mean_errors", str(path), stamp, name, scale=scale, **where)
     except STORE_ERRORS as err:
-        st.warning(f"The sweep '{untrusted.plot_label(name)}' cannot be read: {err}")
+        st.warning(f"The sweep {shown_name} cannot be read: {untrusted.markdown(err, 300)}")
         return
     present.table(mean.drop(columns=["domain", "eps", "workload", "scale"]))
     downloads.csv_button("Download these means (CSV)", mean, "stored_sweep_means.csv")

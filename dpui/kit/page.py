@@ -18,9 +18,9 @@ A page script is then two lines (``pages/<key>.py``)::
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Hashable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Generic, TypeVar
 
 import plotly.graph_objects as go
 import streamlit as st
@@ -28,7 +28,7 @@ from streamlit.delta_generator import DeltaGenerator
 
 from dpcore.histogram import Histogram
 from dpui.kit import lesson_steps, limits, pin, present, sidebar, state, untrusted
-from dpui.kit.params import Param
+from dpui.kit.params import ChoiceParam, Param
 
 SIDEBAR_DATA = "the sidebar's dataset"
 
@@ -199,6 +199,62 @@ def computed(page: Page, inputs: Inputs, *, pinned: bool = False) -> View | None
     except Refused as why:
         st.warning(who + untrusted.markdown(str(why), 600), icon=":material/block:")
         return None
+
+
+T = TypeVar("T", bound=Hashable)
+
+
+def _within_the_pages_estimate(value: object) -> Estimate | None:
+    return None
+
+
+@dataclass(frozen=True)
+class Section(Generic[T]):
+    """One part of a page shown below its main view, one at a time (:func:`sections`): a
+    title, its own widgets, the cost of what it computes, and what it draws."""
+
+    title: str
+    draw: Callable[[T], None]
+    """Draws the section from the page's checked inputs (after the gate allowed it)."""
+    cost: Callable[[T], Estimate | None] = _within_the_pages_estimate
+    """Its estimate from the inputs and its widgets' values (None: nothing beyond what the
+    page's own ``cost`` covered)."""
+    controls: Callable[[T], None] | None = None
+    """Its own widgets, drawn before the estimate (which may read them)."""
+
+
+def sections(label: str, param: ChoiceParam, shown: Mapping[str, Section[T]], value: T) -> None:
+    """The choice of the part shown below the main view, and that part: its heading and
+    widgets, then its estimate through the work gate (the limits of the page's view; a run
+    that takes longer is offered on request, see :func:`dpui.kit.limits.allow_or_offer`),
+    and only then its computation.
+
+    Parameters
+    ----------
+    label : str
+        The choice's label.
+    param : ChoiceParam
+        The parameter keeping the choice in the link (one of ``shown``'s keys).
+    shown : mapping
+        Key -> :class:`Section`.
+    value : hashable
+        What every section is drawn from (the page's checked inputs).
+    """
+    chosen = present.section_choice(label, param, {k: s.title for k, s in shown.items()})
+    section = shown[chosen]
+    st.header(section.title)
+    if section.controls is not None:
+        section.controls(value)
+    estimate = section.cost(value)
+    if estimate is not None and not limits.allow_or_offer(
+        estimate.what,
+        estimate.cost,
+        key=(param.name, chosen, estimate, value),
+        smaller=estimate.smaller,
+        library=estimate.library,
+    ):
+        return
+    section.draw(value)
 
 
 def compare(page: Page, a: View, b: View) -> None:

@@ -498,8 +498,9 @@ def _add_stamp(out: go.Figure, settings: Mapping[str, Any]) -> go.Figure:
     if not text:
         return out
     parts = _wrap(text, STAMP_WIDTH)
-    line = "<br>".join(
-        f'<span style="font-size:{STAMP_FONT}px;color:#666">{part}</span>' for part in parts
+    line = "<br>".join(  # the settings' text as text: a name such as <a href=...> stays inert
+        f'<span style="font-size:{STAMP_FONT}px;color:#666">{html.escape(part, quote=False)}</span>'
+        for part in parts
     )
     axis = plot_axes.bottom_xaxis(out)
     if axis is not None:

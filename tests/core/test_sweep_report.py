@@ -63,6 +63,8 @@ def test_sweeps_lists_each_sweep_with_its_stored_cells(stored):
     assert row["cells"] == len(main) and row["datasets"] == 2 and row["algorithms"] == 3
     assert '"trials": 4' in row["settings"]
     assert len(report.sweeps(path, limit=1)) == 1
+    assert report.names(path) == table["name"].tolist()  # the same order, cells not counted
+    assert report.names(path, limit=1) == table["name"].tolist()[:1]
 
 
 def test_axes_lists_each_parameters_values(stored):

@@ -81,25 +81,12 @@ def test_a_tiny_sweep_on_a_two_worker_local_cluster(client, tmp_path):
     )
 
 
-def test_a_sweep_killed_midway_resumes_with_every_cell_once_and_the_same_results(client, tmp_path):
-    (tmp_path / "crash.toml").write_text(CRASH)
-    sweep = spec.load(tmp_path / "crash.toml", data=DATA)
-    path = tmp_path / "killed.duckdb"
-    command = [
-        sys.executable,
-        "-m",
-        "dpcore.sweep",
-        "run",
-        str(tmp_path / "crash.toml"),
-        "--store",
-        str(path),
-        "--workers",
-        "1",
-        "--data-dir",
-        str(DATA),
-        "--no-progress",
-    ]
-    proc = subprocess.Popen(
+def started(sweep_file: Path, path: Path) -> subprocess.Popen:
+    """``dp-sweep run`` of ``sweep_file`` into ``path`` on one worker, in a new process group
+    (the runner and its cluster), stderr kept."""
+    command = [sys.executable, "-m", "dpcore.sweep", "run", str(sweep_file), "--store", str(path)]
+    command += ["--workers", "1", "--data-dir", str(DATA), "--no-progress"]
+    return subprocess.Popen(
         command,
         cwd=ROOT,
         env=ENV,
@@ -107,6 +94,13 @@ def test_a_sweep_killed_midway_resumes_with_every_cell_once_and_the_same_results
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
     )
+
+
+def test_a_sweep_killed_midway_resumes_with_every_cell_once_and_the_same_results(client, tmp_path):
+    (tmp_path / "crash.toml").write_text(CRASH)
+    sweep = spec.load(tmp_path / "crash.toml", data=DATA)
+    path = tmp_path / "killed.duckdb"
+    proc = started(tmp_path / "crash.toml", path)
     try:
         count = 0
         deadline = time.monotonic() + 120
@@ -212,7 +206,138 @@ def test_the_summary_groups_failed_cells_by_error():
 def test_chunks_cover_the_cells_in_order_and_stay_small():
     cells = [cell.Cell("D", 10, 2, t, 1.0, "prefix", "A") for t in range(2001)]
     for workers in (1, 2, 64):
-        chunks = runner.chunked(cells, workers)
+        chunks = list(runner.chunked(iter(cells), len(cells), workers))
         assert [c for chunk in chunks for c in chunk] == cells
         assert max(map(len, chunks)) <= runner.MAX_CHUNK
-    assert len(runner.chunked(cells[:20], 2)) == 20
+    assert len(list(runner.chunked(cells[:20], 20, 2))) == 20
+
+
+def test_the_grid_is_streamed_not_listed():
+    """Issue 37 M6: listing the 9,999,912 cells of a sweep at the cap took 17.6 s and 1.7 GB
+    before anything ran. The cells and their chunks come one by one, as needed."""
+    sweep = spec.parse(
+        BIG.replace('datasets = "all"', 'datasets = ["MEDCOST"]'), path=ROOT / "b.toml", data=DATA
+    )
+    pulled = 0
+
+    def counted():
+        nonlocal pulled
+        for c in cell.cells(sweep):
+            pulled += 1
+            yield c
+
+    chunks = runner.chunked(counted(), sweep.size, workers=2)
+    first = next(chunks)
+    assert len(first) == runner.MAX_CHUNK and pulled == runner.MAX_CHUNK
+
+
+BIG = """\
+name = "big"
+seed = 1
+trials = 127
+datasets = "all"
+scales = [1000, 10000, 100000, 1000000, 10000000, 100000000]
+domains = [4096, 2048, 1024, 512, 256, 128, 64, 32, 16, 8, 4, 2]
+epsilons = [1.0, 0.5, 0.25, 0.1, 0.05, 0.01]
+workloads = ["prefix", "random ranges"]
+algorithms = "all"
+"""
+
+
+def test_a_sweep_over_the_limits_is_refused_with_its_estimate_unless_asked(tmp_path, capsys):
+    """Issue 37 M6: nothing estimated time or memory first; a sweep at the cell cap ran
+    (3.6 GB at 82 s, 0 cells stored)."""
+    (tmp_path / "big.toml").write_text(BIG)
+    sweep = spec.load(tmp_path / "big.toml", data=DATA)
+    assert 9_000_000 < sweep.size <= spec.MAX_CELLS
+    guess = runner.estimate(sweep, 2)
+    # every cell at least CELL_SECONDS, and SF alone at 4,096 bins 2 s a run
+    sf_runs = sweep.size // len(sweep.algorithms) // len(sweep.domains)
+    assert guess.core_seconds > sweep.size * runner.CELL_SECONDS + 2.0 * sf_runs
+    assert guess.seconds == pytest.approx(guess.core_seconds / 2)
+    store_path = tmp_path / "s.duckdb"
+    argv = ["run", str(tmp_path / "big.toml"), "--store", str(store_path)]
+    start = time.monotonic()
+    assert cli.main([*argv, "--workers", "2", "--data-dir", str(DATA)]) == 2
+    assert time.monotonic() - start < 10
+    err = capsys.readouterr().err
+    assert "estimated: about" in err and "MB per worker" in err
+    assert "big.toml: this sweep would take about" in err and "--yes" in err
+    assert not store_path.exists()
+
+
+def test_a_small_sweep_prints_its_estimate_and_runs(tmp_path, capsys):
+    (tmp_path / "t.toml").write_text(
+        'name = "t"\nseed = 1\ntrials = 1\ndatasets = ["MEDCOST"]\nscales = [1000]\n'
+        'domains = [64]\nepsilons = [1.0]\nworkloads = ["prefix"]\nalgorithms = ["Identity"]\n'
+    )
+    sweep = spec.load(tmp_path / "t.toml", data=DATA)
+    guess = runner.estimate(sweep, 1)
+    assert guess.core_seconds == pytest.approx(1e-3 * 64 / 4096 + 64 * 15e-9 + runner.CELL_SECONDS)
+    assert guess.over(seconds=runner.MAX_SECONDS, megabytes=runner.MAX_WORKER_MEGABYTES) == []
+
+
+INTERRUPTED = {
+    "name": "ctrl-c",
+    "seed": 5,
+    "trials": 1000,
+    "datasets": ["MEDCOST"],
+    "scales": [1000],
+    "domains": [1024],
+    "epsilons": [1.0],
+    "workloads": ["prefix"],
+    "algorithms": ["DAWA", "HB"],
+}
+
+
+def test_ctrl_c_stops_within_seconds_without_a_traceback_and_keeps_what_finished(tmp_path):
+    """Issue 37 M6: Ctrl-C took 57 s and printed a Dask CommClosedError traceback. SIGINT to
+    the process group (what a terminal sends) once the first batch is stored: exit 130 within
+    15 s, no traceback, the stored cells kept."""
+    (tmp_path / "c.toml").write_text(spec.to_toml(INTERRUPTED))
+    path = tmp_path / "c.duckdb"
+    proc = started(tmp_path / "c.toml", path)
+    try:
+        count, deadline = 0, time.monotonic() + 120
+        while count == 0 and time.monotonic() < deadline and proc.poll() is None:
+            time.sleep(0.05)
+            if path.is_file():
+                count = int(store.query(path, "SELECT count(*) AS n FROM cells")["n"][0])
+        assert count > 0 and proc.poll() is None
+        os.killpg(proc.pid, signal.SIGINT)
+        start = time.monotonic()
+        _, err = proc.communicate(timeout=60)
+        seconds = time.monotonic() - start
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.communicate()
+    text = err.decode()
+    assert proc.returncode == 130, text[-2000:]
+    assert seconds < 15, text[-2000:]
+    assert "Traceback" not in text and "CommClosedError" not in text, text[-2000:]
+    assert "interrupted: rerun the same command to resume" in text
+    assert 0 < len(stored(path, "ctrl-c")) < 2000
+
+
+def test_a_resumed_sweep_reads_its_stored_cells_one_input_at_a_time(tmp_path, monkeypatch):
+    """Issue 37 M6: the runner listed every stored cell of the sweep before resuming (ten
+    million at the cap). Stored cells are read per (dataset, scale, domain), as reached."""
+    sweep = spec.parse(
+        spec.to_toml({**INTERRUPTED, "trials": 3, "scales": [100, 1000]}),
+        path=tmp_path / "r.toml",
+        data=DATA,
+    )
+    path = tmp_path / "r.duckdb"
+    store.begin(path, sweep.name, sweep.seed, sweep.settings())
+    first = list(cell.cells(sweep))[:4]
+    results, failures = cell.run_chunk(sweep.seed, first, {"MEDCOST": sweep.datasets[0].counts})
+    assert not failures and store.write(path, store.frame(sweep.name, results, "v")) == 4
+    reads = []
+    real = store.stored
+    monkeypatch.setattr(store, "stored", lambda *a, **k: reads.append(k) or real(*a, **k))
+    todo = runner.not_stored(sweep, path)
+    assert next(todo) == list(cell.cells(sweep))[4] and len(reads) == 1
+    rest = [next(todo), *todo]
+    assert len(reads) == 2 and {r["scale"] for r in reads} == {100, 1000}
+    assert [*first, list(cell.cells(sweep))[4], *rest] == list(cell.cells(sweep))

@@ -65,6 +65,26 @@ def test_a_dataset_may_be_a_csv_path_relative_to_the_sweep_file(tmp_path):
     assert sweep.datasets[0].fingerprint != sweep.datasets[1].fingerprint
 
 
+def test_a_huge_dataset_file_is_refused_before_it_is_read(tmp_path, monkeypatch):
+    """Issue 37 L1: a 2 GB CSV passed 5 GB of RSS before any check. A sparse file of 3 GB
+    (no disk used) is refused by its size, and reading it is never attempted."""
+    huge = tmp_path / "huge.csv"
+    with huge.open("wb") as file:
+        file.truncate(3 * 2**30)
+    monkeypatch.setattr(spec.pd, "read_csv", lambda *a, **k: pytest.fail("read the file"))
+    text = GOOD.replace('["MEDCOST"]', '["huge.csv"]').replace("[64, 4096]", "[64]")
+    with pytest.raises(spec.SweepFileError, match=r"line 4, key 'datasets'.*3,072 MiB.*at most 64"):
+        parse(text, tmp_path)
+
+
+def test_a_dataset_with_too_many_rows_is_refused(tmp_path, monkeypatch):
+    monkeypatch.setattr(spec, "MAX_BINS", 64)
+    (tmp_path / "long.csv").write_text("count\n" + "1\n" * 65)
+    text = GOOD.replace('["MEDCOST"]', '["long.csv"]').replace("[64, 4096]", "[1]")
+    with pytest.raises(spec.SweepFileError, match=r"key 'datasets'.*more than 64 rows"):
+        parse(text, tmp_path)
+
+
 @pytest.mark.parametrize(
     ("old", "new", "expected"),
     [
@@ -78,6 +98,15 @@ def test_a_dataset_may_be_a_csv_path_relative_to_the_sweep_file(tmp_path):
         ("seed = 3", "seed = -1", r"line 2, key 'seed'"),
         ('name = "t"', 'name = "a b"', r"line 1, key 'name'"),
         ("scales = [1000, 10_000]", "scales = [1000, 1000]", r"line 5, key 'scales'.*twice"),
+        ("scales = [1000, 10_000]", "scales = [1000, 1000.0]", r"line 5, key 'scales'.*twice"),
+        ("epsilons = [1.0, 0.1]", "epsilons = [1, 1.0]", r"line 7, key 'epsilons'.*twice"),
+        ("scales = [1000, 10_000]", "scales = [true]", r"line 5, key 'scales'.*whole"),
+        ("domains = [64, 4096]", "domains = [true]", r"line 6, key 'domains'.*whole"),
+        (
+            'workloads = ["prefix", "random ranges"]',
+            'workloads = ["all"]',
+            r"line 8, key 'workloads'.*unknown 'all'; accepted: prefix, random ranges",
+        ),
         ("scales = [1000, 10_000]", "scales = []", r"line 5, key 'scales'.*at least one"),
         ("scales = [1000, 10_000]", "scale = [1000]", r"line 5, key 'scale'.*unknown key"),
         ("scales = [1000, 10_000]\n", "", r"missing key 'scales'"),

@@ -1,16 +1,18 @@
 """The DuckDB store: transactions seen from another process, a locked store, a full disk."""
 
 import os
+import sqlite3
 import subprocess
 import sys
 import time
 from datetime import UTC, datetime
 from pathlib import Path
 
+import duckdb
 import pandas as pd
 import pytest
 
-from dpcore.sweep import store
+from dpcore.sweep import cli, report, store
 from dpcore.sweep.cell import Cell, Result
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -134,14 +136,21 @@ except store.StoreError as error:
 
 def test_each_cell_is_stored_once_and_a_stored_cell_is_kept(tmp_path):
     path = tmp_path / "s.duckdb"
-    assert store.begin(path, "s", 1, SETTINGS) == set()
+    store.begin(path, "s", 1, SETTINGS)
+    assert store.stored(path, "s", dataset="D", scale=10, domain=2) == set()
     assert store.write(path, results(range(5))) == 5
     assert store.write(path, results(range(3, 8), error=9.0)) == 3
     table = store.query(path, "SELECT trial, scaled_l1_error FROM cells ORDER BY trial")
     assert table["trial"].tolist() == list(range(8))
     assert table["scaled_l1_error"].tolist() == [0.5] * 5 + [9.0] * 3
-    done = store.begin(path, "s", 1, SETTINGS)
+    store.begin(path, "s", 1, SETTINGS)
+    done = store.stored(path, "s", dataset="D", scale=10, domain=2)
     assert done == {Cell("D", 10, 2, t, 1.0, "prefix", "A") for t in range(8)}
+    assert store.stored(path, "s", dataset="D", scale=11, domain=2) == set()
+    axes = {"dataset": ["D"], "scale": [10], "domain": [2], "eps": [1.0], "workload": ["prefix"]}
+    assert store.count_stored(path, "s", axes, trials=8) == 8
+    assert store.count_stored(path, "s", axes, trials=3) == 3
+    assert store.count_stored(path, "s", {**axes, "eps": [0.5]}, trials=8) == 0
 
 
 def test_a_sweep_name_keeps_its_seed_and_its_datasets(tmp_path):
@@ -168,9 +177,26 @@ def test_export_writes_the_cells(tmp_path, suffix):
     table = pd.read_parquet(out) if suffix == ".parquet" else pd.read_csv(out)
     assert list(table.columns) == list(store.COLUMNS)
     assert table["trial"].tolist() == [0, 1, 2, 3]
-    assert store.export(path, tmp_path / "none.csv", sweep="other") == 0
     with pytest.raises(store.StoreError, match=r"\.parquet or \.csv"):
         store.export(path, tmp_path / "cells.xlsx")
+
+
+def test_export_refuses_an_unknown_sweep_and_an_existing_file(tmp_path):
+    """Issue 37 L8: ``--sweep nosuch`` wrote an empty file (exit 0), an existing file was
+    overwritten."""
+    path = tmp_path / "s.duckdb"
+    store.begin(path, "s", 1, SETTINGS)
+    store.write(path, results(range(2)))
+    with pytest.raises(store.StoreError, match=r"no sweep 'nosuch'.*it holds: 's'"):
+        store.export(path, tmp_path / "none.csv", sweep="nosuch")
+    assert not (tmp_path / "none.csv").exists()
+    kept = tmp_path / "kept.csv"
+    kept.write_text("mine\n")
+    with pytest.raises(store.StoreError, match=r"kept\.csv exists.*--force"):
+        store.export(path, kept, sweep="s")
+    assert kept.read_text() == "mine\n"
+    assert store.export(path, kept, sweep="s", overwrite=True) == 2
+    assert len(pd.read_csv(kept)) == 2
 
 
 def test_the_default_store_follows_the_environment(monkeypatch, tmp_path):
@@ -179,3 +205,47 @@ def test_the_default_store_follows_the_environment(monkeypatch, tmp_path):
     monkeypatch.delenv(store.STORE_ENV)
     assert store.default_path().name == "sweeps.duckdb"
     assert "dp-explorer" in str(store.default_path())
+
+
+def test_no_connection_loads_or_installs_an_extension(tmp_path):
+    path = tmp_path / "s.duckdb"
+    store.begin(path, "s", 1, SETTINGS)
+    with store.connect(path, read_only=True) as con:
+        for setting in ("autoload_known_extensions", "autoinstall_known_extensions"):
+            (value,) = con.execute(f"SELECT current_setting('{setting}')").fetchone()
+            assert value is False, setting
+
+
+def test_a_sqlite_file_as_the_store_is_refused_at_once_without_the_network(tmp_path, capsys):
+    """Issue 37 L2: DuckDB tried to download its SQLite extension (an 8 s stall)."""
+    path = tmp_path / "s.db"
+    con = sqlite3.connect(path)
+    con.execute("CREATE TABLE cells (x)")
+    con.commit()
+    con.close()
+    start = time.monotonic()
+    with pytest.raises(store.StoreError, match=r"not a DuckDB database \(it is a SQLite file\)"):
+        report.sweeps(path)
+    assert cli.main(["list", "--store", str(path)]) == 2
+    assert "not a DuckDB database" in capsys.readouterr().err
+    with pytest.raises(store.StoreError, match="not a DuckDB database"):
+        store.begin(path, "s", 1, SETTINGS)
+    assert time.monotonic() - start < 2
+
+
+def test_a_store_with_another_schema_says_which_column_differs(tmp_path):
+    """Issue 37 L2: ``cells.domain`` as VARCHAR gave a traceback."""
+    path = tmp_path / "s.duckdb"
+    with duckdb.connect(str(path)) as con:
+        con.execute(store.SCHEMA.replace("domain INTEGER", "domain VARCHAR"))
+    expected = r"table 'cells': column 'domain' is VARCHAR, expected INTEGER"
+    with pytest.raises(store.StoreError, match=expected):
+        report.axes(path, "s")
+    with pytest.raises(store.StoreError, match=expected):
+        store.begin(path, "s", 1, SETTINGS)
+    with duckdb.connect(str(path)) as con:
+        con.execute("ALTER TABLE sweeps ADD COLUMN note VARCHAR")
+        con.execute("DROP TABLE cells")
+        con.execute(store.SCHEMA)
+    with pytest.raises(store.StoreError, match=r"table 'sweeps': column 'note' is not expected"):
+        report.sweeps(path)

@@ -10,11 +10,13 @@ from streamlit.testing.v1 import AppTest
 
 from dpcore.algorithms import NAMES
 from dpcore.histogram import from_counts
+from dpcore.sweep import report as sweep_report
 from dpcore.sweep import spec as sweep_spec
 from dpcore.sweep import store as sweep_store
 from dpcore.sweep.cell import Cell, Result
-from dpui.algorithms import compare, stored
-from dpui.kit import examples, sidebar
+from dpui.algorithms import compare, figures, stored
+from dpui.algorithms import page as page_module
+from dpui.kit import examples, present, sidebar
 
 ROOT = Path(__file__).resolve().parents[2]
 SMALL = {"wa_domain": "256", "wa_trials": "2"}
@@ -56,6 +58,16 @@ def test_the_closed_forms_agree_with_the_simulated_errors():
     assert {"Identity", "HB", "Privelet", "HB-opt"} <= set(exact.index)
     gap = (exact["closed form"] - exact["mean"]).abs()
     assert (gap <= exact["half width"] + 0.05 * exact["mean"]).all(), exact
+
+
+def test_identitys_closed_form_is_exact_for_single_bin_ranges():
+    """Issue 37 L7: 0.0011284 (the normal approximation) against the exact 0.001 = b / scale
+    for single-bin ranges at ε = 1 and 1,000 records."""
+    at = page(wa_workload="listed", wa_ranges="5, 9, 200", eps="1", **SMALL)
+    assert not at.exception and not at.error
+    table = ranking(at).set_index("algorithm")
+    assert table.loc["Identity", "closed form"] == pytest.approx(1 / 1.0 / 1000, rel=1e-9)
+    assert any("Identity's is exact" in c.value for c in at.caption)
 
 
 def test_a_domain_that_does_not_divide_the_bins_is_refused_and_kept():
@@ -109,6 +121,29 @@ def test_too_many_trials_are_refused_before_any_work(monkeypatch):
 def test_the_sections_draw(section):
     at = page(wa_show=section, **SMALL)
     assert not at.exception and not at.error
+
+
+def test_one_release_of_an_algorithm_over_the_limit_is_refused_with_its_estimate(monkeypatch):
+    """Issue 37 H1: ``?data=spiky-65536&wa_release=SF`` ran StructureFirst for 88 s (3.6 GB)
+    below a ranking that had left it out as too slow. The section passes the work gate."""
+    ran = []
+    monkeypatch.setattr(page_module, "release", lambda *a, **k: ran.append(a) or 1 / 0)
+    at = page(data="spiky-65536", wa_release="SF", wa_trials="1")
+    assert not at.exception and not ran
+    (refusal,) = [w.value for w in at.warning if "Not computed" in w.value]
+    assert "one release of SF at 65,536 bins" in refusal
+    assert "about 512 s of computing" in refusal  # 2 s at 4,096 bins, quadratic in the bins
+    assert "MB of memory" in refusal and "faster algorithm" in refusal
+
+
+def test_the_release_estimate_is_the_rankings_cost_model_for_one_run():
+    hist = from_counts(np.ones(65536), "wide.csv")
+    setting = compare.Setting(hist, 1000, 65536, "prefix", "", 1.0, 3, 0, ("Identity",))
+    sf = compare.release_cost(setting, "SF").cost
+    assert sf.seconds == pytest.approx(0.01 + 2.0 * 16**2 + 65536 * 15e-9)
+    assert sf.megabytes > 0.8 * 65536**2 / 1e6  # the v-optimal table, k = n/10 rows of n
+    identity = compare.release_cost(setting, "Identity").cost
+    assert identity.seconds < 0.1 and identity.megabytes < 100
 
 
 def test_slow_algorithms_are_left_out_at_4096_bins_and_say_so():
@@ -184,9 +219,84 @@ def test_the_queued_sweep_file_parses_back_to_this_setting(tmp_path):
     assert any("sweep file" in b.proto.label for b in at.get("download_button"))
     hist = examples.load("bimodal-1024")
     setting = compare.Setting(hist, 1000, 256, "prefix", "", 0.5, 2, 0, ("HB", "DAWA"))
-    file = tmp_path / "s.toml"
-    file.write_text(stored.sweep_file(setting))
-    parsed = sweep_spec.load(file, data=tmp_path)
+    text = stored.sweep_file(setting)
+    # issue 37 L9: the dataset is named relative to the project, not by this server's path
+    assert 'datasets = ["assets/examples/bimodal-1024.csv"]' in text and str(ROOT) not in text
+    parsed = sweep_spec.parse(text, path=ROOT / "which_algorithm_sweep.toml", data=tmp_path)
     assert parsed.scales == compare.SCALES and parsed.domains == (256,)
     assert parsed.epsilons == (0.5,) and parsed.algorithms == ("HB", "DAWA")
     assert np.array_equal(parsed.datasets[0].counts, hist.counts)
+
+
+def test_an_upload_is_named_as_the_file_to_save_beside_the_sweep_file():
+    hist = from_counts(np.ones(64), "mine.csv")
+    setting = compare.Setting(hist, 1000, 64, "prefix", "", 1.0, 2, 0, ("HB",))
+    assert 'datasets = ["my-histogram.csv"]' in stored.sweep_file(setting)
+
+
+def test_a_combination_without_cells_says_so_not_a_traceback(tmp_path, monkeypatch):
+    """Issue 37 M5: two runs of one sweep name with different grids (ε = 1 at 64 bins, then
+    ε = 0.1 at 32 bins): ε = 1 with 32 bins has no cell, and select_slider had no options."""
+    path = tmp_path / "s.duckdb"
+    stored_results(path)
+    other = {**SETTINGS, "domains": [32], "epsilons": [0.1]}
+    sweep_store.begin(path, "demo", 1, other)
+    rows = [Result(Cell("D1", 1000, 32, 0, 0.1, "prefix", a), 0, 0.1, 0.01, NOW) for a in "AB"]
+    sweep_store.write(path, sweep_store.frame("demo", rows, "v"))
+    monkeypatch.setenv("DP_EXPLORER_STORE", str(path))
+    at = page(wa_show="stored", eps="1", **SMALL)
+    assert not at.exception and not at.error
+    assert at.selectbox(key="_wa_sweep_domain").value == 32
+    assert at.selectbox(key="_wa_sweep_eps").value == 1.0
+    assert any("no cells at ε = 1, workload 'prefix' and 32 bins" in i.value for i in at.info)
+    at.selectbox(key="_wa_sweep_domain").set_value(64).run()
+    assert not at.exception and not at.error
+    assert any("mean_error" in d.value.columns for d in at.dataframe)
+
+
+def test_a_sweep_with_no_cells_yet_says_so(tmp_path, monkeypatch):
+    """Issue 37 L4: "cannot be read: attempt to get argmin of an empty sequence"."""
+    path = tmp_path / "s.duckdb"
+    sweep_store.begin(path, "starting", 1, SETTINGS)
+    monkeypatch.setenv("DP_EXPLORER_STORE", str(path))
+    at = page(wa_show="stored", **SMALL)
+    assert not at.exception and not at.warning
+    assert any("`starting` has no cells yet" in i.value for i in at.info)
+
+
+def test_stored_summaries_are_read_once_while_the_store_is_unchanged(tmp_path, monkeypatch):
+    """Issue 37 L5: every rerun of Stored sweeps queried the store again (about 3 s at 10^7
+    rows); a commit to the store is read at the next rerun."""
+    path = tmp_path / "s.duckdb"
+    stored_results(path)
+    monkeypatch.setenv("DP_EXPLORER_STORE", str(path))
+    calls = []
+    real = sweep_report.regret
+    monkeypatch.setattr(sweep_report, "regret", lambda *a, **k: calls.append(a) or real(*a, **k))
+    stored.read.clear()
+    at = page(wa_show="stored", **SMALL)
+    assert not at.exception and len(calls) == 1
+    at.run()
+    at.selectbox(key="_wa_sweep_eps").set_value(1.0).run()
+    assert not at.exception and len(calls) == 1
+    row = [Result(Cell("D1", 1000, 64, 5, 1.0, "prefix", "A"), 5, 0.01, 0.01, NOW)]
+    sweep_store.write(path, sweep_store.frame("demo", row, "v"))
+    at.run()
+    assert not at.exception and len(calls) == 2
+
+
+def test_user_text_in_chart_labels_stays_text():
+    """Issue 37 L3: a dataset file named '<a href="https:evil">click me.csv' became a live link
+    in the regret map's ticks; a stored algorithm's name, a stamp likewise."""
+    evil = '<a href="https:evil">click me.csv'
+    table = pd.DataFrame({evil: [1.0, 2.0], "D2": [1.5, 1.0]}, index=["A", "<b>B</b>"])
+    fig = figures.regret_heat_map(table)
+    labels = [*fig.data[0].x, *fig.data[0].y]
+    assert not any("<" in label for label in labels)
+    assert '&lt;a href="https:evil"&gt;click me.csv' in labels
+    curves = pd.DataFrame({"algorithm": [evil], "scale": [1000], "mean": [0.1]})
+    fig = figures.by_scale(curves, {evil: False})
+    assert "<" not in fig.data[0].name and evil not in fig.data[0].hovertemplate
+    stamped = present.stamp(fig, {"sweep": evil})
+    assert "<a " not in stamped.layout.xaxis.title.text
+    assert "&lt;a href" in stamped.layout.xaxis.title.text

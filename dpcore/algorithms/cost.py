@@ -1,0 +1,112 @@
+"""What one run of an algorithm costs, estimated before it runs: seconds of one core and
+peak bytes, from its name, the bins and the workload.
+
+The constants were measured once (November 2026) on the 2-core development server by
+timing :func:`dpcore.algorithms.estimate` (peak memory by ``tracemalloc``) and rounded up:
+estimates good to a factor of about two, which is what a limit needs (the dashboard's work
+gate, ``dp-sweep``'s estimate before a sweep). Recalibrate them when an algorithm gets
+faster.
+"""
+
+from __future__ import annotations
+
+RUN_SECONDS_4096: dict[str, float] = {
+    "Identity": 1e-3,
+    "Uniform": 1e-3,
+    "HB": 5e-3,
+    "Privelet": 2e-3,
+    "HB-opt": 5e-3,
+    "GreedyH": 0.03,
+    "DAWA": 0.1,
+    "MWEM": 0.1,
+    "EFPA": 5e-3,
+    "PHP": 0.3,
+    "AHP": 0.1,
+    "SF": 2.0,
+}
+"""Seconds of one run at 4,096 bins on the prefix workload: about twice the slowest of
+MEDCOST and ADULTFRANK at 10^3 to 10^7 records measured on this 2-core machine; an
+algorithm not listed is assumed to take :data:`UNMEASURED_SECONDS`. A run is taken as
+linear in the bins."""
+WORKLOAD_SECONDS_4096: dict[tuple[str, str], float] = {
+    ("GreedyH", "listed"): 1.5,
+    ("DAWA", "listed"): 1.5,
+    ("MWEM", "all"): 2.0,
+}
+"""Where a workload changes an algorithm's work: GreedyH sums over the listed ranges at
+every node (up to 0.7 s of CPU for 2,000 random ranges at 4,096 bins), MWEM scores all
+ranges."""
+RUN_EXPONENT = {"SF": 2}
+"""How a run grows with the bins where it is not linear: StructureFirst's v-optimal table
+is ``O(k n^2)`` in the worst case with ``k = n / 10`` buckets; pruned
+(:mod:`dpcore.algorithms.vopt`), it measured 0.02-0.25 s at 1,024 bins, 0.13-0.9 s at
+4,096 (1.6 s on the bundled zipf-4096) and 1-11 s at 16,384."""
+RUN_BYTES_PER_SQUARED_BIN = {"SF": 0.8}
+"""Where a run's memory grows with the square of the bins: StructureFirst's v-optimal table
+holds ``k = n / 10`` rows of ``n`` float64 (3.4 GB at 65,536 bins; 3.6 GB of RSS was
+measured there)."""
+UNMEASURED_SECONDS = 0.3
+EVALUATION_SECONDS = 15e-9
+"""Per query and run: answering the workload on the truth and the estimate (prefix sums)."""
+LISTED = ("random", "random ranges", "listed")
+"""Workloads of ranges given one by one (the dashboard's and ``dp-sweep``'s names)."""
+
+
+def run_seconds(name: str, domain: int, workload: str, queries: int = 0) -> float:
+    """Estimated seconds of one run of ``name`` at ``domain`` bins on ``workload``, and of
+    answering its ``queries`` ranges on the truth and the estimate.
+
+    Parameters
+    ----------
+    name : str
+        An algorithm (:data:`dpcore.algorithms.NAMES`; another name gets
+        :data:`UNMEASURED_SECONDS` at 4,096 bins).
+    domain : int
+        Bins.
+    workload : str
+        ``"prefix"``, ``"all"``, or ranges listed one by one (:data:`LISTED`).
+    queries : int, default 0
+        Ranges of the workload evaluated after the run.
+
+    Returns
+    -------
+    float
+        Seconds of one core.
+
+    Examples
+    --------
+    >>> run_seconds("SF", 8192, "prefix")  # quadratic in the bins
+    8.0
+    """
+    kind = "listed" if workload in LISTED else workload
+    at_4096 = WORKLOAD_SECONDS_4096.get(
+        (name, kind), RUN_SECONDS_4096.get(name, UNMEASURED_SECONDS)
+    )
+    return at_4096 * (domain / 4096) ** RUN_EXPONENT.get(name, 1) + queries * EVALUATION_SECONDS
+
+
+def run_bytes(name: str, domain: int, queries: int) -> float:
+    """Estimated peak bytes of one run of ``name`` at ``domain`` bins evaluated on ``queries``
+    ranges: a few arrays of the queries and of the bins, and StructureFirst's table.
+
+    Parameters
+    ----------
+    name : str
+        An algorithm.
+    domain : int
+        Bins.
+    queries : int
+        Ranges of the workload.
+
+    Returns
+    -------
+    float
+        Bytes.
+
+    Examples
+    --------
+    >>> run_bytes("SF", 65536, 0) > 3.4e9
+    True
+    """
+    squared = RUN_BYTES_PER_SQUARED_BIN.get(name, 0.0)
+    return (6 * queries + 40 * domain) * 8 + squared * domain**2
