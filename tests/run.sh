@@ -22,6 +22,7 @@ python -m ruff format --check .
 # mypy's incremental cache lives outside the checkout, so a fresh clone on a machine that
 # has run the suite before checks only what changed (mypy validates each entry by its hash).
 python -m mypy --cache-dir "${XDG_CACHE_HOME:-$HOME/.cache}/dp-explorer/mypy"
+echo "install, lint and type check: ${SECONDS} s"
 
 # Four workers on two cores: the browser tests spend much of their time waiting for a
 # served app or a browser, so two more workers than cores keep both busy (measured: see
