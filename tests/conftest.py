@@ -30,3 +30,32 @@ def pytest_configure(config: pytest.Config) -> None:
 
 def pytest_unconfigure(config: pytest.Config) -> None:
     shutil.rmtree(_FOLDER, ignore_errors=True)
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Spread the browser modules evenly through the run, each module's tests kept together.
+
+    pytest-xdist's ``worksteal`` starts each worker on a contiguous share of the list; with
+    the browser tests collected first, one worker got all of them and the others stole them
+    at the end, four browsers at once on a loaded machine. Interleaved, every worker's share
+    mixes browser tests (mostly waiting) with computing ones from the start.
+    """
+    blocks: dict[str, list[pytest.Item]] = {}
+    for item in items:
+        blocks.setdefault(str(item.path), []).append(item)
+    browser = [b for path, b in blocks.items() if f"{os.sep}browser{os.sep}" in path]
+    others = [b for path, b in blocks.items() if f"{os.sep}browser{os.sep}" not in path]
+    if not browser or not others:
+        return
+    total = sum(len(b) for b in others)
+    ordered: list[pytest.Item] = []
+    done, waiting = 0, list(browser)
+    for block in others:
+        # the next browser module goes in once its share of the computing tests has passed
+        while waiting and done >= total * (len(browser) - len(waiting)) / len(browser):
+            ordered += waiting.pop(0)
+        ordered += block
+        done += len(block)
+    for block in waiting:
+        ordered += block
+    items[:] = ordered
