@@ -19,59 +19,33 @@ from functools import cached_property
 import numpy as np
 from numpy.typing import NDArray
 
+from dpcore.hist.hierarchy import Hierarchy, grow
+
 IntArray = NDArray[np.int64]
 
 MAX_FANOUT = 20
 
 
 @dataclass(frozen=True, eq=False)
-class Tree:
+class Tree(Hierarchy):
     """An interval tree: every internal node's children partition its range, left to right.
 
     Attributes
     ----------
+    parent, depth, child_ptr, level_ptr : ndarray of int64
+        The structure (:class:`dpcore.hist.hierarchy.Hierarchy`).
     lo, hi : ndarray of int64, shape (size,)
         First and last bin (0-based, inclusive) of every node, breadth-first.
-    parent : ndarray of int64, shape (size,)
-        Index of each node's parent; -1 for the root (node 0).
-    depth : ndarray of int64, shape (size,)
-        Distance from the root (root: 0).
-    child_ptr : ndarray of int64, shape (size + 1,)
-        Node ``i``'s children are ``child_ptr[i]:child_ptr[i + 1]``.
-    level_ptr : ndarray of int64, shape (height + 1,)
-        Depth ``d`` is ``level_ptr[d]:level_ptr[d + 1]``.
     n_bins, size, height : int
         Bins covered by the root, number of nodes, Δ (nodes on the longest root-to-leaf path).
     """
 
     lo: IntArray
     hi: IntArray
-    parent: IntArray
-    depth: IntArray
-    child_ptr: IntArray
-    level_ptr: IntArray
 
     @property
     def n_bins(self) -> int:
         return int(self.hi[0]) + 1
-
-    @property
-    def size(self) -> int:
-        return int(self.lo.size)
-
-    @property
-    def height(self) -> int:
-        """Δ: the number of nodes on the longest root-to-leaf path."""
-        return int(self.level_ptr.size) - 1
-
-    @cached_property
-    def n_children(self) -> IntArray:
-        return np.diff(self.child_ptr)
-
-    @cached_property
-    def is_leaf(self) -> NDArray[np.bool_]:
-        leaf: NDArray[np.bool_] = self.n_children == 0
-        return leaf
 
     @cached_property
     def leaf_of_bin(self) -> IntArray:
@@ -80,15 +54,6 @@ class Tree:
         out = np.empty(self.n_bins, dtype=np.int64)
         out[self.lo[leaves]] = leaves
         return out
-
-    @cached_property
-    def sibling_span(self) -> tuple[IntArray, IntArray]:
-        """Per node, its family's first index and one past its last (the root: 0 and 1)."""
-        first = np.zeros(self.size, dtype=np.int64)
-        last = np.ones(self.size, dtype=np.int64)
-        first[1:] = self.child_ptr[self.parent[1:]]
-        last[1:] = self.child_ptr[self.parent[1:] + 1]
-        return first, last
 
     @cached_property
     def widths(self) -> NDArray[np.float64]:
@@ -104,23 +69,20 @@ class Tree:
         after[1:] = self.hi[up] - self.hi[1:]
         return before, after
 
-    def levels(self) -> list[slice]:
-        """Slices of node indices, one per depth, root level first."""
-        ptr = self.level_ptr
-        return [slice(int(ptr[d]), int(ptr[d + 1])) for d in range(self.height)]
-
 
 # --------------------------------------------------------------------- building
 
 
 def split_ranges(
-    lo: IntArray, hi: IntArray, fanout: IntArray
+    lo: IntArray, hi: IntArray, fanout: IntArray, *, larger_first: bool = False
 ) -> tuple[IntArray, IntArray, IntArray]:
     """Split each ``[lo, hi]`` into ``fanout`` parts by the spec's splitting rule.
 
-    Parts are as equal as possible, smaller parts first; a range shorter than
-    its fan-out splits into single bins. Returns ``(owner, child_lo, child_hi)``
-    with ``owner`` the index of the range each part came from.
+    Parts are as equal as possible, smaller parts first (spec 01; with
+    ``larger_first`` the first parts get the +1, as spec 06's quadtrees and HB-2D
+    grids do); a range shorter than its fan-out splits into single bins. Returns
+    ``(owner, child_lo, child_hi)`` with ``owner`` the index of the range each
+    part came from.
 
     Parameters
     ----------
@@ -128,6 +90,8 @@ def split_ranges(
         First and last bin of each range (0-based, inclusive, ``lo <= hi``).
     fanout : ndarray of int64, shape (m,)
         Wanted number of parts per range (``>= 1``).
+    larger_first : bool, default False
+        Whether the longer parts of an uneven split come first.
 
     Returns
     -------
@@ -148,8 +112,12 @@ def split_ranges(
     owner = np.repeat(np.arange(lo.size, dtype=np.int64), parts)
     # np.repeat is much cheaper than gathering with `owner` on million-node levels
     j = np.arange(owner.size, dtype=np.int64) - np.repeat(np.cumsum(parts) - parts, parts)
-    n_small = np.repeat(parts - extra, parts)
     size = np.repeat(base, parts)
+    if larger_first:
+        n_large = np.repeat(extra, parts)
+        child_lo = np.repeat(lo, parts) + j * size + np.minimum(j, n_large)
+        return owner, child_lo, child_lo + size - 1 + (j < n_large)
+    n_small = np.repeat(parts - extra, parts)
     child_lo = np.repeat(lo, parts) + j * size + np.maximum(0, j - n_small)
     child_hi = child_lo + size - 1 + (j >= n_small)
     return owner, child_lo, child_hi
@@ -162,43 +130,22 @@ def _grow(n: int, fanout_of: FanoutRule) -> Tree:
     """Build a tree from the root down; ``fanout_of(lo, hi)`` gives splittable nodes' fan-outs."""
     if n < 1:
         raise ValueError(f"a tree needs at least one bin, got n={n}")
-    # an interval tree whose internal nodes have >= 2 children has at most 2n - 1
-    # nodes: fill preallocated buffers level by level (no concatenation copies)
-    capacity = 2 * n - 1
-    lo_buf = np.empty(capacity, dtype=np.int64)
-    hi_buf = np.empty(capacity, dtype=np.int64)
-    parent_buf = np.empty(capacity, dtype=np.int64)
-    n_child = np.zeros(capacity, dtype=np.int64)
-    lo_buf[0], hi_buf[0], parent_buf[0] = 0, n - 1, -1
-    level_ptr = [0, 1]
-    while True:
-        start, stop = level_ptr[-2], level_ptr[-1]
-        lo, hi = lo_buf[start:stop], hi_buf[start:stop]
+
+    def split(
+        lo: IntArray, hi: IntArray
+    ) -> tuple[IntArray, IntArray, IntArray, IntArray, IntArray]:
         inner = np.flatnonzero(hi > lo)
         if inner.size == 0:
-            break
+            return inner, inner, inner, inner, inner
         fanout = fanout_of(lo[inner], hi[inner])
         owner, child_lo, child_hi = split_ranges(lo[inner], hi[inner], fanout)
-        n_child[start + inner] = np.minimum(fanout, hi[inner] - lo[inner] + 1)
-        end = stop + owner.size
-        lo_buf[stop:end], hi_buf[stop:end] = child_lo, child_hi
-        parent_buf[stop:end] = start + inner[owner]
-        level_ptr.append(end)
-    size = level_ptr[-1]
-    levels = np.asarray(level_ptr, dtype=np.int64)
-    n_child = n_child[:size]
-    child_ptr = np.empty(size + 1, dtype=np.int64)
-    child_ptr[0] = 1
-    np.cumsum(n_child, out=child_ptr[1:])
-    child_ptr[1:] += 1
-    return Tree(
-        lo=lo_buf[:size],
-        hi=hi_buf[:size],
-        parent=parent_buf[:size],
-        depth=np.repeat(np.arange(levels.size - 1, dtype=np.int64), np.diff(levels)),
-        child_ptr=child_ptr,
-        level_ptr=levels,
+        return inner, np.minimum(fanout, hi[inner] - lo[inner] + 1), owner, child_lo, child_hi
+
+    # internal nodes have >= 2 children: at most 2n - 1 nodes
+    parent, depth, child_ptr, level_ptr, lo, hi = grow(
+        np.array(0, dtype=np.int64), np.array(n - 1, dtype=np.int64), 2 * n - 1, split
     )
+    return Tree(parent=parent, depth=depth, child_ptr=child_ptr, level_ptr=level_ptr, lo=lo, hi=hi)
 
 
 def kary_tree(n: int, fanout: int) -> Tree:
