@@ -27,7 +27,7 @@ from bench_errors import _timed
 from dpcore import spatial
 from dpcore.hist import blue_error, budget, consistency, coverage, release, tree
 from dpcore.hist.hierarchy import Hierarchy
-from dpcore.spatial import error, rectangles, regions
+from dpcore.spatial import allocation, error, rectangles, regions
 
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "2d" / "GOWALLA.n256x256.csv"
 TARGETS_64 = [
@@ -54,6 +54,13 @@ def targets() -> None:
         diff = (blue - target) / target
         verdict = "ok" if abs(diff) <= 0.005 else "MISS"
         print(f"{rule:>10} {raw:>10.1f} {blue:>11.1f} {target:>8.1f} {diff:>+7.2%} {verdict}")
+    t = regions.quadtree((64, 64))
+    found, secs = _timed(lambda: allocation.level_budgets_after_blue(t, 1.0))
+    blue = error.blue_expected_error(t, found, "random rectangles")
+    shares = ", ".join(f"{v:.3f}" for v in found[t.level_ptr[:-1]])
+    print(
+        f"{'per-level after BLUE (search)':>30} {blue:>9.1f}  in {secs:.1f}s; root->leaf {shares}"
+    )
 
 
 def pipeline(

@@ -205,7 +205,8 @@ def sample_rectangles(
 
     Per rectangle: a width per axis uniform on ``1..n_d`` (axis 0 first), then a first
     cell per axis uniform on ``0..n_d - w_d``. With ``numpy.random.RandomState`` the draws
-    are DPBench's own (``randint``); a ``Generator`` draws the same distribution.
+    are DPBench's own, one ``randint`` at a time in that order; a ``Generator`` draws the
+    same distribution, vectorised.
 
     Parameters
     ----------
@@ -227,13 +228,16 @@ def sample_rectangles(
     >>> lo[0].tolist(), hi[0].tolist()
     ([64, 67], [108, 114])
     """
-    draw = rng.integers if isinstance(rng, np.random.Generator) else rng.randint
-    ndim = len(shape)
-    lo = np.empty((size, ndim), dtype=np.int64)
-    width = np.empty((size, ndim), dtype=np.int64)
+    dims = np.asarray(shape, dtype=np.int64)
+    if isinstance(rng, np.random.Generator):
+        width = rng.integers(1, dims + 1, size=(size, dims.size))
+        lo = rng.integers(0, dims - width + 1)
+        return lo, lo + width - 1
+    lo = np.empty((size, dims.size), dtype=np.int64)
+    width = np.empty((size, dims.size), dtype=np.int64)
     for k in range(size):
-        for d in range(ndim):
-            width[k, d] = draw(1, shape[d] + 1)
-        for d in range(ndim):
-            lo[k, d] = draw(0, shape[d] - width[k, d] + 1)
+        for d in range(dims.size):
+            width[k, d] = rng.randint(1, dims[d] + 1)
+        for d in range(dims.size):
+            lo[k, d] = rng.randint(0, dims[d] - width[k, d] + 1)
     return lo, lo + width - 1

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 import pytest
 
 from dpcore import spatial
 from dpcore.hist import blue_error, budget, consistency, coverage, raw_error, release, tree
-from dpcore.spatial import error, rectangles, regions
+from dpcore.spatial import allocation, error, rectangles, regions
 from tests import oracles
 
 SHAPES = [(8, 8), (6, 10), (5, 3), (1, 7)]
@@ -122,6 +124,20 @@ def test_listed_rectangles_coverage_counts_each_listing():
         rectangles.coverage_probabilities(t, [((0, 0), (1, 1)), ((2, 0), (5, 1))])
     with pytest.raises(ValueError, match="unknown workload"):
         rectangles.rectangle_workload("random ranges", (5, 7))
+
+
+def test_generator_sampler_draws_dpbench_widths_and_positions():
+    lo, hi = rectangles.sample_rectangles((5, 3), 60_000, np.random.default_rng(9))
+    expected = {
+        (a, c, b, d): p
+        for (a, c), (b, d), p in oracles.rectangles_by_enumeration((5, 3), "random rectangles")
+    }
+    keys, counts = np.unique(np.hstack([lo, hi]), axis=0, return_counts=True)
+    assert len(keys) == len(expected)
+    freq = counts / 60_000
+    prob = np.array([expected[tuple(int(v) for v in k)] for k in keys])
+    # binomial standard errors: every frequency within 4.5 of them
+    assert np.all(np.abs(freq - prob) < 4.5 * np.sqrt(prob * (1 - prob) / 60_000))
 
 
 def test_sampler_draws_in_dpbench_order():
@@ -257,6 +273,21 @@ def test_headline_numbers_at_64(budgets, consistent, target):
     assert got == pytest.approx(target, rel=0.005)
 
 
+@pytest.mark.parametrize(
+    "budgets, target",
+    [
+        ("identity", 8320.5),
+        ("uniform", 30159),
+        ("geometric", 13159),
+        ("per-level", 10506),
+        ("per-node", 8747),
+    ],
+)
+def test_held_out_raw_numbers_at_128(budgets, target):
+    got = spatial.expected_error((128, 128), budgets=budgets, consistent=False)
+    assert got == pytest.approx(target, rel=0.005)
+
+
 def test_headline_numbers_scale_with_eps_and_reject_unknown_rules():
     one = spatial.expected_error((16, 16), budgets="geometric")
     assert spatial.expected_error((16, 16), budgets="geometric", eps=0.5) == pytest.approx(4 * one)
@@ -315,9 +346,45 @@ def test_simulation_agrees_with_the_exact_error_at_16(budgets):
     assert abs(mean - exact) < 4 * se
 
 
-@pytest.mark.slow
 @pytest.mark.parametrize("budgets, target", [("per-node", 1393), ("geometric", 1837)])
 def test_simulation_agrees_with_the_targets_at_64(budgets, target):
     mean, se = simulated_error((64, 64), budgets, trials=600, seed=2)
     assert se < 0.03 * target
     assert abs(mean - target) < 4 * se
+
+
+# ------------------------------------------------------------------ budgets optimal after BLUE
+
+
+def simplex_grid(levels: int, step: float) -> np.ndarray:
+    """Every share vector on a grid of the simplex with all shares >= step."""
+    k = round(1 / step)
+    rows = [c for c in itertools.product(range(1, k), repeat=levels - 1) if sum(c) < k]
+    points = np.array([[*c, k - sum(c)] for c in rows], dtype=float)
+    return points / k
+
+
+@pytest.mark.parametrize(
+    "shape, step", [((4, 4), 0.02), pytest.param((5, 7), 0.05, marks=pytest.mark.slow)]
+)
+def test_level_budgets_after_blue_beat_a_grid_search(shape, step):
+    t = regions.quadtree(shape)
+    found = allocation.level_budgets_after_blue(t, 1.0, "random rectangles")
+    assert budget.release_epsilon(t, found) == pytest.approx(1.0)
+    np.testing.assert_allclose(found, found[t.level_ptr[t.depth]])  # one budget per depth
+    best = min(
+        error.blue_expected_error(t, shares[t.depth], "random rectangles")
+        for shares in simplex_grid(t.height, step)
+    )
+    ours = error.blue_expected_error(t, found, "random rectangles")
+    assert ours <= best * (1 + 1e-3)
+
+
+def test_level_budgets_after_blue_improve_on_the_rules_at_16():
+    t = regions.quadtree((16, 16))
+    p = rectangles.coverage_probabilities(t, "random rectangles")
+    found = allocation.level_budgets_after_blue(t, 1.0)
+    ours = error.blue_expected_error(t, found, "random rectangles")
+    for rule in (budget.per_level_budgets(t, 1.0, p), budget.geometric_budgets(t, 1.0)):
+        assert ours < 0.8 * error.blue_expected_error(t, rule, "random rectangles")
+    assert ours < spatial.expected_error((16, 16), budgets="identity")
