@@ -69,7 +69,8 @@ def laplace_release(
     ValueError
         As :func:`release_sums`, or if ``counts`` is not ``tree.n_bins`` finite numbers.
     """
-    return release_sums(node_sums(tree, counts), budgets, rng)
+    budgets = _validate.budgets("budgets", budgets, size=tree.size)
+    return _perturb(node_sums(tree, counts), budgets, rng)
 
 
 def release_sums(sums: FloatArray, budgets: FloatArray, rng: np.random.Generator) -> FloatArray:
@@ -101,7 +102,11 @@ def release_sums(sums: FloatArray, budgets: FloatArray, rng: np.random.Generator
         (``|h_x| > 2^32 / eps_x``, see :mod:`dpcore._validate`).
     """
     sums = _validate.finite_array("node sums", sums)
-    budgets = _validate.budgets("budgets", budgets, size=sums.size)
+    return _perturb(sums, _validate.budgets("budgets", budgets, size=sums.size), rng)
+
+
+def _perturb(sums: FloatArray, budgets: FloatArray, rng: np.random.Generator) -> FloatArray:
+    """:func:`release_sums` on checked finite sums and budgets."""
     measured = budgets > 0
     scale = np.full(sums.size, np.inf)
     scale[measured] = 1.0 / budgets[measured]

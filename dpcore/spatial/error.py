@@ -142,7 +142,7 @@ def loading_forms(tree: BoxTree, r: FloatArray, workload: Rectangles) -> FloatAr
         if grams:
             forms[here] = _gram_forms(lo, hi, loading, grams, tree.shape)
         else:
-            cap = tree.size * tree.height  # the largest temporary allowed
+            cap = tree.size * tree.height // tree.ndim  # (query, node, axis) entries at most
             forms[here] = _listed_forms(lo, hi, loading.reshape(tree.shape), workload, cap)
     return forms
 

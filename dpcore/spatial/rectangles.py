@@ -155,7 +155,7 @@ def containment(tree: BoxTree, workload: Rectangles) -> FloatArray:
             prob *= workload.axis_containment(d)[tree.lo[:, d], tree.hi[:, d]]
         return prob
     count = np.zeros(tree.size)
-    chunk = tree.height  # queries per pass: temporaries of nodes x height at most
+    chunk = max(1, tree.height // tree.ndim)  # queries per pass: temporaries <= nodes x height
     for s in range(0, workload.lo.shape[0], chunk):
         q_lo, q_hi = workload.lo[s : s + chunk, None, :], workload.hi[s : s + chunk, None, :]
         inside = ((q_lo <= tree.lo) & (q_hi >= tree.hi)).all(axis=2)
