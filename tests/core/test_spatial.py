@@ -207,6 +207,18 @@ def test_blue_error_equals_dense_gls(workload, shape, kind):
     assert error.blue_expected_error(t, eps, workload) == pytest.approx(expected, rel=1e-10)
 
 
+@pytest.mark.parametrize("kind", ["quad", "kd"])
+def test_blue_error_with_unmeasured_internal_nodes_equals_dense_gls(kind):
+    t = BUILDERS[kind]((6, 10))
+    eps = random_budgets(t, np.random.default_rng(6))
+    eps[0] = 0.0  # the root and every node of depth 2 are not measured
+    eps[t.depth == 2] = 0.0
+    gram = oracles.dense_rectangle_gram((6, 10), "random rectangles")
+    expected = oracles.dense_gls_error(t, eps, gram)
+    got = error.blue_expected_error(t, eps, "random rectangles")
+    assert got == pytest.approx(expected, rel=1e-10)
+
+
 def test_blue_error_of_listed_rectangles_equals_dense_gls():
     t = regions.quadtree((6, 10))
     eps = random_budgets(t, np.random.default_rng(2))
