@@ -61,6 +61,9 @@ def targets() -> None:
     print(
         f"{'per-level after BLUE (search)':>30} {blue:>9.1f}  in {secs:.1f}s; root->leaf {shares}"
     )
+    found, secs = _timed(lambda: allocation.node_budgets_after_blue(t, 1.0))
+    blue = error.blue_expected_error(t, found, "random rectangles")
+    print(f"{'per-node after BLUE (search)':>30} {blue:>9.1f}  in {secs:.1f}s")
 
 
 def pipeline(

@@ -8,8 +8,9 @@ finite-difference gradients), from the raw per-level rule and from the geometric
 better end wins. Like the 1-D search (:mod:`dpcore.hist.consistent_budget`) the error has
 several local optima over level shares: the optimum found measures only a few levels (at
 64 x 64, DPBench rectangles: the root, one middle level and the leaves; 871.5 against 1,393
-for per-node LUE budgets after BLUE). A per-node search needs the error's gradient, which
-is not derived here for region trees.
+for per-node LUE budgets after BLUE). The per-node search follows the exact gradient
+(:mod:`dpcore.spatial.gradient`) with the 1-D search's L-BFGS-B over each internal node's
+share of its path's budget (:func:`dpcore.hist.consistent_budget.optimise_node_shares`).
 """
 
 from __future__ import annotations
@@ -20,7 +21,9 @@ from numpy.typing import ArrayLike, NDArray
 
 from dpcore import _validate
 from dpcore.hist import budget
+from dpcore.hist.consistent_budget import optimise_node_shares, shares_of
 from dpcore.spatial.error import blue_expected_error
+from dpcore.spatial.gradient import blue_error_gradient
 from dpcore.spatial.rectangles import Rectangles, coverage_probabilities, rectangle_workload
 from dpcore.spatial.regions import BoxTree
 
@@ -94,3 +97,58 @@ def level_budgets_after_blue(
                 best = (value, budgets_of(theta))
     assert best is not None
     return best[1]
+
+
+def node_budgets_after_blue(
+    tree: BoxTree,
+    eps: float,
+    workload: str | Rectangles = "random rectangles",
+    *,
+    max_iter: int = 100,
+) -> FloatArray:
+    """Per-node budgets lowering the exact expected error after BLUE (a local search).
+
+    L-BFGS-B on the exact gradient from the better of the per-node LUE budgets and
+    :func:`level_budgets_after_blue` (run with ``max_iter`` evaluations per start); the
+    result is never worse than that start.
+
+    Parameters
+    ----------
+    tree : BoxTree
+        The region tree.
+    eps : float
+        Total privacy budget, in ``[1e-300, inf)``.
+    workload : str or Rectangles, default "random rectangles"
+        A workload with independent axes (``"random rectangles"`` or ``"all rectangles"``).
+    max_iter : int, default 100
+        Iterations of each search; an iteration costs about two exact errors.
+
+    Returns
+    -------
+    ndarray of float64, shape (tree.size,)
+        Per-node budgets; every root-to-leaf path sums to ``eps``.
+
+    Raises
+    ------
+    ValueError
+        If ``eps``, ``workload`` or ``max_iter`` is invalid, or the workload is a list.
+    """
+    eps = _validate.positive("epsilon", eps)
+    iterations = _validate.whole("max_iter", max_iter)
+    load = rectangle_workload(workload, tree.shape)
+    coverage = coverage_probabilities(tree, load)
+    starts = [
+        budget.optimal_budgets(tree, 1.0, coverage),
+        level_budgets_after_blue(tree, 1.0, load, max_evaluations=iterations),
+    ]
+    scored = [(blue_expected_error(tree, b, load), b) for b in starts]
+    start_error, start = min(scored, key=lambda item: item[0])
+    error, shares = optimise_node_shares(
+        tree,
+        shares_of(tree, start),
+        lambda b: blue_error_gradient(tree, b, load),
+        lambda b: blue_expected_error(tree, b, load),
+        iterations,
+    )
+    chosen = budget.budgets_from_shares(tree, 1.0, shares) if error <= start_error else start
+    return np.asarray(eps * chosen, dtype=np.float64)

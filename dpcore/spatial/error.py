@@ -140,17 +140,42 @@ def loading_forms(tree: BoxTree, r: FloatArray, workload: Rectangles) -> FloatAr
         here = levels[d]
         lo, hi = tree.lo[here], tree.hi[here]
         if grams:
-            forms[here] = _gram_forms(lo, hi, loading, grams, tree.shape)
+            forms[here] = gram_forms(lo, hi, loading, grams, tree.shape)
         else:
             cap = tree.size * tree.height // tree.ndim  # (query, node, axis) entries at most
             forms[here] = _listed_forms(lo, hi, loading.reshape(tree.shape), workload, cap)
     return forms
 
 
-def _gram_forms(
-    lo: IntArray, hi: IntArray, loading: FloatArray, grams: list[FloatArray], shape: tuple[int, ...]
+def gram_forms(
+    lo: IntArray,
+    hi: IntArray,
+    loading: FloatArray,
+    grams: list[FloatArray],
+    shape: tuple[int, ...],
+    images: FloatArray | None = None,
 ) -> FloatArray:
-    """``a^T (G_1 ⊗ ... ) a`` for each box's block ``a`` of ``loading``, boxes grouped by extent."""
+    """``a^T (G_1 ⊗ ... ) a`` for each box's block ``a`` of ``loading`` (boxes grouped by extent,
+    one batched matrix product per axis).
+
+    Parameters
+    ----------
+    lo, hi : ndarray of int64, shape (k, ndim)
+        The boxes (inclusive), disjoint.
+    loading : ndarray of float64, shape (cells,)
+        A value per cell, row-major.
+    grams : list of ndarray of float64, shape (n_d, n_d)
+        The axis Grams.
+    shape : tuple of int
+        The grid's cells per axis.
+    images : ndarray of float64, shape (cells,), optional
+        Receives ``G a`` on each box's cells (the form's half-gradient).
+
+    Returns
+    -------
+    ndarray of float64, shape (k,)
+        The quadratic form of every box.
+    """
     out = np.empty(lo.shape[0])
     extent = hi - lo + 1
     kinds, which = np.unique(extent, axis=0, return_inverse=True)
@@ -166,6 +191,8 @@ def _gram_forms(
             product = moved.reshape(rows.size, -1, int(ext[d])) @ sub
             image = np.moveaxis(product.reshape(moved.shape), -1, 1 + d)
         out[rows] = (block * image).reshape(rows.size, -1).sum(axis=1)
+        if images is not None:
+            images[cells] = image.ravel()
     return out
 
 

@@ -9,7 +9,7 @@ import pytest
 
 from dpcore import spatial
 from dpcore.hist import blue_error, budget, consistency, coverage, raw_error, release, tree
-from dpcore.spatial import allocation, error, rectangles, regions
+from dpcore.spatial import allocation, error, gradient, rectangles, regions
 from tests import oracles
 
 SHAPES = [(8, 8), (6, 10), (5, 3), (1, 7)]
@@ -400,3 +400,34 @@ def test_level_budgets_after_blue_improve_on_the_rules_at_16():
     for rule in (budget.per_level_budgets(t, 1.0, p), budget.geometric_budgets(t, 1.0)):
         assert ours < 0.8 * error.blue_expected_error(t, rule, "random rectangles")
     assert ours < spatial.expected_error((16, 16), budgets="identity")
+
+
+@pytest.mark.parametrize("kind", ["quad", "kd", "4x4"])
+def test_error_gradient_matches_central_differences(kind):
+    t = BUILDERS[kind]((6, 10))
+    eps = random_budgets(t, np.random.default_rng(12))
+    eps[1] = 0.05  # a small budget and an unmeasured internal node
+    eps[0] = 0.0
+    grad = gradient.blue_error_gradient(t, eps, "random rectangles")
+    assert grad.error == pytest.approx(error.blue_expected_error(t, eps, "random rectangles"))
+    assert grad.d_budget[0] == 0.0  # d/d eps at eps = 0 of a function of eps^2
+    nodes = [1, 2, t.size // 2, t.size - 1]
+    numeric = oracles.central_differences(
+        lambda b: error.blue_expected_error(t, b, "random rectangles"), eps, nodes
+    )
+    for x in nodes:
+        assert grad.d_budget[x] == pytest.approx(numeric[x], rel=1e-5)
+
+
+def test_node_budgets_after_blue_beat_every_other_allocation_at_16():
+    t = regions.quadtree((16, 16))
+    p = rectangles.coverage_probabilities(t, "random rectangles")
+    found = allocation.node_budgets_after_blue(t, 1.0, max_iter=60)
+    assert budget.release_epsilon(t, found) == pytest.approx(1.0)
+    ours = error.blue_expected_error(t, found, "random rectangles")
+    level = allocation.level_budgets_after_blue(t, 1.0, max_evaluations=60)
+    assert ours <= error.blue_expected_error(t, level, "random rectangles") * (1 + 1e-12)
+    lue = budget.optimal_budgets(t, 1.0, p)
+    assert ours < 0.7 * error.blue_expected_error(t, lue, "random rectangles")
+    with pytest.raises(ValueError, match="independent axes"):
+        gradient.blue_error_gradient(t, found, [((0, 0), (3, 3))])
