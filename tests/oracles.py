@@ -7,6 +7,7 @@ from collections.abc import Callable, Iterable
 import numpy as np
 
 from dpcore.hist.tree import Tree, from_intervals
+from dpcore.spatial.regions import BoxTree
 
 
 def random_tree(n: int, rng: np.random.Generator, max_children: int = 4) -> Tree:
@@ -79,3 +80,54 @@ def central_differences(
         down[x] -= h
         out[int(x)] = (error(up) - error(down)) / (2 * h)
     return out
+
+
+# ------------------------------------------------------------------ region trees
+
+
+def axis_intervals(n: int, workload: str) -> list[tuple[int, int, float]]:
+    """Every interval ``(a, b, probability)`` of one axis, by enumerating the sampler's draws."""
+    if workload == "all rectangles":
+        return [(a, b, 2.0 / (n * (n + 1))) for a in range(n) for b in range(a, n)]
+    # DPBench's RandomRange: width uniform on 1..n, then start uniform on 0..n-w
+    return [
+        (a, a + w - 1, 1.0 / (n * (n - w + 1))) for w in range(1, n + 1) for a in range(n - w + 1)
+    ]
+
+
+def rectangles_by_enumeration(
+    shape: tuple[int, int], workload: str
+) -> list[tuple[tuple[int, int], tuple[int, int], float]]:
+    """Every rectangle ``(lo, hi, probability)`` of a grid (axes independent)."""
+    rows, cols = axis_intervals(shape[0], workload), axis_intervals(shape[1], workload)
+    return [((a, c), (b, d), p * q) for a, b, p in rows for c, d, q in cols]
+
+
+def box_strategy_matrix(tree: BoxTree) -> np.ndarray:
+    """Nodes x cells 0/1 matrix (cells row-major): row x sums the cells of node x's box."""
+    grids = np.indices(tree.shape).reshape(tree.ndim, -1).T  # (cells, ndim)
+    inside = (grids[None, :, :] >= tree.lo[:, None, :]) & (grids[None, :, :] <= tree.hi[:, None, :])
+    return inside.all(axis=2).astype(float)
+
+
+def query_vector(shape: tuple[int, ...], lo: tuple[int, ...], hi: tuple[int, ...]) -> np.ndarray:
+    """A rectangle's 0/1 indicator over the cells, row-major."""
+    grid = np.zeros(shape)
+    grid[tuple(slice(a, b + 1) for a, b in zip(lo, hi, strict=True))] = 1.0
+    return grid.ravel()
+
+
+def dense_rectangle_gram(shape: tuple[int, int], workload: str) -> np.ndarray:
+    """``E[q q^T]`` over the cells, summed rectangle by rectangle."""
+    gram = np.zeros((shape[0] * shape[1],) * 2)
+    for lo, hi, p in rectangles_by_enumeration(shape, workload):
+        q = query_vector(shape, lo, hi)
+        gram += p * np.outer(q, q)
+    return gram
+
+
+def dense_gls_error(tree: BoxTree, budgets: np.ndarray, gram: np.ndarray) -> float:
+    """``tr(G (A^T W A)^{-1})``, ``W = diag(eps^2 / 2)``: the BLUE's expected error, densely."""
+    a = box_strategy_matrix(tree)
+    info = a.T @ ((budgets**2 / 2.0)[:, None] * a)
+    return float(np.trace(gram @ np.linalg.inv(info)))

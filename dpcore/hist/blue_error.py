@@ -27,11 +27,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import cached_property
+from typing import Generic, TypeVar
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from dpcore import _validate
+from dpcore.hist.hierarchy import Hierarchy
 from dpcore.hist.tree import Tree
 from dpcore.hist.workload import Workload, parse_workload, workload_ranges
 
@@ -39,11 +41,13 @@ FloatArray = NDArray[np.float64]
 IntArray = NDArray[np.int64]
 BoolArray = NDArray[np.bool_]
 
+TreeT = TypeVar("TreeT", bound=Hierarchy)
+
 _SNAP = 1e-9  # weights of undetermined siblings closer than this count as equal
 
 
 @dataclass(frozen=True, eq=False)
-class GaussMarkovTree:
+class GaussMarkovTree(Generic[TreeT]):
     """The Gaussian Markov tree of a BLUE-consistent release (variances in count units).
 
     Per node (as a child in its family): ``vf`` its upward variance (0 where
@@ -55,8 +59,8 @@ class GaussMarkovTree:
 
     Attributes
     ----------
-    tree : Tree
-        The tree.
+    tree : Hierarchy
+        The tree (an interval tree, or a region tree: nothing here uses the geometry).
     vf : ndarray of float64, shape (tree.size,)
         Upward variance of each node's estimate from its own subtree (0 where ``inf``).
     inf : ndarray of bool, shape (tree.size,)
@@ -69,7 +73,7 @@ class GaussMarkovTree:
         Per parent, the number of undetermined children.
     """
 
-    tree: Tree
+    tree: TreeT
     vf: FloatArray
     inf: BoolArray
     r: FloatArray
@@ -77,7 +81,7 @@ class GaussMarkovTree:
     fam_inf: IntArray
 
     @staticmethod
-    def build(t: Tree, budgets: ArrayLike) -> GaussMarkovTree:
+    def build(t: TreeT, budgets: ArrayLike) -> GaussMarkovTree[TreeT]:
         eps = _validate.budgets("budgets", budgets, size=t.size)
         precision = eps**2 / 2.0
         vf = np.zeros(t.size)
@@ -195,7 +199,7 @@ def _common_value(
 
 
 def _family_term(
-    gm: GaussMarkovTree,
+    gm: GaussMarkovTree[Tree],
     parent: IntArray,
     a1: FloatArray,
     a2: FloatArray,
@@ -218,7 +222,7 @@ def _family_term(
 
 
 def _step_up(
-    gm: GaussMarkovTree, child: IntArray, beta: FloatArray, gamma: FloatArray, *, prefix: bool
+    gm: GaussMarkovTree[Tree], child: IntArray, beta: FloatArray, gamma: FloatArray, *, prefix: bool
 ) -> tuple[FloatArray, FloatArray]:
     """Move a partial sum from node ``child`` to its parent.
 
@@ -244,7 +248,7 @@ def _step_up(
 
 
 def _walk_to(
-    gm: GaussMarkovTree, start: IntArray, stop_parent: IntArray, *, prefix: bool
+    gm: GaussMarkovTree[Tree], start: IntArray, stop_parent: IntArray, *, prefix: bool
 ) -> tuple[IntArray, FloatArray, FloatArray]:
     """Walk partial sums up from ``start`` until the node's parent is ``stop_parent``."""
     node = start.copy()
@@ -267,7 +271,7 @@ def _scaled_variance(coefficient: FloatArray, var: FloatArray) -> FloatArray:
     return np.asarray(coefficient * coefficient * safe, dtype=np.float64)
 
 
-def _prefix_variances(gm: GaussMarkovTree) -> FloatArray:
+def _prefix_variances(gm: GaussMarkovTree[Tree]) -> FloatArray:
     leaves = gm.tree.leaf_of_bin
     _, beta, gamma = _walk_to(gm, leaves, np.full(leaves.shape, -1), prefix=True)
     return _scaled_variance(beta, np.full(beta.shape, gm.var_h[0])) + gamma
@@ -307,7 +311,7 @@ def _group_sum(slot: IntArray, values: FloatArray, width: int) -> FloatArray:
     return np.asarray(np.bincount(slot, weights=values, minlength=width), dtype=np.float64)
 
 
-def _linear_query_variance(gm: GaussMarkovTree, weights: FloatArray) -> float:
+def _linear_query_variance(gm: GaussMarkovTree[Tree], weights: FloatArray) -> float:
     t = gm.tree
     beta = np.zeros(t.size)
     gamma = np.zeros(t.size)
@@ -375,7 +379,7 @@ def blue_range_errors(t: Tree, budgets: ArrayLike, a: ArrayLike, b: ArrayLike) -
     return _range_variances(gm, a_arr.ravel(), b_arr.ravel()).reshape(a_arr.shape)
 
 
-def _range_variances(gm: GaussMarkovTree, a: IntArray, b: IntArray) -> FloatArray:
+def _range_variances(gm: GaussMarkovTree[Tree], a: IntArray, b: IntArray) -> FloatArray:
     t = gm.tree
     out = np.empty(a.shape)
     single = a == b

@@ -16,7 +16,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from dpcore import _validate
-from dpcore.hist.tree import Tree
+from dpcore.hist.hierarchy import Hierarchy
 
 FloatArray = NDArray[np.float64]
 
@@ -28,11 +28,11 @@ def _check_eps(eps: float) -> None:
     _validate.positive("epsilon", eps)
 
 
-def _coverage(tree: Tree, coverage: FloatArray) -> FloatArray:
+def _coverage(tree: Hierarchy, coverage: FloatArray) -> FloatArray:
     return _validate.finite_array("coverage", coverage, size=tree.size, nonnegative=True)
 
 
-def uniform_budgets(tree: Tree, eps: float, *, measure_root: bool = True) -> FloatArray:
+def uniform_budgets(tree: Hierarchy, eps: float, *, measure_root: bool = True) -> FloatArray:
     """Homoscedastic budgets (Hay et al.'s "Boost"): ``eps_x = eps / Δ`` for every node.
 
     With ``measure_root=False`` the root's total is not released (budget 0) and
@@ -41,7 +41,7 @@ def uniform_budgets(tree: Tree, eps: float, *, measure_root: bool = True) -> Flo
 
     Parameters
     ----------
-    tree : Tree
+    tree : Hierarchy
         The tree to allocate over.
     eps : float
         Total privacy budget, in ``[1e-300, inf)``.
@@ -66,7 +66,7 @@ def uniform_budgets(tree: Tree, eps: float, *, measure_root: bool = True) -> Flo
     return budgets
 
 
-def per_level_budgets(tree: Tree, eps: float, coverage: FloatArray) -> FloatArray:
+def per_level_budgets(tree: Hierarchy, eps: float, coverage: FloatArray) -> FloatArray:
     """One budget per depth ("Boost-UN"): ``eps_l ∝ P_l^{1/3}``, summing to ``eps`` over depths.
 
     Optimal for the raw tree's error (no consistency); after BLUE see
@@ -81,7 +81,7 @@ def per_level_budgets(tree: Tree, eps: float, coverage: FloatArray) -> FloatArra
 
     Parameters
     ----------
-    tree : Tree
+    tree : Hierarchy
         The tree to allocate over.
     eps : float
         Total privacy budget, in ``[1e-300, inf)``.
@@ -108,7 +108,49 @@ def per_level_budgets(tree: Tree, eps: float, coverage: FloatArray) -> FloatArra
     return budgets
 
 
-def optimal_budgets(tree: Tree, eps: float, coverage: FloatArray) -> FloatArray:
+def geometric_budgets(tree: Hierarchy, eps: float, *, ratio: float = 2.0 ** (1 / 3)) -> FloatArray:
+    """Geometric per-level budgets (Cormode et al., ICDE 2012): each depth ``ratio`` times the one
+    above, summing to ``eps`` over depths; the leaves get the most.
+
+    .. math:: \\epsilon_d = \\epsilon\\, r^d (r - 1) / (r^{Δ} - 1), \\qquad d = 0..Δ-1
+
+    The default ``r = 2^{1/3}`` is the paper's rule for quadtrees (DPComp's QuadTree);
+    with ``t = Δ - 1 - d`` the height from the leaves this is spec 06's
+    ``2^{(h-t)/3} eps (2^{1/3} - 1) / (2^{(h+1)/3} - 1)``.
+
+    Parameters
+    ----------
+    tree : Hierarchy
+        The tree to allocate over.
+    eps : float
+        Total privacy budget, in ``[1e-300, inf)``.
+    ratio : float, default 2 ** (1/3)
+        Budget ratio of a depth to the one above it (``> 0``; 1 gives :func:`uniform_budgets`).
+
+    Returns
+    -------
+    ndarray of float64, shape (tree.size,)
+        Per-node budgets, equal within a depth; the deepest paths sum to ``eps``.
+
+    Raises
+    ------
+    ValueError
+        If ``eps`` or ``ratio`` is not a positive finite number.
+
+    Examples
+    --------
+    >>> from dpcore.hist.tree import kary_tree
+    >>> np.round(geometric_budgets(kary_tree(4, 2), 7.0, ratio=2.0)[[0, 1, 3]], 6).tolist()
+    [1.0, 2.0, 4.0]
+    """
+    _check_eps(eps)
+    _validate.positive("ratio", ratio)
+    weights = ratio ** np.arange(tree.height, dtype=np.float64)
+    budgets: FloatArray = (eps * weights / weights.sum())[tree.depth]
+    return budgets
+
+
+def optimal_budgets(tree: Hierarchy, eps: float, coverage: FloatArray) -> FloatArray:
     """Per-node budgets optimal for the raw tree (CNP + NPBD, LUE-DPTree conclusion 3.5), any tree.
 
     They minimise the raw tree's error; after BLUE consistency other budgets
@@ -128,7 +170,7 @@ def optimal_budgets(tree: Tree, eps: float, coverage: FloatArray) -> FloatArray:
 
     Parameters
     ----------
-    tree : Tree
+    tree : Hierarchy
         The tree to allocate over.
     eps : float
         Total privacy budget, in ``[1e-300, inf)``.
@@ -168,7 +210,7 @@ def optimal_budgets(tree: Tree, eps: float, coverage: FloatArray) -> FloatArray:
     return budgets_from_shares(tree, eps, share)
 
 
-def _split_dead_subtrees(tree: Tree, share: FloatArray) -> None:
+def _split_dead_subtrees(tree: Hierarchy, share: FloatArray) -> None:
     """Where ``p`` is 0 on a whole subtree (share is NaN), share evenly along its height."""
     dead = np.isnan(share)
     if not dead.any():
@@ -181,7 +223,7 @@ def _split_dead_subtrees(tree: Tree, share: FloatArray) -> None:
     share[dead] = 1.0 / height[dead]
 
 
-def budgets_from_shares(tree: Tree, eps: float, share: FloatArray) -> FloatArray:
+def budgets_from_shares(tree: Hierarchy, eps: float, share: FloatArray) -> FloatArray:
     """Budgets from each internal node's share of its path's remaining budget.
 
     ``eps_x = rem_x share_x``, ``rem_child = rem_x (1 - share_x)``; leaves take
@@ -189,7 +231,7 @@ def budgets_from_shares(tree: Tree, eps: float, share: FloatArray) -> FloatArray
 
     Parameters
     ----------
-    tree : Tree
+    tree : Hierarchy
         The tree.
     eps : float
         The budget of every root-to-leaf path (not checked).
@@ -214,12 +256,12 @@ def budgets_from_shares(tree: Tree, eps: float, share: FloatArray) -> FloatArray
     return budgets
 
 
-def path_sums(tree: Tree, budgets: FloatArray) -> FloatArray:
+def path_sums(tree: Hierarchy, budgets: FloatArray) -> FloatArray:
     """Sum of budgets from the root down to every node, inclusive.
 
     Parameters
     ----------
-    tree : Tree
+    tree : Hierarchy
         The tree.
     budgets : array_like of float, shape (tree.size,)
         Per-node budgets (not checked).
@@ -237,12 +279,12 @@ def path_sums(tree: Tree, budgets: FloatArray) -> FloatArray:
     return total
 
 
-def release_epsilon(tree: Tree, budgets: FloatArray) -> float:
+def release_epsilon(tree: Hierarchy, budgets: FloatArray) -> float:
     """The epsilon the release actually satisfies: the largest root-to-leaf budget sum.
 
     Parameters
     ----------
-    tree : Tree
+    tree : Hierarchy
         The tree.
     budgets : array_like of float, shape (tree.size,)
         Per-node budgets, finite and ``>= 0`` (0 = not measured).
@@ -301,7 +343,7 @@ def raw_expected_error(coverage: FloatArray, budgets: FloatArray) -> float:
         return float(np.sum(p[used] * 2.0 / eps[used] ** 2))
 
 
-def allocate(rule: BudgetRule, tree: Tree, eps: float, coverage: FloatArray) -> FloatArray:
+def allocate(rule: BudgetRule, tree: Hierarchy, eps: float, coverage: FloatArray) -> FloatArray:
     """Budgets of one tree by rule: uniform (``eps/Δ``), per-level or per-node optimal for the
     raw tree.
 
@@ -309,7 +351,7 @@ def allocate(rule: BudgetRule, tree: Tree, eps: float, coverage: FloatArray) -> 
     ----------
     rule : {"uniform", "per_level", "optimal"}
         The allocation (:data:`BUDGET_RULES`).
-    tree : Tree
+    tree : Hierarchy
         The tree to allocate over.
     eps : float
         Total privacy budget, in ``[1e-300, inf)``.

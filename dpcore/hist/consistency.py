@@ -28,6 +28,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from dpcore import _validate
+from dpcore.hist.hierarchy import Hierarchy
 from dpcore.hist.tree import Tree
 
 FloatArray = NDArray[np.float64]
@@ -44,8 +45,8 @@ class BlueSmoother:
 
     Attributes
     ----------
-    tree : Tree
-        The tree.
+    tree : Hierarchy
+        The tree (an interval or a region tree).
     measured : ndarray of bool, shape (tree.size,)
         Whether each node's budget is ``> 0``.
     own, kids : ndarray of float64, shape (tree.size,)
@@ -54,14 +55,14 @@ class BlueSmoother:
         Downward pass: each child's share of its parent's correction (root: 0).
     """
 
-    tree: Tree
+    tree: Hierarchy
     measured: BoolArray
     own: FloatArray
     kids: FloatArray
     share: FloatArray
 
     @staticmethod
-    def build(tree: Tree, budgets: ArrayLike) -> BlueSmoother:
+    def build(tree: Hierarchy, budgets: ArrayLike) -> BlueSmoother:
         """The pass coefficients for ``budgets`` (one per node, 0 = not measured)."""
         eps = _validate.budgets("budgets", budgets, size=tree.size)
         measured = eps > 0
@@ -151,7 +152,7 @@ class BlueSmoother:
         return np.where(self.measured[column], weights, 0.0)
 
 
-def _child_sums(tree: Tree, above: slice, values: FloatArray) -> FloatArray:
+def _child_sums(tree: Hierarchy, above: slice, values: FloatArray) -> FloatArray:
     """Per node of level ``above``, the sum of ``values`` (rows: the next level) over its
     children (0 for leaves); children are contiguous and in their parents' order."""
     counts = tree.n_children[above]
@@ -162,12 +163,12 @@ def _child_sums(tree: Tree, above: slice, values: FloatArray) -> FloatArray:
     return out
 
 
-def _to_children(tree: Tree, above: slice, values: FloatArray) -> FloatArray:
+def _to_children(tree: Hierarchy, above: slice, values: FloatArray) -> FloatArray:
     """One value (or row) per node of level ``above``, repeated for each child (the next level)."""
     return np.repeat(values, tree.n_children[above], axis=0)
 
 
-def blue(tree: Tree, noisy: FloatArray, budgets: FloatArray) -> FloatArray:
+def blue(tree: Hierarchy, noisy: FloatArray, budgets: FloatArray) -> FloatArray:
     """Consistent node values: the BLUE of the true node sums given the noisy tree.
 
     .. math:: \\hat h = \\arg\\min_{h\\ \\mathrm{consistent}} \\sum_x \\epsilon_x^2
@@ -175,8 +176,8 @@ def blue(tree: Tree, noisy: FloatArray, budgets: FloatArray) -> FloatArray:
 
     Parameters
     ----------
-    tree : Tree
-        The tree.
+    tree : Hierarchy
+        The tree (an interval or a region tree).
     noisy : array_like of float, shape (tree.size,)
         Noisy node values; NaN allowed (and ignored) where unmeasured.
     budgets : array_like of float, shape (tree.size,)

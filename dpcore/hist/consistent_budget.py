@@ -27,7 +27,8 @@ from numpy.typing import NDArray
 from dpcore import _validate
 from dpcore.hist import budget, coverage
 from dpcore.hist.blue_error import blue_expected_error
-from dpcore.hist.blue_gradient import blue_error_gradient
+from dpcore.hist.blue_gradient import ErrorGradient, blue_error_gradient
+from dpcore.hist.hierarchy import Hierarchy
 from dpcore.hist.tree import Tree
 from dpcore.hist.workload import Workload, parse_workload
 
@@ -154,7 +155,7 @@ def consistent_optimal_budgets(
         consistent_optimal_budgets(tree, 1.0, load, granularity="level", max_iter=max_iter),
     ]
     # each start as given, and with its leaves taking their paths' slack
-    candidates += [budget.budgets_from_shares(tree, 1.0, _shares_of(tree, c)) for c in candidates]
+    candidates += [budget.budgets_from_shares(tree, 1.0, shares_of(tree, c)) for c in candidates]
     scored = [(blue_expected_error(tree, c, load), c) for c in candidates]
     start_error, start = min(scored, key=lambda c: c[0])
     work = tree.size
@@ -163,7 +164,14 @@ def consistent_optimal_budgets(
     elif load.kind == "ranges":
         work = max(1, len(load.ranges) * tree.size // LISTED_NODE_RATIO)
     iterations = int(min(max_iter, max(20, NODE_WORK // work)))
-    error, found = _optimise_nodes(tree, _shares_of(tree, start), load, iterations, progress)
+    error, found = optimise_node_shares(
+        tree,
+        shares_of(tree, start),
+        lambda b: blue_error_gradient(tree, b, load),
+        lambda b: blue_expected_error(tree, b, load),
+        iterations,
+        progress,
+    )
     chosen = budget.budgets_from_shares(tree, 1.0, found) if error <= start_error else start
     return _tight_paths(tree, eps, eps * chosen)
 
@@ -257,11 +265,23 @@ class _LevelSearch:
         return self._best[1]
 
 
-def _shares_of(tree: Tree, budgets: FloatArray) -> FloatArray:
+def shares_of(tree: Hierarchy, budgets: FloatArray) -> FloatArray:
     """Each internal node's share of its path's remaining budget (leaves: 1), eps = 1.
 
     Leaves then take all that remains, so slack on short paths goes to their
     leaves (which only lowers the error).
+
+    Parameters
+    ----------
+    tree : Hierarchy
+        Any tree.
+    budgets : ndarray of float64, shape (tree.size,)
+        Per-node budgets whose paths sum to at most 1.
+
+    Returns
+    -------
+    ndarray of float64, shape (tree.size,)
+        The shares, in ``[0, 1 - 1e-6]`` (leaves: 1).
     """
     above = budget.path_sums(tree, budgets) - budgets
     remaining = np.maximum(1.0 - above, 0.0)
@@ -272,10 +292,11 @@ def _shares_of(tree: Tree, budgets: FloatArray) -> FloatArray:
     return shares
 
 
-def _optimise_nodes(
-    tree: Tree,
+def optimise_node_shares(
+    tree: Hierarchy,
     start: FloatArray,
-    load: Workload,
+    gradient_of: Callable[[FloatArray], ErrorGradient],
+    error_of: Callable[[FloatArray], float],
     max_iter: int,
     progress: Callable[[float], object] | None = None,
 ) -> tuple[float, FloatArray]:
@@ -286,6 +307,28 @@ def _optimise_nodes(
 
     .. math:: \\frac{\\partial f}{\\partial σ_x} = rem_x f'_x
               - \\frac{1}{1 - σ_x} \\sum_{y \\in \\mathrm{desc}(x)} f'_y \\epsilon_y
+
+    Parameters
+    ----------
+    tree : Hierarchy
+        Any tree (interval or region).
+    start : ndarray of float64, shape (tree.size,)
+        Starting shares (:func:`shares_of`).
+    gradient_of : callable
+        Budgets (paths summing to 1) to the error after BLUE and its gradient.
+    error_of : callable
+        Budgets to the error alone (scores the end point).
+    max_iter : int
+        L-BFGS-B iterations at most.
+    progress : callable, optional
+        Called with the fraction of ``max_iter`` done after each iteration.
+
+    Returns
+    -------
+    error : float
+        The error at the shares found.
+    shares : ndarray of float64, shape (tree.size,)
+        The shares found (leaves: 1).
     """
     inner = np.flatnonzero(~tree.is_leaf)
     levels = tree.levels()
@@ -294,7 +337,7 @@ def _optimise_nodes(
         shares = np.ones(tree.size)
         shares[inner] = free
         eps = budget.budgets_from_shares(tree, 1.0, shares)
-        grad = blue_error_gradient(tree, eps, load)
+        grad = gradient_of(eps)
         spent = grad.d_budget * eps
         below = spent.copy()  # subtree sums of f'_y eps_y, bottom-up
         for d in range(tree.height - 1, 0, -1):
@@ -324,4 +367,4 @@ def _optimise_nodes(
     )
     shares = np.ones(tree.size)
     shares[inner] = np.asarray(result.x, dtype=np.float64)
-    return blue_expected_error(tree, budget.budgets_from_shares(tree, 1.0, shares), load), shares
+    return error_of(budget.budgets_from_shares(tree, 1.0, shares)), shares

@@ -11,6 +11,7 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import NDArray
 
+from dpcore.hist.hierarchy import Hierarchy
 from dpcore.hist.tree import Tree
 from dpcore.hist.workload import Workload, parse_workload
 
@@ -51,5 +52,26 @@ def coverage_probabilities(tree: Tree, workload: str | Workload = "uniform") -> 
     n = tree.n_bins
     spec = parse_workload(workload, n)
     contained = spec.containing_count(n, tree.lo, tree.hi)
+    return used_share(tree, contained) / spec.size(n)
+
+
+def used_share(tree: Hierarchy, contained: NDArray[np.float64]) -> NDArray[np.float64]:
+    """How often each node is used, from how often it is contained: ``c(x) - c(parent(x))``.
+
+    The canonical decomposition uses node ``x`` iff ``Q ⊇ x`` and ``Q ⊉ parent(x)``, and
+    ``Q ⊇ parent(x)`` implies ``Q ⊇ x``; so this holds for any tree, any geometry.
+
+    Parameters
+    ----------
+    tree : Hierarchy
+        The tree (an interval or a region tree).
+    contained : ndarray of float64, shape (tree.size,)
+        Per node, the count (or probability) of workload queries containing it.
+
+    Returns
+    -------
+    ndarray of float64, shape (tree.size,)
+        Per node, the count (or probability) of queries whose decomposition uses it.
+    """
     parent_contained = np.where(tree.parent >= 0, contained[np.maximum(tree.parent, 0)], 0.0)
-    return (contained - parent_contained) / spec.size(n)
+    return np.asarray(contained - parent_contained, dtype=np.float64)

@@ -18,19 +18,20 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from dpcore import _validate
+from dpcore.hist.hierarchy import Hierarchy
 from dpcore.hist.tree import Tree
 
 FloatArray = NDArray[np.float64]
 IntArray = NDArray[np.int64]
 
 
-def fill_unmeasured(tree: Tree, noisy: FloatArray) -> FloatArray:
+def fill_unmeasured(tree: Hierarchy, noisy: FloatArray) -> FloatArray:
     """Replace NaN (unmeasured) internal nodes by the sum of their children, bottom-up.
 
     Parameters
     ----------
-    tree : Tree
-        The tree.
+    tree : Hierarchy
+        The tree (an interval or a region tree).
     noisy : array_like of float, shape (tree.size,)
         Node values, NaN where unmeasured.
 

@@ -11,21 +11,22 @@ from numpy.typing import ArrayLike, NDArray
 
 from dpcore import _validate
 from dpcore.hist import coverage
+from dpcore.hist.hierarchy import Hierarchy
 from dpcore.hist.tree import Tree
 from dpcore.hist.workload import Workload
 
 FloatArray = NDArray[np.float64]
 
 
-def effective_raw_variances(t: Tree, budgets: ArrayLike) -> FloatArray:
+def effective_raw_variances(t: Hierarchy, budgets: ArrayLike) -> FloatArray:
     """Variance of each node's raw answer: ``2/eps_x^2``, or its children's sum if unmeasured.
 
     Mirrors :func:`dpcore.hist.queries.fill_unmeasured` (``inf`` for an unmeasured leaf).
 
     Parameters
     ----------
-    t : Tree
-        The tree.
+    t : Hierarchy
+        The tree (an interval or a region tree).
     budgets : array_like of float, shape (t.size,)
         Per-node budgets: 0 (not measured) or in ``[1e-300, inf)``.
 

@@ -46,12 +46,7 @@ def laplace_release(
 ) -> FloatArray:
     """Noisy node values ``h_x + Lap(1/eps_x)``; NaN for unmeasured nodes (``eps_x = 0``).
 
-    ``rng`` is numpy's generator: fine for teaching and exploration, not a
-    hardened noise source for real releases.
-
-    Raises ValueError for counts that are not finite, budgets outside ``{0} ∪
-    [1e-300, inf)``, and a measured node sum too large for float64 to keep its
-    noise (``|h_x| > 2^32 / eps_x``, see :mod:`dpcore._validate`).
+    The node sums of :func:`node_sums` released by :func:`release_sums`.
 
     Parameters
     ----------
@@ -72,16 +67,51 @@ def laplace_release(
     Raises
     ------
     ValueError
-        If ``counts`` or ``budgets`` are invalid as above, or a measured node sum exceeds
-        ``2^32 / eps_x`` in magnitude.
+        As :func:`release_sums`, or if ``counts`` is not ``tree.n_bins`` finite numbers.
     """
     budgets = _validate.budgets("budgets", budgets, size=tree.size)
-    sums = node_sums(tree, counts)
+    return _perturb(node_sums(tree, counts), budgets, rng)
+
+
+def release_sums(sums: FloatArray, budgets: FloatArray, rng: np.random.Generator) -> FloatArray:
+    """Noisy values ``h_x + Lap(1/eps_x)`` of any tree's true node sums; NaN where ``eps_x = 0``.
+
+    Any tree: interval trees (:func:`laplace_release`) and region trees alike.
+    ``rng`` is numpy's generator: fine for teaching and exploration, not a
+    hardened noise source for real releases.
+
+    Parameters
+    ----------
+    sums : array_like of float, shape (size,)
+        True node sums, finite.
+    budgets : array_like of float, shape (size,)
+        Per-node budgets: 0 (not measured) or in ``[1e-300, inf)``.
+    rng : numpy.random.Generator
+        Source of the Laplace noise.
+
+    Returns
+    -------
+    ndarray of float64, shape (size,)
+        Noisy node values; NaN where unmeasured.
+
+    Raises
+    ------
+    ValueError
+        If ``sums`` are not finite, ``budgets`` are not as many values in ``{0} ∪
+        [1e-300, inf)``, or a measured node sum is too large for float64 to keep its noise
+        (``|h_x| > 2^32 / eps_x``, see :mod:`dpcore._validate`).
+    """
+    sums = _validate.finite_array("node sums", sums)
+    return _perturb(sums, _validate.budgets("budgets", budgets, size=sums.size), rng)
+
+
+def _perturb(sums: FloatArray, budgets: FloatArray, rng: np.random.Generator) -> FloatArray:
+    """:func:`release_sums` on checked finite sums and budgets."""
     measured = budgets > 0
-    scale = np.full(tree.size, np.inf)
+    scale = np.full(sums.size, np.inf)
     scale[measured] = 1.0 / budgets[measured]
     _validate.perturbable("A node sum", sums, scale)
-    noise = rng.laplace(0.0, 1.0, size=tree.size)
+    noise = rng.laplace(0.0, 1.0, size=sums.size)
     with np.errstate(divide="ignore", invalid="ignore"):
         noisy = sums + noise / budgets
     noisy[~measured] = np.nan
