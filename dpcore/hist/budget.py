@@ -115,7 +115,7 @@ def geometric_budgets(tree: Hierarchy, eps: float, *, ratio: float = 2.0 ** (1 /
     .. math:: \\epsilon_d = \\epsilon\\, r^d (r - 1) / (r^{Δ} - 1), \\qquad d = 0..Δ-1
 
     The default ``r = 2^{1/3}`` is the paper's rule for quadtrees (DPComp's QuadTree);
-    with ``t = Δ - 1 - d`` the height from the leaves this is spec 06's
+    with ``t = Δ - 1 - d`` the height from the leaves this is Cormode et al.'s
     ``2^{(h-t)/3} eps (2^{1/3} - 1) / (2^{(h+1)/3} - 1)``.
 
     Parameters

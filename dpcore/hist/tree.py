@@ -76,10 +76,10 @@ class Tree(Hierarchy):
 def split_ranges(
     lo: IntArray, hi: IntArray, fanout: IntArray, *, larger_first: bool = False
 ) -> tuple[IntArray, IntArray, IntArray]:
-    """Split each ``[lo, hi]`` into ``fanout`` parts by the spec's splitting rule.
+    """Split each ``[lo, hi]`` into ``fanout`` parts as near-equal as possible.
 
-    Parts are as equal as possible, smaller parts first (spec 01; with
-    ``larger_first`` the first parts get the +1, as spec 06's quadtrees and HB-2D
+    Parts are as equal as possible, smaller parts first (LUE-DPTree's trees; with
+    ``larger_first`` the first parts get the +1, as DPComp's quadtrees and HB-2D
     grids do); a range shorter than its fan-out splits into single bins. Returns
     ``(owner, child_lo, child_hi)`` with ``owner`` the index of the range each
     part came from.

@@ -3,7 +3,7 @@
 The tree engine is :mod:`dpcore.hist`'s (budgets, Laplace release, BLUE, the Gauss-Markov
 error model run on any :class:`~dpcore.hist.hierarchy.Hierarchy`); this package adds the
 geometry: region trees (:mod:`.regions`), rectangle workloads and coverage
-(:mod:`.rectangles`), and the exact errors (:mod:`.error`). Spec 06.
+(:mod:`.rectangles`), and the exact errors (:mod:`.error`).
 """
 
 from __future__ import annotations

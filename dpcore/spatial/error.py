@@ -1,7 +1,7 @@
 """Exact expected squared error of a random rectangle from a region tree, raw and after BLUE.
 
 Raw (canonical decomposition): ``sum_x p_x Var(h~_x)`` with the coverage of
-:mod:`dpcore.spatial.rectangles` (spec 06, §2), for any tree.
+:mod:`dpcore.spatial.rectangles` for any tree.
 
 After BLUE: ``E[Var(q^T v^)] = tr(G Σ)``, ``G = E[q q^T] = G_1 ⊗ G_2`` and ``Σ`` the
 covariance of the consistent cells. BLUE's estimates form a Gaussian Markov tree

@@ -1,6 +1,6 @@
 """Rectangle workloads on a grid, and how often a random rectangle uses each node of a tree.
 
-Every workload here except a list draws its axes independently (spec 06, §3): an axis
+Every workload here except a list draws its axes independently (DPBench's sampler does): an axis
 interval ``[a, b]`` has probability ``K_d[a, b]``, so a rectangle contains the box
 ``I x J`` with probability ``C_1(I) C_2(J)``, and
 
@@ -168,7 +168,7 @@ def coverage_probabilities(tree: BoxTree, workload: str | Rectangles | ArrayLike
 
     .. math:: p_x = C_1(I_x) C_2(J_x) - C_1(I_f) C_2(J_f), \\qquad f = parent(x)
 
-    (spec 06, §3; the second term is 0 at the root).
+    (the second term is 0 at the root).
 
     Parameters
     ----------

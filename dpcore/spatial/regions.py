@@ -5,7 +5,8 @@ the Laplace release, BLUE and its Gauss-Markov error model run on it unchanged) 
 node's box ``lo[x, d] .. hi[x, d]`` (0-based, inclusive; axis 0 = rows). Any number of
 axes: a 1-D interval tree is a box tree with one axis (:func:`as_box_tree`).
 
-Families (spec 06, §1), all split at fixed positions, built level by level:
+Families (Cormode et al. 2012; Qardaji, Yang and Li 2013), all split at fixed positions,
+built level by level:
 
 * :func:`quadtree`: each axis of a node in ``fanout[d]`` near-equal parts (2 x 2 is the
   quadtree, ``b x b`` HB-2D's grid tree, :func:`hb_fanout` its branching rule); an axis
@@ -13,7 +14,7 @@ Families (spec 06, §1), all split at fixed positions, built level by level:
 * :func:`kd_tree`: one cut per node, at the midpoint of its longest axis.
 
 Uneven splits give the first parts the extra cell (an odd remainder goes to the first
-part, as DPComp's quadtree and HB-2D do; spec 01's interval trees put it last).
+part, as DPComp's quadtree and HB-2D do; LUE-DPTree's interval trees put it last).
 """
 
 from __future__ import annotations
@@ -344,7 +345,7 @@ def box_sums(table: FloatArray, lo: IntArray, hi: IntArray) -> FloatArray:
 
 
 def canonical_decomposition(tree: BoxTree, lo: Sequence[int], hi: Sequence[int]) -> IntArray:
-    """The nodes a raw answer to box ``[lo, hi]`` sums: inside it, their parent not (spec 06, §2).
+    """The nodes a raw answer to box ``[lo, hi]`` sums: inside it, their parent not.
 
     Parameters
     ----------
