@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 
 import numpy as np
+from scipy import sparse
 
 from dpcore.hist.tree import Tree, from_intervals
 from dpcore.spatial.regions import BoxTree
@@ -127,7 +128,11 @@ def dense_rectangle_gram(shape: tuple[int, int], workload: str) -> np.ndarray:
 
 
 def dense_gls_error(tree: BoxTree, budgets: np.ndarray, gram: np.ndarray) -> float:
-    """``tr(G (A^T W A)^{-1})``, ``W = diag(eps^2 / 2)``: the BLUE's expected error, densely."""
-    a = box_strategy_matrix(tree)
-    info = a.T @ ((budgets**2 / 2.0)[:, None] * a)
-    return float(np.trace(gram @ np.linalg.inv(info)))
+    """``tr(G (A^T W A)^{-1})``, ``W = diag(eps^2 / 2)``: the BLUE's expected error, densely.
+
+    ``A^T W A`` is formed from ``A`` held sparse (it is 0/1 with one node per level in each
+    column) and inverted densely; ``tr(G M) = sum(G * M^T)`` needs no matrix product.
+    """
+    a = sparse.csr_array(box_strategy_matrix(tree))
+    info = (a.T @ sparse.diags_array(budgets**2 / 2.0) @ a).toarray()
+    return float(np.sum(gram * np.linalg.inv(info).T))
