@@ -57,4 +57,4 @@ def settle(page: Page, *, limit_s: float = 90.0) -> None:
     limit_s : float
         Fail (Playwright's TimeoutError) if the page has not settled within this time.
     """
-    page.wait_for_function(SETTLED, arg=QUIET_MS, polling=50, timeout=limit_s * 1000)
+    page.wait_for_function(SETTLED, arg=QUIET_MS, polling=100, timeout=limit_s * 1000)
