@@ -65,8 +65,21 @@ def skipped_levels(headings: list[list]) -> list[str]:
     return wrong
 
 
-CHARTED = {page.key for page in PAGES if page.charts and page.view is not None}
-"""The pages whose views draw charts."""
+CHARTED = {page.key for page in PAGES if page.charts}
+"""The pages that draw charts."""
+FIGURED = {page.key for page in PAGES if page.charts and page.view is not None}
+"""The pages with a main figure (a view), sized to fit a projector when presenting."""
+
+
+def real_console_errors(messages: list[tuple[str, str]]) -> list[str]:
+    """The console errors of a page load, less the two 404s Streamlit's frontend expects: it
+    probes '<page>/_stcore/health' and '<page>/_stcore/host-config' to find its base path on a
+    deep link and falls back to '/'."""
+    return [
+        text
+        for text, url in messages
+        if not (url.endswith(("/_stcore/health", "/_stcore/host-config")) and "404" in text)
+    ]
 
 
 @pytest.mark.browser
@@ -74,26 +87,39 @@ CHARTED = {page.key for page in PAGES if page.charts and page.view is not None}
 @pytest.mark.parametrize("mode", MODES)
 @pytest.mark.parametrize("key", [p.key for p in PAGES])
 def test_no_serious_axe_violation_and_headings_in_order(server, browser, key, mode, viewport):
-    """Also the screenshot sweep a lecturer does before class, on the same page load: every
-    page on a 1280x720 screen and a 390x844 phone, normal and presenting, renders without an
-    error and with its charts; presenting at 1280x720, the main figure's box lies inside the
-    viewport. The screenshots are written to ``$DP_EXPLORER_SCREENSHOTS`` when it is set."""
+    """Every page's default view, on a 1280x720 screen and a 390x844 phone, normal and
+    presenting, loaded once and checked for all a view must do: no exception and no console
+    error; the toolbar first ("Copy link"); a charted page draws its charts; presenting at
+    1280x720, the sidebar and settings are hidden and the main figure's box lies inside the
+    viewport (a projector); no serious axe violation and headings in order. Screenshots go to
+    ``$DP_EXPLORER_SCREENSHOTS`` when it is set (the sweep a lecturer does before class)."""
     page = browser.new_page()
     width, height = VIEWPORTS[viewport]
     page.set_viewport_size({"width": width, "height": height})
+    errors: list[tuple[str, str]] = []
+    page.on(
+        "console",
+        lambda m: errors.append((m.text, m.location.get("url", ""))) if m.type == "error" else None,
+    )
+    page.on("pageerror", lambda e: errors.append((str(e), "")))
     path = "" if key == "home" else key
     page.goto(f"{server}/{path}?{MODES[mode]}", wait_until="domcontentloaded")
     settle(page)
-    assert page.locator('[data-testid="stException"]').count() == 0
-    if key in CHARTED:
-        chart = page.locator(".js-plotly-plot").first
-        assert chart.count() == 1, "no chart drawn"
-        if mode == "presenting" and viewport == "desktop":
-            box = chart.bounding_box()
-            assert box is not None and 0 <= box["y"] <= box["y"] + box["height"] <= height, box
     if out := os.environ.get("DP_EXPLORER_SCREENSHOTS"):
         Path(out).mkdir(parents=True, exist_ok=True)
         page.screenshot(path=f"{out}/{key}-{viewport}-{mode}.png")
+    assert page.locator('[data-testid="stException"]').count() == 0
+    assert real_console_errors(errors) == []
+    assert page.get_by_role("button", name="Copy link").is_visible()
+    if key in CHARTED:
+        chart = page.locator(".js-plotly-plot").first
+        assert chart.count() == 1, "no chart drawn"
+    if mode == "presenting" and viewport == "desktop":
+        assert not page.locator('[data-testid="stSidebar"]').is_visible()
+        assert not page.get_by_text("Settings", exact=True).is_visible()
+        if key in FIGURED:
+            box = chart.bounding_box()
+            assert box is not None and 0 <= box["y"] <= box["y"] + box["height"] <= height, box
     assert violations(page) == []
     headings = page.evaluate(HEADINGS)
     assert headings and headings[0][0] == 1, headings
