@@ -42,7 +42,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))  # AppTest's pages import this checkout's dpui, not an installed one
 from dpui.kit import slow  # noqa: E402  (after the path, for the same reason)
 from dpui.tree import view as tree_view  # noqa: E402
-from tests.served_app import CHROMIUM_FLAGS, serve  # noqa: E402
+from tests.served_app import persistent_context, serve  # noqa: E402
 
 QUIET_S = 0.3
 
@@ -282,13 +282,7 @@ def browser_times(
     chromium = shutil.which("chromium") or "/usr/bin/chromium"
     times: dict[Change, list[tuple[float, float]]] = {c: [] for c in changes}
     with sync_playwright() as pw, tempfile.TemporaryDirectory() as profile:
-        context = pw.chromium.launch_persistent_context(
-            profile,
-            executable_path=chromium,
-            headless=True,
-            args=CHROMIUM_FLAGS,
-            viewport={"width": 1280, "height": 720},
-        )
+        context = persistent_context(pw, chromium, profile, 1280, 720)
         context.add_init_script(DOM_CHANGES)
         page = context.new_page()
         current = None

@@ -13,6 +13,8 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+from playwright.sync_api import BrowserContext, Playwright
+
 ROOT = Path(__file__).resolve().parents[1]
 CHROMIUM_FLAGS = [
     "--no-sandbox",
@@ -67,3 +69,17 @@ def serve(
             proc.wait(timeout=20)
         except subprocess.TimeoutExpired:
             proc.kill()
+
+
+def persistent_context(
+    pw: Playwright, chromium: str, profile: str, width: int, height: int
+) -> BrowserContext:
+    """Debian's Chromium at ``chromium``, headless with ``CHROMIUM_FLAGS``, on the fresh
+    profile folder ``profile`` and a ``width`` x ``height`` viewport."""
+    return pw.chromium.launch_persistent_context(
+        profile,
+        executable_path=chromium,
+        headless=True,
+        args=CHROMIUM_FLAGS,
+        viewport={"width": width, "height": height},
+    )

@@ -16,7 +16,7 @@ from collections.abc import Iterator
 import pytest
 
 from tests.browser.settle import CLOCK
-from tests.served_app import CHROMIUM_FLAGS, serve
+from tests.served_app import persistent_context, serve
 
 
 @pytest.fixture(scope="session")
@@ -45,13 +45,7 @@ def browser():
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as pw, tempfile.TemporaryDirectory() as profile:
-        context = pw.chromium.launch_persistent_context(
-            profile,
-            executable_path=chromium,
-            headless=True,
-            args=CHROMIUM_FLAGS,
-            viewport={"width": 1400, "height": 1000},
-        )
+        context = persistent_context(pw, chromium, profile, 1400, 1000)
         context.add_init_script(CLOCK)
         yield context
         context.close()
