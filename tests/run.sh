@@ -24,7 +24,7 @@ python -m ruff format --check .
 python -m mypy --cache-dir "${XDG_CACHE_HOME:-$HOME/.cache}/dp-explorer/mypy"
 echo "install, lint and type check: ${SECONDS} s"
 
-# Four workers on two cores: the browser tests spend much of their time waiting for a
-# served app or a browser, so two more workers than cores keep both busy (measured: see
-# the README's "Tests"). DP_TEST_WORKERS overrides the count.
+# Four workers on two cores: a browser test waits for its server and its browser in turn,
+# so two workers per core keep both cores busy; four measured faster than three (README,
+# "Tests"). DP_TEST_WORKERS overrides the count.
 python -m pytest -n "${DP_TEST_WORKERS:-4}" --dist worksteal "$@"
