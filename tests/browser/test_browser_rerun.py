@@ -8,6 +8,8 @@ from tests.browser.settle import settle
 
 CHART_DATA = """() => [...document.querySelectorAll('[data-testid=stPlotlyChart] .js-plotly-plot')]
   .map(gd => JSON.stringify(gd.data))"""
+CHANGED = f"before => ({CHART_DATA})().some((data, i) => data !== before[i])"
+"""Whether any chart's data differs from ``before`` (what ``CHART_DATA`` read earlier)."""
 
 
 @pytest.mark.browser
@@ -35,6 +37,8 @@ def test_a_new_seed_redraws_the_pages_charts(server, browser, path, label):
     seed.fill("5")
     seed.press("Enter")
     page.wait_for_url(f"**{path}?*seed=5*", timeout=30_000)
+    # the link changes when the rerun starts; the charts follow when it has drawn them
+    page.wait_for_function(CHANGED, arg=before, timeout=60_000)
     settle(page)
     after = page.evaluate(CHART_DATA)
     assert len(after) == len(before)
