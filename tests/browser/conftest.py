@@ -16,7 +16,7 @@ from collections.abc import Iterator
 import pytest
 
 from tests.browser.settle import CLOCK
-from tests.served_app import persistent_context, serve
+from tests.served_app import ONE_RENDERER, persistent_context, serve
 
 
 @pytest.fixture(scope="session")
@@ -35,8 +35,9 @@ def fresh_server() -> Iterator[str]:
 
 @pytest.fixture(scope="session")
 def browser():
-    """One headless Debian Chromium (a persistent context on a fresh profile) for this
-    process; every page it opens records its last DOM change for ``settle``."""
+    """One headless Debian Chromium (a persistent context on a fresh profile, its pages in
+    one renderer process) for this process; every page it opens records its last DOM change
+    for ``settle``."""
     chromium = shutil.which("chromium")
     if chromium is None:
         if os.environ.get("CI"):
@@ -45,7 +46,7 @@ def browser():
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as pw, tempfile.TemporaryDirectory() as profile:
-        context = persistent_context(pw, chromium, profile, 1400, 1000)
+        context = persistent_context(pw, chromium, profile, 1400, 1000, ONE_RENDERER)
         context.add_init_script(CLOCK)
         yield context
         context.close()
