@@ -341,3 +341,19 @@ def test_a_resumed_sweep_reads_its_stored_cells_one_input_at_a_time(tmp_path, mo
     rest = [next(todo), *todo]
     assert len(reads) == 2 and {r["scale"] for r in reads} == {100, 1000}
     assert [*first, list(cell.cells(sweep))[4], *rest] == list(cell.cells(sweep))
+
+
+def test_ctrl_c_inside_the_run_loop_sets_a_flag_and_a_second_one_raises():
+    """The run loop's Ctrl-C is a flag it checks after each batch (a KeyboardInterrupt
+    raised inside a C extension can be dropped); the previous handler comes back after."""
+    before = signal.getsignal(signal.SIGINT)
+    with runner._ctrl_c_as_flag() as stop:
+        os.kill(os.getpid(), signal.SIGINT)
+        deadline = time.monotonic() + 5
+        while not stop.is_set() and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert stop.is_set()
+        with pytest.raises(KeyboardInterrupt):
+            os.kill(os.getpid(), signal.SIGINT)
+            time.sleep(1)  # the handler runs on the main thread at the next bytecode
+    assert signal.getsignal(signal.SIGINT) is before
