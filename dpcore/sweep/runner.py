@@ -356,37 +356,6 @@ def _children_ignore_ctrl_c() -> Iterator[None]:
         signal.signal(signal.SIGINT, previous)
 
 
-@contextmanager
-def _ctrl_c_as_flag() -> Iterator[threading.Event]:
-    """While inside, Ctrl-C sets the yielded event instead of raising KeyboardInterrupt.
-
-    A KeyboardInterrupt raised wherever the main thread happens to be can be lost: a C
-    extension that checks for signals itself (DuckDB while it executes) may drop it, and
-    the sweep then ran to its end (seen once in a test run under load). The run loop
-    checks the event after every batch instead; a second Ctrl-C raises KeyboardInterrupt
-    at once (a cluster that returns no batch). A process that ignores SIGINT (a background
-    job) keeps ignoring it.
-    """
-    stop = threading.Event()
-    if (
-        threading.current_thread() is not threading.main_thread()
-        or signal.getsignal(signal.SIGINT) is not signal.default_int_handler
-    ):
-        yield stop
-        return
-
-    def on_ctrl_c(*_: object) -> None:
-        if stop.is_set():
-            raise KeyboardInterrupt
-        stop.set()
-
-    previous = signal.signal(signal.SIGINT, on_ctrl_c)
-    try:
-        yield stop
-    finally:
-        signal.signal(signal.SIGINT, previous)
-
-
 def workers_of(client: distributed.Client) -> int:
     """Worker threads the client's cluster has now (at least 1)."""
     info: dict[str, Any] = client.scheduler_info()
@@ -487,35 +456,32 @@ def run(
         flushed = time.monotonic()
 
     bar = tqdm(total=sweep.size - skipped, unit="cell", disable=not progress, file=sys.stderr)
-    with _ctrl_c_as_flag() as stop:
-        try:
-            for _ in range(WINDOW_PER_WORKER * workers):
+    try:
+        for _ in range(WINDOW_PER_WORKER * workers):
+            submit_next()
+        for batch in completed.batches():
+            for future, outcome in batch:
+                chunk = in_flight.pop(future)
+                if future.status == "error":
+                    error = outcome[1]  # (type, exception, traceback)
+                    message = f"{type(error).__name__}: {error}"
+                    summary.failures += [Failure(c, message) for c in chunk]
+                else:
+                    results, failures = outcome
+                    buffer.extend(results)
+                    summary.failures += failures
+                bar.update(len(chunk))
+                future.release()
                 submit_next()
-            for batch in completed.batches():
-                for future, outcome in batch:
-                    chunk = in_flight.pop(future)
-                    if future.status == "error":
-                        error = outcome[1]  # (type, exception, traceback)
-                        message = f"{type(error).__name__}: {error}"
-                        summary.failures += [Failure(c, message) for c in chunk]
-                    else:
-                        results, failures = outcome
-                        buffer.extend(results)
-                        summary.failures += failures
-                    bar.update(len(chunk))
-                    future.release()
-                    submit_next()
-                bar.set_postfix(failed=len(summary.failures), refresh=False)
-                if stop.is_set():  # Ctrl-C: stop as KeyboardInterrupt would
-                    raise KeyboardInterrupt
-                if len(buffer) >= FLUSH_ROWS or time.monotonic() - flushed >= FLUSH_SECONDS:
-                    flush()
-            flush()
-        except KeyboardInterrupt:
-            summary.interrupted = True
-            client.cancel(list(in_flight))  # a window of tasks, not the whole grid
-            flush()
-        finally:
-            bar.close()
+            bar.set_postfix(failed=len(summary.failures), refresh=False)
+            if len(buffer) >= FLUSH_ROWS or time.monotonic() - flushed >= FLUSH_SECONDS:
+                flush()
+        flush()
+    except KeyboardInterrupt:
+        summary.interrupted = True
+        client.cancel(list(in_flight))  # a window of tasks, not the whole grid
+        flush()
+    finally:
+        bar.close()
     summary.seconds = time.perf_counter() - start
     return summary
