@@ -20,7 +20,6 @@ wrong and what is accepted; nothing else escapes :func:`parse_histogram`.
 from __future__ import annotations
 
 import csv
-import io
 import math
 import re
 from array import array
@@ -30,7 +29,7 @@ from typing import Literal
 import numpy as np
 from numpy.typing import NDArray
 
-from dpcore import _validate
+from dpcore import _csv_input, _validate
 
 Layout = Literal["auto", "counts", "labelled", "values"]
 
@@ -228,15 +227,10 @@ def parse_histogram(
     >>> h.labels, h.header_note
     (('a', 'b'), 'No header: the first row (a, 1) was read as data.')
     """
-    if len(data) > max_bytes:
-        raise HistogramError(
-            f"The file is {len(data) / 2**20:.1f} MiB; at most {max_bytes / 2**20:.0f} MiB "
-            "is accepted."
-        )
-    if b"\x00" in data:
-        raise HistogramError(f"The file looks binary (it contains NUL bytes). {ACCEPTED}")
-    if b"\r" in data:
-        data = data.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
+    try:
+        data = _csv_input.normalised(data, max_bytes=max_bytes, accepted=ACCEPTED)
+    except ValueError as err:
+        raise HistogramError(str(err)) from None
     try:
         _validate.scan_lines(data, max_rows=max_rows, max_line=MAX_LINE)
     except ValueError as err:
@@ -265,12 +259,7 @@ def _read(data: bytes, layout: Layout, header: bool | None, max_rows: int) -> tu
     first_ink = re.search(rb"\S", data)
     if first_ink is None:
         raise HistogramError(f"The file is empty. {ACCEPTED}")
-    line_start = data.rfind(b"\n", 0, first_ink.start()) + 1
-    line_end = data.find(b"\n", line_start)
-    first_line = data[line_start : line_end if line_end >= 0 else len(data)]
-    delimiter = next((d for d in ("\t", ";", ",") if d.encode() in first_line), ",")
-    text = io.TextIOWrapper(io.BytesIO(data), encoding="utf-8-sig", newline="")
-    reader = csv.reader(text, delimiter=delimiter)
+    reader = _csv_input.reader(data)
     numbers = array("d")
     labels: list[str] = []
     width = 0
