@@ -3,15 +3,22 @@ rectangle, uploads, and the numbers shown against dpcore and independent formula
 
 from __future__ import annotations
 
+import time
+import tracemalloc
 from pathlib import Path
+from urllib.parse import urlencode
 
 import numpy as np
 import pytest
+import streamlit as st
 from streamlit.testing.v1 import AppTest
 
 from dpcore import spatial
+from dpcore.spatial.grid_data import from_grid
 from dpcore.spatial.rules import SPATIAL_BUDGETS
-from dpui.spatial import data
+from dpui.kit import byte_cache, chart_text, examples, limits
+from dpui.kit.page import Inputs
+from dpui.spatial import data, figures
 from dpui.spatial import view as sv
 from tests.uploads import uploader
 
@@ -120,3 +127,52 @@ def test_upload_waits_for_a_file_reads_points_and_keeps_it_after_a_bad_file():
     assert "bad.csv was not loaded" in message and "Line 3" in message
     assert "outside the bounds" in message
     assert _metric(at, "True answer") == "4"  # the previous grid stays
+
+
+def test_the_heatmaps_share_one_colour_scale_and_outline_the_rectangle_on_each():
+    a, b = np.array([[0.0, 5.0], [1.0, 2.0]]), np.array([[-3.0, 1.0], [np.nan, 9.0]])
+    fig = figures.grid_heatmaps([("a", a), ("b", b)], title="t", box=(0, 1, 1, 1))
+    assert [t.coloraxis for t in fig.data] == ["coloraxis", "coloraxis"]
+    assert (fig.layout.coloraxis.cmin, fig.layout.coloraxis.cmax) == (-3.0, 9.0)
+    shapes = fig.layout.shapes
+    assert len(shapes) == 2  # rows 0..1, column 1: x spans the column, y the rows
+    assert (shapes[0].x0, shapes[0].x1, shapes[0].y0, shapes[0].y1) == (0.5, 1.5, -0.5, 1.5)
+    assert "heatmap of 2 by 2 values from 0 to 5" in chart_text.summary(fig)
+
+
+def test_presentation_mode_and_a_pinned_comparison_render():
+    """A pinned geometric view A beside the per-node view B: the compared key numbers are
+    dpcore's expected errors of each."""
+    at = _page()
+    at.query_params["present"] = "1"
+    pinned = {p.name: p.encode(p.default) for p in sv.PINNED} | {sv.BUDGETS.name: "geometric"}
+    at.query_params["pin"] = urlencode(pinned)
+    at.run()
+    assert not at.exception and not _errors(at)
+    compared = next(d.value for d in at.dataframe if "B / A" in d.value.columns)
+    row = compared[compared["quantity"] == "E[error²] of a random rectangle, after BLUE"]
+    a = spatial.expected_error((32, 32), budgets="geometric")
+    b = spatial.expected_error((32, 32), budgets="per-node")
+    assert row["A (pinned)"].iloc[0] == pytest.approx(a)
+    assert row["B (current)"].iloc[0] == pytest.approx(b)
+
+
+def test_the_memory_and_time_estimate_holds_at_128():
+    counts = np.random.default_rng(0).integers(0, 50, (128, 128)).astype(np.float64)
+    values = {p.name: p.default for p in sv.PINNED} | {sv.SOURCE.name: data.UPLOAD}
+    uploaded = {sv.UPLOADED_GRID: from_grid(counts, "g")}
+    inputs = Inputs(values, examples.load(examples.DEFAULT), uploaded)
+    estimate = sv.cost(inputs)
+    assert estimate is not None
+    st.cache_data.clear()
+    byte_cache.clear_caches()
+    tracemalloc.start()
+    start = time.process_time()
+    try:
+        sv.view(inputs)
+        seconds = time.process_time() - start
+        peak = tracemalloc.get_traced_memory()[1] / limits.MB
+    finally:
+        tracemalloc.stop()
+    assert peak <= 2 * estimate.cost.megabytes
+    assert seconds <= 2 * estimate.cost.seconds
