@@ -153,6 +153,8 @@ def errors(detail: sv.Detail) -> None:
         "after BLUE."
     )
     st.caption(
+        "Expected squared error of one rectangle, in counts squared (Identity has no tree: "
+        "its one value is in both columns). "
         f"Exact, not simulated: {detail.fanout}×{detail.fanout} tree over {detail.grid.shape[0]} "
         f"x {detail.grid.shape[1]} cells ({detail.nodes:,} nodes), ε = {detail.eps:g}, one "
         "rectangle drawn as DPBench draws them (a width per axis uniform, then a position "
