@@ -1,6 +1,6 @@
 """Reading an uploaded CSV/TSV file, shared by the 1-D (:mod:`dpcore.histogram`) and the 2-D
-(:mod:`dpcore.spatial.grid_data`) parsers: the checks before any parsing, and a reader with
-the delimiter of the first non-blank line."""
+(:mod:`dpcore.spatial.grid_data`) parsers: the checks before any parsing, a reader with the
+delimiter of the first non-blank line, and the note saying how the first row was read."""
 
 from __future__ import annotations
 
@@ -54,3 +54,15 @@ def reader(data: bytes) -> _csv.Reader:
     delimiter = next((d for d in ("\t", ";", ",") if d.encode() in first_line), ",")
     text = io.TextIOWrapper(io.BytesIO(data), encoding="utf-8-sig", newline="")
     return csv.reader(text, delimiter=delimiter)
+
+
+def header_note(cells: list[str], is_header: bool) -> str:
+    """How the first row was read, quoting (the start of) its first eight cells.
+
+    >>> header_note(["a", "1"], False)
+    'No header: the first row (a, 1) was read as data.'
+    """
+    shown = ", ".join(cell[:40] for cell in cells[:8])
+    if is_header:
+        return f"First row read as a header: {shown}."
+    return f"No header: the first row ({shown}) was read as data."

@@ -151,18 +151,26 @@ Count in larger units (e.g. thousands).
         raise HistogramError(
             f"Bin {first + 1} has the negative count {array_[first]:g}; counts must be >= 0."
         )
-    with np.errstate(over="ignore"):
-        total = float(array_.sum())
-    if not total <= max_total:
-        raise HistogramError(
-            f"The counts sum to {total:.4g}, more than the limit of {max_total:,.0f} (2^32): "
-            "float64 would round Laplace noise away from node sums that large. Count in larger "
-            "units (e.g. thousands)."
-        )
+    if too_large := total_problem(array_, max_total):
+        raise HistogramError(too_large)
     notes: tuple[str, ...] = ()
     if not np.array_equal(array_, np.round(array_)):
         notes = ("Some counts are not whole numbers; they are used as given.",)
     return Histogram(array_, name, labels, notes)
+
+
+def total_problem(counts: NDArray[np.float64], max_total: float) -> str | None:
+    """Why the sum of ``counts`` is too large to release (float64 would round the noise
+    away), or None when it is within ``max_total``."""
+    with np.errstate(over="ignore"):
+        total = float(counts.sum())
+    if total <= max_total:
+        return None
+    return (
+        f"The counts sum to {total:.4g}, more than the limit of {max_total:,.0f} (2^32): "
+        "float64 would round Laplace noise away from node sums that large. Count in larger "
+        "units (e.g. thousands)."
+    )
 
 
 def parse_histogram(
@@ -275,11 +283,9 @@ def _read(data: bytes, layout: Layout, header: bool | None, max_rows: int) -> tu
                 width = _width(cells, line, layout)
                 first_row = cells
                 is_header = _is_header(cells[-1]) if header is None else header
-                shown = ", ".join(cell[:40] for cell in cells)
+                note = _csv_input.header_note(cells, is_header)
                 if is_header:
-                    note = f"First row read as a header: {shown}."
                     continue
-                note = f"No header: the first row ({shown}) was read as data."
             elif len(cells) != width:
                 raise HistogramError(
                     f"Line {line} has {len(cells)} column(s) but the first row has {width}; "

@@ -29,7 +29,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from dpcore import _csv_input, _validate
-from dpcore.histogram import MAX_BYTES, MAX_ROWS, MAX_TOTAL
+from dpcore.histogram import MAX_BYTES, MAX_ROWS, MAX_TOTAL, total_problem
 from dpcore.spatial.regions import MAX_CELLS
 
 FloatArray = NDArray[np.float64]
@@ -167,14 +167,8 @@ def _check_counts(values: FloatArray, where: Callable[[int], str]) -> None:
 
 
 def _check_total(grid: FloatArray, max_total: float) -> None:
-    with np.errstate(over="ignore"):
-        total = float(grid.sum())
-    if not total <= max_total:
-        raise GridError(
-            f"The counts sum to {total:.4g}, more than the limit of {max_total:,.0f} (2^32): "
-            "float64 would round Laplace noise away from node sums that large. Count in larger "
-            "units (e.g. thousands)."
-        )
+    if too_large := total_problem(grid, max_total):
+        raise GridError(too_large)
 
 
 def parse_grid(
@@ -295,12 +289,7 @@ class _Table:
         self.header = (
             not any(ch.isdigit() for cell in looked_at for ch in cell) if header is None else header
         )
-        shown = ", ".join(cell[:40] for cell in first[1][:8])
-        self.note = (
-            f"First row read as a header: {shown}."
-            if self.header
-            else f"No header: the first row ({shown}) was read as data."
-        )
+        self.note = _csv_input.header_note(first[1], self.header)
 
     def numbers(self) -> Iterator[tuple[int, list[float]]]:
         """Each data row's numbers, checking widths and that every cell is a number."""
