@@ -20,7 +20,6 @@ wrong and what is accepted; nothing else escapes :func:`parse_histogram`.
 from __future__ import annotations
 
 import csv
-import io
 import math
 import re
 from array import array
@@ -30,7 +29,7 @@ from typing import Literal
 import numpy as np
 from numpy.typing import NDArray
 
-from dpcore import _validate
+from dpcore import _csv_input, _validate
 
 Layout = Literal["auto", "counts", "labelled", "values"]
 
@@ -152,18 +151,26 @@ Count in larger units (e.g. thousands).
         raise HistogramError(
             f"Bin {first + 1} has the negative count {array_[first]:g}; counts must be >= 0."
         )
-    with np.errstate(over="ignore"):
-        total = float(array_.sum())
-    if not total <= max_total:
-        raise HistogramError(
-            f"The counts sum to {total:.4g}, more than the limit of {max_total:,.0f} (2^32): "
-            "float64 would round Laplace noise away from node sums that large. Count in larger "
-            "units (e.g. thousands)."
-        )
+    if too_large := total_problem(array_, max_total):
+        raise HistogramError(too_large)
     notes: tuple[str, ...] = ()
     if not np.array_equal(array_, np.round(array_)):
         notes = ("Some counts are not whole numbers; they are used as given.",)
     return Histogram(array_, name, labels, notes)
+
+
+def total_problem(counts: NDArray[np.float64], max_total: float) -> str | None:
+    """Why the sum of ``counts`` is too large to release (float64 would round the noise
+    away), or None when it is within ``max_total``."""
+    with np.errstate(over="ignore"):
+        total = float(counts.sum())
+    if total <= max_total:
+        return None
+    return (
+        f"The counts sum to {total:.4g}, more than the limit of {max_total:,.0f} (2^32): "
+        "float64 would round Laplace noise away from node sums that large. Count in larger "
+        "units (e.g. thousands)."
+    )
 
 
 def parse_histogram(
@@ -228,15 +235,10 @@ def parse_histogram(
     >>> h.labels, h.header_note
     (('a', 'b'), 'No header: the first row (a, 1) was read as data.')
     """
-    if len(data) > max_bytes:
-        raise HistogramError(
-            f"The file is {len(data) / 2**20:.1f} MiB; at most {max_bytes / 2**20:.0f} MiB "
-            "is accepted."
-        )
-    if b"\x00" in data:
-        raise HistogramError(f"The file looks binary (it contains NUL bytes). {ACCEPTED}")
-    if b"\r" in data:
-        data = data.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
+    try:
+        data = _csv_input.normalised(data, max_bytes=max_bytes, accepted=ACCEPTED)
+    except ValueError as err:
+        raise HistogramError(str(err)) from None
     try:
         _validate.scan_lines(data, max_rows=max_rows, max_line=MAX_LINE)
     except ValueError as err:
@@ -265,12 +267,7 @@ def _read(data: bytes, layout: Layout, header: bool | None, max_rows: int) -> tu
     first_ink = re.search(rb"\S", data)
     if first_ink is None:
         raise HistogramError(f"The file is empty. {ACCEPTED}")
-    line_start = data.rfind(b"\n", 0, first_ink.start()) + 1
-    line_end = data.find(b"\n", line_start)
-    first_line = data[line_start : line_end if line_end >= 0 else len(data)]
-    delimiter = next((d for d in ("\t", ";", ",") if d.encode() in first_line), ",")
-    text = io.TextIOWrapper(io.BytesIO(data), encoding="utf-8-sig", newline="")
-    reader = csv.reader(text, delimiter=delimiter)
+    reader = _csv_input.reader(data)
     numbers = array("d")
     labels: list[str] = []
     width = 0
@@ -286,11 +283,9 @@ def _read(data: bytes, layout: Layout, header: bool | None, max_rows: int) -> tu
                 width = _width(cells, line, layout)
                 first_row = cells
                 is_header = _is_header(cells[-1]) if header is None else header
-                shown = ", ".join(cell[:40] for cell in cells)
+                note = _csv_input.header_note(cells, is_header)
                 if is_header:
-                    note = f"First row read as a header: {shown}."
                     continue
-                note = f"No header: the first row ({shown}) was read as data."
             elif len(cells) != width:
                 raise HistogramError(
                     f"Line {line} has {len(cells)} column(s) but the first row has {width}; "

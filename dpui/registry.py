@@ -16,6 +16,7 @@ from dpui.reference.glossary_page import PAGE as GLOSSARY
 from dpui.reference.home_page import PAGE as HOME
 from dpui.reference.lesson_page import PAGE as LESSON
 from dpui.reference.references_page import PAGE as REFERENCES
+from dpui.spatial.page import PAGE as SPATIAL
 from dpui.tree.page import PAGE as TREE_BUDGETS
 
 PAGES: tuple[Page, ...] = (
@@ -24,6 +25,7 @@ PAGES: tuple[Page, ...] = (
     TREE_BUDGETS,
     ERROR_ANALYSIS,
     MATRIX_PRIVELET,
+    SPATIAL,
     PAPER_EXPERIMENTS,
     WHICH_ALGORITHM,
     LAPLACE,

@@ -9,24 +9,14 @@ geometry: region trees (:mod:`.regions`), rectangle workloads and coverage
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Literal
 
 from numpy.typing import ArrayLike
 
 from dpcore import _validate
-from dpcore.hist import budget
 from dpcore.spatial.error import blue_expected_error, identity_error, raw_expected_error
 from dpcore.spatial.rectangles import Rectangles, coverage_probabilities, rectangle_workload
 from dpcore.spatial.regions import quadtree
-
-SpatialBudgets = Literal["per-node", "per-level", "geometric", "uniform", "identity"]
-SPATIAL_BUDGETS: tuple[SpatialBudgets, ...] = (
-    "per-node",
-    "per-level",
-    "geometric",
-    "uniform",
-    "identity",
-)
+from dpcore.spatial.rules import SpatialBudgets, tree_budgets
 
 
 def expected_error(
@@ -82,16 +72,7 @@ def expected_error(
     tree = quadtree(shape, fanout)
     load = rectangle_workload(workload, tree.shape)
     p = coverage_probabilities(tree, load)
-    if budgets == "per-node":
-        eps_x = budget.optimal_budgets(tree, eps, p)
-    elif budgets == "per-level":
-        eps_x = budget.per_level_budgets(tree, eps, p)
-    elif budgets == "geometric":
-        eps_x = budget.geometric_budgets(tree, eps)
-    elif budgets == "uniform":
-        eps_x = budget.uniform_budgets(tree, eps)
-    else:
-        raise ValueError(f"unknown budgets '{budgets}'; choose from {', '.join(SPATIAL_BUDGETS)}")
+    eps_x = tree_budgets(tree, budgets, eps, p)
     if consistent:
         return blue_expected_error(tree, eps_x, load)
     return raw_expected_error(tree, eps_x, load)

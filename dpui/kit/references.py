@@ -319,6 +319,16 @@ REFERENCES: tuple[Reference, ...] = (
         "2010",
         "DPCube: a noisy cell histogram, a kd-tree partition of it, noisy partition counts.",
     ),
+    Reference(
+        "cormode-2012",
+        "Cormode et al. 2012 (spatial decompositions)",
+        "Graham Cormode, Cecilia Procopiuc, Divesh Srivastava, Entong Shen and Ting Yu",
+        "Differentially private spatial decompositions",
+        "IEEE ICDE",
+        "2012",
+        "Quadtrees and kd-trees over 2-D data, the geometric per-level budgets, and exact "
+        "least-squares consistency for one budget per level.",
+    ),
 )
 
 _NUMBER = {ref.key: i for i, ref in enumerate(REFERENCES, start=1)}

@@ -9,7 +9,7 @@ import pytest
 
 from dpcore import spatial
 from dpcore.hist import blue_error, budget, consistency, coverage, raw_error, release, tree
-from dpcore.spatial import allocation, error, gradient, rectangles, regions
+from dpcore.spatial import allocation, error, gradient, rectangles, regions, rules
 from tests import oracles
 
 SHAPES = [(8, 8), (6, 10), (5, 3), (1, 7)]
@@ -431,3 +431,18 @@ def test_node_budgets_after_blue_beat_every_other_allocation_at_16():
     assert ours < 0.7 * error.blue_expected_error(t, lue, "random rectangles")
     with pytest.raises(ValueError, match="independent axes"):
         gradient.blue_error_gradient(t, found, [((0, 0), (3, 3))])
+
+
+@pytest.mark.parametrize("shape", [(8, 8), (6, 5)])
+def test_identity_as_a_tree_has_identitys_error_raw_and_after_blue(shape):
+    """Leaves-only budgets are Identity: ``2 E[area] / eps^2`` (DPBench's mean area per axis
+    ``(n + 1) / 2`` on an ``n x n`` grid; any grid: the product of the axes' mean widths)."""
+    t = regions.quadtree(shape)
+    eps_x = rules.tree_budgets(t, "identity", 0.5, np.zeros(t.size))
+    assert set(eps_x[t.is_leaf]) == {0.5} and not eps_x[~t.is_leaf].any()
+    mean_width = [np.mean(np.arange(1, n + 1)) for n in shape]  # width uniform on 1..n
+    expected = 2 * np.prod(mean_width) / 0.5**2
+    assert error.raw_expected_error(t, eps_x, "random rectangles") == pytest.approx(expected)
+    assert error.blue_expected_error(t, eps_x, "random rectangles") == pytest.approx(expected)
+    with pytest.raises(ValueError, match="unknown budgets"):
+        rules.tree_budgets(t, "flat", 1.0, np.zeros(t.size))  # type: ignore[arg-type]

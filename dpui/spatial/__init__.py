@@ -1,0 +1,1 @@
+"""The "Spatial data" page: 2-D histograms, region trees and rectangles."""
