@@ -120,10 +120,6 @@ def release(
             line={"color": ESTIMATE, "width": 1.5, "shape": "hvh"},
         )
     )
-    if buckets is not None and buckets.size > 1:
-        ends = np.append(buckets[1:], truth.size)
-        for lo, hi in list(zip(buckets, ends, strict=True))[::2][:400]:
-            fig.add_vrect(x0=lo - 0.5, x1=hi - 0.5, fillcolor=BUCKET, line_width=0, layer="below")
     count = "" if buckets is None else f", {buckets.size:,} buckets (every other one shaded)"
     fig.update_layout(
         title=f"One release of {name}{count}",
@@ -132,7 +128,47 @@ def release(
         bargap=0,
         height=420,
     )
+    if buckets is not None and buckets.size > 1:
+        # one shape for all the buckets: a shape per bucket (``add_vrect``) copies the list
+        # of shapes at every call, quadratic in the buckets (8.2 s for DAWA's at 120,000
+        # records), and the browser draws one SVG path faster than thousands of rectangles
+        fig.layout.shapes = (
+            {
+                "type": "path",
+                "path": bucket_path(buckets, truth.size),
+                "xref": "x",
+                "yref": "paper",
+                "fillcolor": BUCKET,
+                "line": {"width": 0},
+                "layer": "below",
+            },
+        )
     return fig
+
+
+def bucket_path(starts: NDArray[np.int64], bins: int) -> str:
+    """An SVG path of every other bucket (the first, third, …) as a rectangle over its bins,
+    from the bottom of the plot (0) to its top (1), for a shape on ``xref="x"``,
+    ``yref="paper"``.
+
+    Parameters
+    ----------
+    starts : ndarray of int64
+        The first bin of each bucket, increasing, the first 0.
+    bins : int
+        Number of bins (the last bucket ends there).
+
+    Returns
+    -------
+    str
+        ``M a,0 H b V 1 H a Z`` per shaded bucket, from ``a`` = its first bin − ½ to ``b`` =
+        its last bin + ½.
+    """
+    ends = np.append(starts[1:], bins)
+    return "".join(
+        f"M{lo - 0.5},0H{hi - 0.5}V1H{lo - 0.5}Z"
+        for lo, hi in zip(starts[::2].tolist(), ends[::2].tolist(), strict=True)
+    )
 
 
 def regret_heat_map(table: pd.DataFrame) -> go.Figure:
