@@ -21,7 +21,13 @@ from scipy import stats
 from dpcore.algorithms import ALGORITHMS, NAMES, estimate
 from dpcore.algorithms.common import Ranges, as_workload
 from dpcore.algorithms.cost import run_bytes, run_seconds
-from dpcore.algorithms.dpbench import RANDOM_RANGES, random_ranges, sample, scaled_l1_error
+from dpcore.algorithms.dpbench import (
+    MAX_SCALE,
+    RANDOM_RANGES,
+    random_ranges,
+    sample,
+    scaled_l1_error,
+)
 from dpcore.hist.flat_error import flat_range_mean_abs
 from dpcore.hist.plans import plan_range_errors, prepare
 from dpcore.hist.workload import Workload, parse_workload, workload_ranges
@@ -40,7 +46,9 @@ WORKLOADS = {
     "all": "all ranges [a, b]",
     "listed": "ranges I list",
 }
-SCALE = IntParam("wa_scale", 1_000, 100, 10**8)
+SCALE = IntParam("wa_scale", 0, 100, 10**8, also=0)
+"""Records per sampled input; 0 (the default): the data's own total (:func:`own_scale`),
+any other value a what-if."""
 DOMAIN = IntParam("wa_domain", 0, 0, MAX_BINS)
 """Bins after merging equal groups of adjacent bins; 0 keeps the histogram's own."""
 WORKLOAD = ChoiceParam("wa_workload", "prefix", tuple(WORKLOADS))
@@ -63,6 +71,31 @@ def compared(domain: int, workload: str, *, slow: bool) -> tuple[str, ...]:
     """The algorithms in the comparison: all, or (``slow`` False) those whose run is
     estimated at most :data:`SLOW_RUN` seconds."""
     return tuple(n for n in NAMES if slow or run_seconds(n, domain, workload) <= SLOW_RUN)
+
+
+def own_scale(hist: Histogram) -> int:
+    """The histogram's own number of records: its total, rounded to a whole number."""
+    return round(hist.total)
+
+
+def what_if_start(hist: Histogram) -> int:
+    """The what-if scale offered first: the data's own, within :data:`SCALE`'s bounds."""
+    return min(max(own_scale(hist), SCALE.lo), SCALE.hi)
+
+
+def scale_of(hist: Histogram, scale: int) -> int:
+    """The scale asked for (0: the data's own total), or :class:`Refused` when the data's
+    total is no number of records DPBench can draw."""
+    if scale:
+        return scale
+    own = own_scale(hist)
+    if not 1 <= own <= MAX_SCALE:
+        raise Refused(
+            f"'{hist.name}' holds {hist.total:,.4g} records in total, which rounds to "
+            f"{own:,}: its own scale must be 1 to {MAX_SCALE:,} records. Choose "
+            f"“a what-if scale” in the settings ({SCALE.lo:,} to {SCALE.hi:,} records)."
+        )
+    return own
 
 
 def domain_of(hist: Histogram, domain: int) -> int:
@@ -151,6 +184,21 @@ class Setting:
     trials: int
     seed: int
     names: tuple[str, ...]
+    own: bool = False
+    """Whether ``scale`` is the data's own total (:func:`own_scale`), not a what-if."""
+
+    def scale_words(self) -> str:
+        """The scale ranked at, and whether it is the data's own."""
+        if not self.own:
+            return f"a what-if scale of {self.scale:,} records (your data holds {self.total()})"
+        return f"your data's N = {self.scale:,} records"
+
+    def total(self) -> str:
+        """The histogram's total, as a number of records (rounding said)."""
+        total = self.hist.total
+        if total == round(total):
+            return f"{round(total):,}"
+        return f"{total:,.6g}, about {round(total):,}"
 
     def left_out(self) -> tuple[str, ...]:
         """The algorithms too slow to run at this domain unless asked for."""
@@ -204,7 +252,7 @@ def setting(inputs: Inputs) -> Setting:
             "from. Choose or upload a histogram with at least one positive count."
         )
     domain = domain_of(hist, int(inputs[DOMAIN]))
-    scale = int(inputs[SCALE])
+    scale = scale_of(hist, int(inputs[SCALE]))
     chosen = Setting(
         hist,
         scale,
@@ -215,6 +263,7 @@ def setting(inputs: Inputs) -> Setting:
         int(inputs[TRIALS]),
         int(inputs[SEED]),
         compared(domain, inputs[WORKLOAD], slow=bool(inputs[SLOW])),
+        own=int(inputs[SCALE]) == 0,
     )
     if chosen.workload == "listed":
         try:
@@ -307,7 +356,7 @@ def view(inputs: Inputs) -> View:
     table = summary(runs, s)
     stamp = {
         "data": s.hist.name,
-        "scale": f"{s.scale:,}",
+        "scale": f"{s.scale:,}" + (" (the data's N)" if s.own else " (what-if)"),
         "domain": f"{s.domain:,}",
         "ε": s.eps,
         "workload": WORKLOADS[s.workload],
@@ -317,7 +366,7 @@ def view(inputs: Inputs) -> View:
     best = table.index[0]
     return View(
         described=(
-            f"{len(table)} algorithms on {s.scale:,} records of '{s.hist.name}' at "
+            f"{len(table)} algorithms on samples of '{s.hist.name}' at {s.scale_words()}, "
             f"{s.domain:,} bins, ε = {s.eps:g}; best: {best}"
         ),
         figure=figures.ranking(table),

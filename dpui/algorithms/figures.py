@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
@@ -17,6 +19,8 @@ DEPENDENT = {"color": "#D55E00", "pattern": "/", "dash": "solid", "symbol": "cir
 INDEPENDENT = {"color": "#0072B2", "pattern": "", "dash": "dash", "symbol": "square"}
 CLOSED_FORM = "#000000"
 TRUTH, ESTIMATE, BUCKET = "#999999", "#D55E00", "rgba(0, 114, 178, 0.10)"
+MARKS = ("#000000", "#009E73")
+"""Colours of the scales marked on error vs scale: the data's own N, then a what-if."""
 
 
 def _family(dependent: bool) -> dict[str, str]:
@@ -76,10 +80,26 @@ def ranking(table: pd.DataFrame) -> go.Figure:
     return fig
 
 
-def by_scale(table: pd.DataFrame, dependent: dict[str, bool]) -> go.Figure:
+def by_scale(
+    table: pd.DataFrame, dependent: dict[str, bool], marks: Mapping[str, int] | None = None
+) -> go.Figure:
     """Mean error vs scale per algorithm (log-log), dash and marker by family, so the scale
-    where data-independent algorithms take over is visible."""
+    where data-independent algorithms take over is visible; each of ``marks`` (label ->
+    scale, e.g. the data's own number of records) a vertical line across the curves, named in
+    the legend."""
     fig = go.Figure()
+    low, high = table["mean"].min(), table["mean"].max()
+    for i, (label, scale) in enumerate((marks or {}).items()):
+        fig.add_trace(
+            go.Scatter(
+                x=[scale, scale],
+                y=[low, high],
+                mode="lines",
+                name=label,
+                line={"color": MARKS[i % len(MARKS)], "dash": "dot", "width": 2},
+                hovertemplate=f"{label}<extra></extra>",
+            )
+        )
     for name, rows in table.groupby("algorithm", sort=False):
         style = _family(dependent[str(name)])
         fig.add_trace(

@@ -3,6 +3,7 @@
 import re
 
 import numpy as np
+import pandas as pd
 import pytest
 
 from dpui.algorithms import figures
@@ -48,3 +49,13 @@ def test_the_shading_covers_exactly_the_bins_of_even_numbered_buckets():
 def test_a_release_without_buckets_shades_nothing(buckets):
     fig = figures.release(np.ones(4), np.ones(4), buckets, name="Identity")
     assert fig.layout.shapes == ()
+
+
+def test_error_vs_scale_marks_the_datas_own_n_across_the_curves():
+    names, means = ["A", "A", "B", "B"], [0.1, 0.01, 0.2, 0.02]
+    curves = pd.DataFrame({"algorithm": names, "scale": [100, 1000] * 2, "mean": means})
+    label = "your data's N = 120,000"
+    fig = figures.by_scale(curves, {"A": True, "B": False}, {label: 120_000})
+    (mark,) = [trace for trace in fig.data if trace.name == label]
+    assert list(mark.x) == [120_000, 120_000] and list(mark.y) == [0.01, 0.2]
+    assert {trace.name for trace in fig.data} == {label, "A", "B"}
