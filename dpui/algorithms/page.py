@@ -12,7 +12,7 @@ import streamlit as st
 from dpcore.algorithms import ALGORITHMS, NAMES, release
 from dpcore.algorithms.cost import run_seconds
 from dpcore.algorithms.dpbench import sample
-from dpui.algorithms import compare, figures, stored
+from dpui.algorithms import compare, figures, stored, verdict
 from dpui.algorithms.compare import (
     DOMAIN,
     RANGES,
@@ -98,10 +98,10 @@ def body(view: View | None) -> None:
     with right:
         st.latex(r"\mathrm{err} = \frac{\lVert Wx - W\hat x\rVert_1}{|W| \cdot \lVert x\rVert_1}")
         st.latex(r"\mathrm{regret}_A = \mathrm{err}_A / \min_B \mathrm{err}_B")
-        st.markdown(verdict(table))
+        st.markdown(verdict.verdict(table, s.trials))
     shown = table.assign(
         family=np.where(table["data-dependent"], "data-dependent", "data-independent")
-    ).drop(columns="data-dependent")
+    ).drop(columns=["data-dependent", "within noise"])
     if s.sparse_note():
         st.caption(s.sparse_note())
     if s.left_out():
@@ -114,28 +114,11 @@ def body(view: View | None) -> None:
             "the settings, choose a smaller domain, or run a sweep."
         )
     present.table(shown.reset_index())
+    st.caption(compare.PROBABILITY_NOTE)
     st.caption(compare.CLOSED_FORM_NOTE)
     downloads.csv_button("Download the ranking (CSV)", shown.reset_index(), "which_algorithm.csv")
     sections("Below the ranking", SECTION, SECTIONS, s)
     present.prose(references.prose("which_algorithm.md"))
-
-
-def verdict(table: pd.DataFrame) -> str:
-    """The winner and the best of the other family, in words."""
-    best = table.index[0]
-    dependent = bool(table["data-dependent"].iloc[0])
-    other = table[table["data-dependent"] != dependent]
-    text = f"Best here: **{best}** ({'data-dependent' if dependent else 'data-independent'})."
-    if not other.empty:
-        text += (
-            f" The best {'data-independent' if dependent else 'data-dependent'} one, "
-            f"**{other.index[0]}**, has {other['regret'].iloc[0]:.2f}× its error."
-        )
-    return text + (
-        " A data-dependent method pays part of ε to learn the histogram's shape; with few "
-        "records that shape is worth the price, with many the shape is cheap to describe "
-        "with noise and the price is not."
-    )
 
 
 def error_vs_scale(s: Setting) -> None:

@@ -129,6 +129,9 @@ def test_identitys_closed_form_is_exact_for_single_bin_ranges():
     assert not at.exception and not at.error
     table = ranking(at).set_index("algorithm")
     assert table.loc["Identity", "closed form"] == pytest.approx(1 / 1.0 / 1000, rel=1e-9)
+    # ranked at that exact value, not at a mean of its two trials, and said so
+    assert table.loc["Identity", "mean"] == pytest.approx(1 / 1.0 / 1000, rel=1e-9)
+    assert table.loc["Identity", "how"] == "exact" and table.loc["Identity", "half width"] == 0
     assert any("Identity's is exact" in c.value for c in at.caption)
 
 
