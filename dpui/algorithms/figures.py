@@ -28,47 +28,62 @@ def _family(dependent: bool) -> dict[str, str]:
 
 
 def ranking(table: pd.DataFrame) -> go.Figure:
-    """Mean scaled error per algorithm, best on top, with 95% intervals (log x), bars by
-    family (data-dependent hatched), closed forms as black diamonds (the workload is in the
-    settings stamped under it)."""
+    """Error per algorithm, best on top, on a log axis: a dot at the mean of the trials with
+    its 95% interval (marker by family), a black diamond at an exact expected error, a hollow
+    diamond at an approximate closed form (the workload is in the settings stamped under it).
+
+    An interval reaching 0 or below, which a log axis cannot show, is drawn to the axis's
+    left end (:func:`left_end`) and its hover says so."""
     ordered = table.iloc[::-1]  # Plotly draws the first category at the bottom
+    left = left_end(table)
+    trial = ordered["how"] != "exact"
     fig = go.Figure()
     for dependent, label in ((True, "data-dependent"), (False, "data-independent")):
-        part = ordered[ordered["data-dependent"] == dependent]
+        part = ordered[trial & (ordered["data-dependent"] == dependent)]
         if part.empty:
             continue
         style = _family(dependent)
-        fig.add_trace(
-            go.Bar(
-                x=part["mean"],
-                y=part.index,
-                orientation="h",
-                name=label,
-                marker={"color": style["color"], "pattern": {"shape": style["pattern"]}},
-                error_x={
-                    "type": "data",
-                    "array": part["half width"].fillna(0.0),
-                    "color": "#333333",
-                },
-                hovertemplate="%{y}: %{x:.3g} ± %{error_x.array:.2g}<extra></extra>",
-            )
-        )
-    exact = ordered[ordered["closed form"].notna()]
-    if not exact.empty:
+        half = part["half width"].fillna(0.0)
+        low = part["mean"] - half
         fig.add_trace(
             go.Scatter(
-                x=exact["closed form"],
-                y=exact.index,
+                x=part["mean"],
+                y=part.index,
                 mode="markers",
-                name="closed form (exact MSE, normal E|e|)",
-                marker={"symbol": "diamond", "size": 10, "color": CLOSED_FORM},
-                hovertemplate="%{y}: closed form %{x:.3g}<extra></extra>",
+                name=f"{label}: mean of trials, 95% interval",
+                marker={"color": style["color"], "symbol": style["symbol"], "size": 10},
+                error_x={
+                    "type": "data",
+                    "symmetric": False,
+                    "array": half,
+                    "arrayminus": np.minimum(half, part["mean"] - left),
+                    "color": style["color"],
+                    "thickness": 2,
+                },
+                customdata=np.where(low > 0, "", " (the interval reaches 0)"),
+                hovertemplate="%{y}: %{x:.3g} ± %{error_x.array:.2g}%{customdata}<extra></extra>",
+            )
+        )
+    approximate = ordered[trial & ordered["closed form"].notna()]
+    for rows, name, symbol in (
+        (ordered[~trial], "exact expected error", "diamond"),
+        (approximate, "closed form (approximate)", "diamond-open"),
+    ):
+        if rows.empty:
+            continue
+        fig.add_trace(
+            go.Scatter(
+                x=rows["closed form"],
+                y=rows.index,
+                mode="markers",
+                name=name,
+                marker={"symbol": symbol, "size": 11, "color": CLOSED_FORM},
+                hovertemplate=f"%{{y}}: {name} %{{x:.3g}}<extra></extra>",
             )
         )
     fig.update_layout(
         title="Error per algorithm, best on top",
-        barmode="overlay",
-        xaxis={"type": "log", "title": {"text": "scaled per-query L1 error (mean, 95% interval)"}},
+        xaxis={"type": "log", "title": {"text": "scaled per-query L1 error (log scale)"}},
         yaxis={
             "categoryorder": "array",
             "categoryarray": list(ordered.index),
@@ -78,6 +93,18 @@ def ranking(table: pd.DataFrame) -> go.Figure:
         height=max(320, 34 * len(table) + 140),
     )
     return fig
+
+
+def left_end(table: pd.DataFrame) -> float:
+    """Where the ranking's log axis may start: half the smallest positive interval end or
+    mean (an interval reaching 0 or below ends there).
+
+    >>> left_end(pd.DataFrame({"mean": [1.0, 2.0], "half width": [2.0, 0.5]}))
+    0.5
+    """
+    low = table["mean"] - table["half width"].fillna(0.0)
+    values = pd.concat([low, table["mean"]])
+    return float(values[values > 0].min()) / 2
 
 
 def by_scale(

@@ -92,6 +92,7 @@ def scale_from_changed(what_if: int) -> None:
 def body(view: View | None) -> None:
     assert view is not None
     s, table = view.detail
+    st.container(border=True).markdown(verdict.card(table, s))
     st.markdown(f"Ranked at {s.scale_words()}.")
     left, right = present.columns([2, 1])
     present.show_chart(view.figure, view.stamp, key="wa_ranking", where=left)

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import pandas as pd
 
+from dpui.algorithms.compare import WORKLOADS, Setting
+
 WHY = (
     " A data-dependent method pays part of ε to learn the histogram's shape; with few "
     "records that shape is worth the price, with many the shape is cheap to describe "
@@ -85,3 +87,66 @@ def verdict(table: pd.DataFrame, trials: int) -> str:
             f"{other['regret'].iloc[0]:.2f}× its error."
         )
     return text + WHY
+
+
+def records(table: pd.DataFrame, name: str, scale: int) -> str:
+    """``name``'s expected error in records per query (the scaled error times the records),
+    with its 95% interval or "exactly"."""
+    row = table.loc[name]
+    value = f"{row['mean'] * scale:,.3g}"
+    if row["how"] == "exact":
+        return f"exactly {value}"
+    if pd.isna(row["half width"]):
+        return f"{value} (one trial)"
+    low = max(row["mean"] - row["half width"], 0.0) * scale
+    high = (row["mean"] + row["half width"]) * scale
+    return f"{value} (95% interval {low:,.3g} to {high:,.3g})"
+
+
+def card(table: pd.DataFrame, s: Setting) -> str:
+    """The recommendation: the algorithm to use (or those within noise of each other), its
+    expected error in records per query on the setting's workload at its scale and ε, and
+    why, from the records per bin.
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        The ranking (:func:`dpui.algorithms.compare.summary`), best first.
+    s : Setting
+        Its setting.
+
+    Returns
+    -------
+    str
+        Markdown.
+    """
+    near = [str(n) for n in table.index[table["within noise"].to_numpy()]] or [str(table.index[0])]
+    best = near[0]
+    head = f"use **{best}**" if len(near) == 1 else f"use any of **{names(near, 'or')}**"
+    if len(near) > 1:
+        head += " (within noise of each other)"
+    elif s.trials < 2 and not (table["how"] == "exact").all():
+        head += " (lowest in one trial: choose 2 or more trials to know how sure)"
+    errors = "; ".join(f"{n}: {records(table, n, s.scale)}" for n in near)
+    per_bin = s.scale / s.domain
+    kinds = set(table.loc[near, "data-dependent"])
+    if len(kinds) > 1:
+        why = (
+            "Both kinds are within noise here: at this N, learning the histogram's shape "
+            "neither clearly pays nor clearly costs."
+        )
+    elif kinds == {True}:
+        why = (
+            f"With {per_bin:,.3g} records per bin, noise is large next to the counts: "
+            "spending part of ε to learn the histogram's shape pays at this N."
+        )
+    else:
+        why = (
+            f"With {per_bin:,.3g} records per bin, noise is small next to the counts: the "
+            "shape is cheap to describe with noise, so spending ε to learn it does not pay."
+        )
+    return (
+        f"Recommendation: {head}.\n\n"
+        f"Expected error in **records per query** at {s.scale_words()} and ε = {s.eps:g}, "
+        f"on {WORKLOADS[s.workload]}: {errors}.\n\n{why}"
+    )

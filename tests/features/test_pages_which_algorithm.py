@@ -47,6 +47,8 @@ def test_defaults_rank_every_algorithm_with_an_interval():
     assert list(table["rank"]) == list(range(1, len(NAMES) + 1))
     assert (np.diff(table["mean"]) >= 0).all() and table["regret"].iloc[0] == 1.0
     assert any("Best here" in m.value or "within noise" in m.value for m in at.markdown)
+    card = [m.value for m in at.markdown if m.value.startswith("Recommendation: use")]
+    assert card and "records per query" in card[0] and "your data's N = 50,000" in card[0]
 
 
 BIMODAL_N = int(pd.read_csv(ROOT / "assets" / "examples" / "bimodal-1024.csv")["count"].sum())

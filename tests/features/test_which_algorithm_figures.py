@@ -59,3 +59,29 @@ def test_error_vs_scale_marks_the_datas_own_n_across_the_curves():
     (mark,) = [trace for trace in fig.data if trace.name == label]
     assert list(mark.x) == [120_000, 120_000] and list(mark.y) == [0.01, 0.2]
     assert {trace.name for trace in fig.data} == {label, "A", "B"}
+
+
+def test_the_ranking_is_dots_with_intervals_on_a_log_axis():
+    """B's interval [0.5, 1.5]; C's reaches below 0 ([-1, 3]), so it is drawn to the axis's
+    left end, half the smallest positive end or mean (0.25 = Identity's 0.5 / 2); Identity is
+    exact: a diamond at its value, no interval; HB's approximate closed form a hollow one."""
+    table = pd.DataFrame(
+        {
+            "mean": [0.5, 1.0, 1.0, 1.0],
+            "half width": [0.0, 0.5, 2.0, 0.3],
+            "how": ["exact", "mean of 3 trials", "mean of 3 trials", "mean of 3 trials"],
+            "closed form": [0.5, np.nan, np.nan, 1.1],
+            "data-dependent": [False, True, True, False],
+        },
+        index=["Identity", "B", "C", "HB"],
+    )
+    fig = figures.ranking(table)
+    assert fig.layout.xaxis.type == "log"
+    assert all(trace.type == "scatter" and trace.mode == "markers" for trace in fig.data)
+    by_name = {trace.name: trace for trace in fig.data}
+    dependent = by_name["data-dependent: mean of trials, 95% interval"]
+    assert list(dependent.y) == ["C", "B"]  # best on top: Plotly draws the first at the bottom
+    assert list(dependent.error_x.array) == [2.0, 0.5]
+    assert list(dependent.error_x.arrayminus) == [0.75, 0.5]  # C: 1.0 - 0.25
+    assert list(by_name["exact expected error"].x) == [0.5]
+    assert list(by_name["closed form (approximate)"].y) == ["HB"]
