@@ -18,11 +18,18 @@ import streamlit as st
 from numpy.typing import NDArray
 from scipy import stats
 
-from dpcore.algorithms import ALGORITHMS, NAMES, estimate
+from dpcore.algorithms import ALGORITHMS, NAMES, estimate, ranking
 from dpcore.algorithms.common import Ranges, as_workload
 from dpcore.algorithms.cost import run_bytes, run_seconds
-from dpcore.algorithms.dpbench import RANDOM_RANGES, random_ranges, sample, scaled_l1_error
+from dpcore.algorithms.dpbench import (
+    MAX_SCALE,
+    RANDOM_RANGES,
+    random_ranges,
+    sample,
+    scaled_l1_error,
+)
 from dpcore.hist.flat_error import flat_range_mean_abs
+from dpcore.hist.plans import ALGORITHMS as PLAN_SPECS
 from dpcore.hist.plans import plan_range_errors, prepare
 from dpcore.hist.workload import Workload, parse_workload, workload_ranges
 from dpcore.histogram import MAX_BINS, Histogram
@@ -40,7 +47,9 @@ WORKLOADS = {
     "all": "all ranges [a, b]",
     "listed": "ranges I list",
 }
-SCALE = IntParam("wa_scale", 1_000, 100, 10**8)
+SCALE = IntParam("wa_scale", 0, 100, 10**8, also=0)
+"""Records per sampled input; 0 (the default): the data's own total (:func:`own_scale`),
+any other value a what-if."""
 DOMAIN = IntParam("wa_domain", 0, 0, MAX_BINS)
 """Bins after merging equal groups of adjacent bins; 0 keeps the histogram's own."""
 WORKLOAD = ChoiceParam("wa_workload", "prefix", tuple(WORKLOADS))
@@ -63,6 +72,31 @@ def compared(domain: int, workload: str, *, slow: bool) -> tuple[str, ...]:
     """The algorithms in the comparison: all, or (``slow`` False) those whose run is
     estimated at most :data:`SLOW_RUN` seconds."""
     return tuple(n for n in NAMES if slow or run_seconds(n, domain, workload) <= SLOW_RUN)
+
+
+def own_scale(hist: Histogram) -> int:
+    """The histogram's own number of records: its total, rounded to a whole number."""
+    return round(hist.total)
+
+
+def what_if_start(hist: Histogram) -> int:
+    """The what-if scale offered first: the data's own, within :data:`SCALE`'s bounds."""
+    return min(max(own_scale(hist), SCALE.lo), SCALE.hi)
+
+
+def scale_of(hist: Histogram, scale: int) -> int:
+    """The scale asked for (0: the data's own total), or :class:`Refused` when the data's
+    total is no number of records DPBench can draw."""
+    if scale:
+        return scale
+    own = own_scale(hist)
+    if not 1 <= own <= MAX_SCALE:
+        raise Refused(
+            f"'{hist.name}' holds {hist.total:,.4g} records in total, which rounds to "
+            f"{own:,}: its own scale must be 1 to {MAX_SCALE:,} records. Choose "
+            f"“a what-if scale” in the settings ({SCALE.lo:,} to {SCALE.hi:,} records)."
+        )
+    return own
 
 
 def domain_of(hist: Histogram, domain: int) -> int:
@@ -151,6 +185,21 @@ class Setting:
     trials: int
     seed: int
     names: tuple[str, ...]
+    own: bool = False
+    """Whether ``scale`` is the data's own total (:func:`own_scale`), not a what-if."""
+
+    def scale_words(self) -> str:
+        """The scale ranked at, and whether it is the data's own."""
+        if not self.own:
+            return f"a what-if scale of {self.scale:,} records (your data holds {self.total()})"
+        return f"your data's N = {self.scale:,} records"
+
+    def total(self) -> str:
+        """The histogram's total, as a number of records (rounding said)."""
+        total = self.hist.total
+        if total == round(total):
+            return f"{round(total):,}"
+        return f"{total:,.6g}, about {round(total):,}"
 
     def left_out(self) -> tuple[str, ...]:
         """The algorithms too slow to run at this domain unless asked for."""
@@ -204,7 +253,7 @@ def setting(inputs: Inputs) -> Setting:
             "from. Choose or upload a histogram with at least one positive count."
         )
     domain = domain_of(hist, int(inputs[DOMAIN]))
-    scale = int(inputs[SCALE])
+    scale = scale_of(hist, int(inputs[SCALE]))
     chosen = Setting(
         hist,
         scale,
@@ -215,6 +264,7 @@ def setting(inputs: Inputs) -> Setting:
         int(inputs[TRIALS]),
         int(inputs[SEED]),
         compared(domain, inputs[WORKLOAD], slow=bool(inputs[SLOW])),
+        own=int(inputs[SCALE]) == 0,
     )
     if chosen.workload == "listed":
         try:
@@ -248,18 +298,52 @@ def errors(_setting: Setting, key: tuple[object, ...]) -> pd.DataFrame:
 
 
 def summary(runs: pd.DataFrame, s: Setting) -> pd.DataFrame:
-    """Per algorithm: mean error, its 95% interval (Student t over the trials), rank, regret,
-    whether it learns the data, and a closed form where dpcore has one."""
+    """Per algorithm, best first: its mean error with a 95% interval (Student t over the
+    trials), or its exact expected error where dpcore has one (:data:`EXACT`; "how" says
+    which); the probability that it is best and whether it is within noise of the leader
+    (:mod:`dpcore.algorithms.ranking`; NaN and False with one trial), rank, regret, whether
+    it learns the data, and a closed form where dpcore has one (:func:`closed_form`)."""
     grouped = runs.groupby("algorithm", sort=False)["error"]
-    table = pd.DataFrame({"mean": grouped.mean(), "sd": grouped.std(ddof=1)})
-    half = stats.t.ppf(0.975, s.trials - 1) * table["sd"] / math.sqrt(s.trials)
-    table["half width"] = half.fillna(0.0) if s.trials > 1 else np.nan
+    table = pd.DataFrame({"mean": grouped.mean(), "se": grouped.std(ddof=1) / math.sqrt(s.trials)})
     table["closed form"] = [closed_form(name, s) for name in table.index]
-    table["data-dependent"] = [ALGORITHMS[name].data_dependent for name in table.index]
+    exact = table.index.isin(EXACT) & table["closed form"].notna()
+    table.loc[exact, "mean"] = table.loc[exact, "closed form"]
+    table.loc[exact, "se"] = 0.0
+    table["how"] = np.where(exact, "exact", f"mean of {s.trials} trial{'s' * (s.trials > 1)}")
     table = table.sort_values("mean")
+    if s.trials > 1:
+        table["half width"] = stats.t.ppf(0.975, s.trials - 1) * table["se"]
+        rng = np.random.default_rng([s.seed, stream("probability best")])
+        table["probability best"] = ranking.probability_best(
+            table["mean"], table["se"], s.trials, rng
+        )
+        table["within noise"] = ranking.within_noise(table["mean"], table["half width"])
+    else:
+        table["half width"] = np.where(table["how"] == "exact", 0.0, np.nan)
+        table["probability best"] = np.nan
+        table["within noise"] = False
+    table["data-dependent"] = [ALGORITHMS[name].data_dependent for name in table.index]
     table["regret"] = table["mean"] / table["mean"].iloc[0]
     table.insert(0, "rank", range(1, len(table) + 1))
-    return table.drop(columns="sd")
+    columns = ["rank", "mean", "half width", "how", "probability best", "within noise"]
+    return table[[*columns, "closed form", "data-dependent", "regret"]]
+
+
+EXACT = frozenset(
+    name
+    for name, entry in ALGORITHMS.items()
+    if entry.plan is not None and PLAN_SPECS[entry.plan].kind == "flat"
+)
+"""The algorithms whose expected scaled error :func:`closed_form` gives exactly (Identity:
+independent Laplace noise per bin, no post-processing)."""
+
+PROBABILITY_NOTE = (
+    "Probability best: the share of "
+    f"{ranking.DRAWS:,} draws in which an algorithm has the lowest expected error, each "
+    "algorithm's expected error drawn from its mean and standard error over the trials "
+    "(Student's t, the distribution behind its 95% interval; an exact value is not drawn). "
+    "All algorithms see the same sampled inputs, which these independent draws ignore."
+)
 
 
 CLOSED_FORM_QUERIES = 600_000
@@ -278,9 +362,11 @@ def _closed_form(plan_key: str, domain: int, eps: float, workload: Workload) -> 
 
 CLOSED_FORM_NOTE = (
     "Closed form: Identity's is exact (E|sum of k Laplace draws| = 2bΓ(k+½)/(√π Γ(k)) for a "
-    "range of k bins); HB's, Privelet's and HB-opt's take their exact per-query MSE as a "
-    "normal error's, E|e| ≈ √(2/π · MSE): approximate, closest for long ranges, whose error "
-    "sums many draws (up to 12.8% high for a range answered by one draw)."
+    "range of k bins), so Identity is ranked at that value, not at a mean of trials (“how”: "
+    "exact). HB's, Privelet's and HB-opt's take their exact per-query MSE as a normal "
+    "error's, E|e| ≈ √(2/π · MSE): approximate, closest for long ranges, whose error sums "
+    "many draws (up to 12.8% high for a range answered by one draw), so they are ranked by "
+    "their trial means, with the closed form beside them."
 )
 
 
@@ -307,17 +393,18 @@ def view(inputs: Inputs) -> View:
     table = summary(runs, s)
     stamp = {
         "data": s.hist.name,
-        "scale": f"{s.scale:,}",
+        "scale": f"{s.scale:,}" + (" (the data's N)" if s.own else " (what-if)"),
         "domain": f"{s.domain:,}",
         "ε": s.eps,
         "workload": WORKLOADS[s.workload],
         "trials": s.trials,
         "seed": s.seed,
     }
-    best = table.index[0]
+    near = [str(name) for name in table.index[table["within noise"].to_numpy()]]
+    best = f"{' / '.join(near)} within noise" if len(near) > 1 else str(table.index[0])
     return View(
         described=(
-            f"{len(table)} algorithms on {s.scale:,} records of '{s.hist.name}' at "
+            f"{len(table)} algorithms on samples of '{s.hist.name}' at {s.scale_words()}, "
             f"{s.domain:,} bins, ε = {s.eps:g}; best: {best}"
         ),
         figure=figures.ranking(table),

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
@@ -17,6 +19,8 @@ DEPENDENT = {"color": "#D55E00", "pattern": "/", "dash": "solid", "symbol": "cir
 INDEPENDENT = {"color": "#0072B2", "pattern": "", "dash": "dash", "symbol": "square"}
 CLOSED_FORM = "#000000"
 TRUTH, ESTIMATE, BUCKET = "#999999", "#D55E00", "rgba(0, 114, 178, 0.10)"
+MARKS = ("#000000", "#009E73")
+"""Colours of the scales marked on error vs scale: the data's own N, then a what-if."""
 
 
 def _family(dependent: bool) -> dict[str, str]:
@@ -24,47 +28,62 @@ def _family(dependent: bool) -> dict[str, str]:
 
 
 def ranking(table: pd.DataFrame) -> go.Figure:
-    """Mean scaled error per algorithm, best on top, with 95% intervals (log x), bars by
-    family (data-dependent hatched), closed forms as black diamonds (the workload is in the
-    settings stamped under it)."""
+    """Error per algorithm, best on top, on a log axis: a dot at the mean of the trials with
+    its 95% interval (marker by family), a black diamond at an exact expected error, a hollow
+    diamond at an approximate closed form (the workload is in the settings stamped under it).
+
+    An interval reaching 0 or below, which a log axis cannot show, is drawn to the axis's
+    left end (:func:`left_end`) and its hover says so."""
     ordered = table.iloc[::-1]  # Plotly draws the first category at the bottom
+    left = left_end(table)
+    trial = ordered["how"] != "exact"
     fig = go.Figure()
     for dependent, label in ((True, "data-dependent"), (False, "data-independent")):
-        part = ordered[ordered["data-dependent"] == dependent]
+        part = ordered[trial & (ordered["data-dependent"] == dependent)]
         if part.empty:
             continue
         style = _family(dependent)
-        fig.add_trace(
-            go.Bar(
-                x=part["mean"],
-                y=part.index,
-                orientation="h",
-                name=label,
-                marker={"color": style["color"], "pattern": {"shape": style["pattern"]}},
-                error_x={
-                    "type": "data",
-                    "array": part["half width"].fillna(0.0),
-                    "color": "#333333",
-                },
-                hovertemplate="%{y}: %{x:.3g} ± %{error_x.array:.2g}<extra></extra>",
-            )
-        )
-    exact = ordered[ordered["closed form"].notna()]
-    if not exact.empty:
+        half = part["half width"].fillna(0.0)
+        low = part["mean"] - half
         fig.add_trace(
             go.Scatter(
-                x=exact["closed form"],
-                y=exact.index,
+                x=part["mean"],
+                y=part.index,
                 mode="markers",
-                name="closed form (exact MSE, normal E|e|)",
-                marker={"symbol": "diamond", "size": 10, "color": CLOSED_FORM},
-                hovertemplate="%{y}: closed form %{x:.3g}<extra></extra>",
+                name=f"{label}: mean of trials, 95% interval",
+                marker={"color": style["color"], "symbol": style["symbol"], "size": 10},
+                error_x={
+                    "type": "data",
+                    "symmetric": False,
+                    "array": half,
+                    "arrayminus": np.minimum(half, part["mean"] - left),
+                    "color": style["color"],
+                    "thickness": 2,
+                },
+                customdata=np.where(low > 0, "", " (the interval reaches 0)"),
+                hovertemplate="%{y}: %{x:.3g} ± %{error_x.array:.2g}%{customdata}<extra></extra>",
+            )
+        )
+    approximate = ordered[trial & ordered["closed form"].notna()]
+    for rows, name, symbol in (
+        (ordered[~trial], "exact expected error", "diamond"),
+        (approximate, "closed form (approximate)", "diamond-open"),
+    ):
+        if rows.empty:
+            continue
+        fig.add_trace(
+            go.Scatter(
+                x=rows["closed form"],
+                y=rows.index,
+                mode="markers",
+                name=name,
+                marker={"symbol": symbol, "size": 11, "color": CLOSED_FORM},
+                hovertemplate=f"%{{y}}: {name} %{{x:.3g}}<extra></extra>",
             )
         )
     fig.update_layout(
         title="Error per algorithm, best on top",
-        barmode="overlay",
-        xaxis={"type": "log", "title": {"text": "scaled per-query L1 error (mean, 95% interval)"}},
+        xaxis={"type": "log", "title": {"text": "scaled per-query L1 error (log scale)"}},
         yaxis={
             "categoryorder": "array",
             "categoryarray": list(ordered.index),
@@ -76,10 +95,38 @@ def ranking(table: pd.DataFrame) -> go.Figure:
     return fig
 
 
-def by_scale(table: pd.DataFrame, dependent: dict[str, bool]) -> go.Figure:
+def left_end(table: pd.DataFrame) -> float:
+    """Where the ranking's log axis may start: half the smallest positive interval end or
+    mean (an interval reaching 0 or below ends there).
+
+    >>> left_end(pd.DataFrame({"mean": [1.0, 2.0], "half width": [2.0, 0.5]}))
+    0.5
+    """
+    low = table["mean"] - table["half width"].fillna(0.0)
+    values = pd.concat([low, table["mean"]])
+    return float(values[values > 0].min()) / 2
+
+
+def by_scale(
+    table: pd.DataFrame, dependent: dict[str, bool], marks: Mapping[str, int] | None = None
+) -> go.Figure:
     """Mean error vs scale per algorithm (log-log), dash and marker by family, so the scale
-    where data-independent algorithms take over is visible."""
+    where data-independent algorithms take over is visible; each of ``marks`` (label ->
+    scale, e.g. the data's own number of records) a vertical line across the curves, named in
+    the legend."""
     fig = go.Figure()
+    low, high = table["mean"].min(), table["mean"].max()
+    for i, (label, scale) in enumerate((marks or {}).items()):
+        fig.add_trace(
+            go.Scatter(
+                x=[scale, scale],
+                y=[low, high],
+                mode="lines",
+                name=label,
+                line={"color": MARKS[i % len(MARKS)], "dash": "dot", "width": 2},
+                hovertemplate=f"{label}<extra></extra>",
+            )
+        )
     for name, rows in table.groupby("algorithm", sort=False):
         style = _family(dependent[str(name)])
         fig.add_trace(
@@ -120,10 +167,6 @@ def release(
             line={"color": ESTIMATE, "width": 1.5, "shape": "hvh"},
         )
     )
-    if buckets is not None and buckets.size > 1:
-        ends = np.append(buckets[1:], truth.size)
-        for lo, hi in list(zip(buckets, ends, strict=True))[::2][:400]:
-            fig.add_vrect(x0=lo - 0.5, x1=hi - 0.5, fillcolor=BUCKET, line_width=0, layer="below")
     count = "" if buckets is None else f", {buckets.size:,} buckets (every other one shaded)"
     fig.update_layout(
         title=f"One release of {name}{count}",
@@ -132,7 +175,47 @@ def release(
         bargap=0,
         height=420,
     )
+    if buckets is not None and buckets.size > 1:
+        # one shape for all the buckets: a shape per bucket (``add_vrect``) copies the list
+        # of shapes at every call, quadratic in the buckets (8.2 s for DAWA's at 120,000
+        # records), and the browser draws one SVG path faster than thousands of rectangles
+        fig.layout.shapes = (
+            {
+                "type": "path",
+                "path": bucket_path(buckets, truth.size),
+                "xref": "x",
+                "yref": "paper",
+                "fillcolor": BUCKET,
+                "line": {"width": 0},
+                "layer": "below",
+            },
+        )
     return fig
+
+
+def bucket_path(starts: NDArray[np.int64], bins: int) -> str:
+    """An SVG path of every other bucket (the first, third, …) as a rectangle over its bins,
+    from the bottom of the plot (0) to its top (1), for a shape on ``xref="x"``,
+    ``yref="paper"``.
+
+    Parameters
+    ----------
+    starts : ndarray of int64
+        The first bin of each bucket, increasing, the first 0.
+    bins : int
+        Number of bins (the last bucket ends there).
+
+    Returns
+    -------
+    str
+        ``M a,0 H b V 1 H a Z`` per shaded bucket, from ``a`` = its first bin − ½ to ``b`` =
+        its last bin + ½.
+    """
+    ends = np.append(starts[1:], bins)
+    return "".join(
+        f"M{lo - 0.5},0H{hi - 0.5}V1H{lo - 0.5}Z"
+        for lo, hi in zip(starts[::2].tolist(), ends[::2].tolist(), strict=True)
+    )
 
 
 def regret_heat_map(table: pd.DataFrame) -> go.Figure:

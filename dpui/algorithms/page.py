@@ -12,7 +12,7 @@ import streamlit as st
 from dpcore.algorithms import ALGORITHMS, NAMES, release
 from dpcore.algorithms.cost import run_seconds
 from dpcore.algorithms.dpbench import sample
-from dpui.algorithms import compare, figures, stored
+from dpui.algorithms import compare, figures, stored, verdict
 from dpui.algorithms.compare import (
     DOMAIN,
     RANGES,
@@ -30,19 +30,33 @@ from dpui.kit import downloads, present, references, sidebar, state
 from dpui.kit.page import Estimate, Page, Section, View, sections
 from dpui.kit.params import ChoiceParam
 
+SCALE_FROM = "_wa_scale_from"
+"""The "Rank at" choice: a view of :data:`SCALE` (0 or not), which alone is in the link."""
+
 
 def controls() -> None:
-    n = sidebar.current_histogram().n_bins
+    hist = sidebar.current_histogram()
+    n = hist.n_bins
     c1, c2, c3 = st.columns([1, 1.4, 1])
-    c1.number_input(
-        "Scale (records)",
-        SCALE.lo,
-        SCALE.hi,
-        step=1000,
-        key=SCALE.name,
-        help="How many people the sampled input holds: DPBench draws them from the "
-        "histogram's shape. Data-dependent algorithms are meant for small scales.",
+    own = int(state.get(SCALE)) == 0
+    state.assign(SCALE_FROM, "data" if own else "what-if")
+    c1.radio(
+        "Rank at",
+        ("data", "what-if"),
+        format_func=lambda k: (
+            f"your data's N ({compare.own_scale(hist):,} records)"
+            if k == "data"
+            else "a what-if scale"
+        ),
+        key=SCALE_FROM,
+        on_change=scale_from_changed,
+        args=(compare.what_if_start(hist),),
+        help="How many records each sampled input holds: DPBench draws them from the "
+        "histogram's shape. Your data's own total answers for your data; other scales "
+        "show what would win with fewer or more records.",
     )
+    if not own:
+        c1.number_input("What-if scale (records)", SCALE.lo, SCALE.hi, step=1000, key=SCALE.name)
     divisors = [0, *[d for d in range(n - 1, 0, -1) if n % d == 0][:11]]
     if int(state.get(DOMAIN)) not in divisors:
         divisors.append(int(state.get(DOMAIN)))  # a linked value: the view says what is wrong
@@ -70,18 +84,25 @@ def controls() -> None:
     )
 
 
+def scale_from_changed(what_if: int) -> None:
+    """The "Rank at" choice changed: the scale becomes 0 (the data's own) or ``what_if``."""
+    state.put({SCALE.name: 0 if st.session_state[SCALE_FROM] == "data" else what_if})
+
+
 def body(view: View | None) -> None:
     assert view is not None
     s, table = view.detail
+    st.container(border=True).markdown(verdict.card(table, s))
+    st.markdown(f"Ranked at {s.scale_words()}.")
     left, right = present.columns([2, 1])
     present.show_chart(view.figure, view.stamp, key="wa_ranking", where=left)
     with right:
         st.latex(r"\mathrm{err} = \frac{\lVert Wx - W\hat x\rVert_1}{|W| \cdot \lVert x\rVert_1}")
         st.latex(r"\mathrm{regret}_A = \mathrm{err}_A / \min_B \mathrm{err}_B")
-        st.markdown(verdict(table))
+        st.markdown(verdict.verdict(table, s.trials))
     shown = table.assign(
         family=np.where(table["data-dependent"], "data-dependent", "data-independent")
-    ).drop(columns="data-dependent")
+    ).drop(columns=["data-dependent", "within noise"])
     if s.sparse_note():
         st.caption(s.sparse_note())
     if s.left_out():
@@ -94,43 +115,31 @@ def body(view: View | None) -> None:
             "the settings, choose a smaller domain, or run a sweep."
         )
     present.table(shown.reset_index())
+    st.caption(compare.PROBABILITY_NOTE)
     st.caption(compare.CLOSED_FORM_NOTE)
     downloads.csv_button("Download the ranking (CSV)", shown.reset_index(), "which_algorithm.csv")
     sections("Below the ranking", SECTION, SECTIONS, s)
     present.prose(references.prose("which_algorithm.md"))
 
 
-def verdict(table: pd.DataFrame) -> str:
-    """The winner and the best of the other family, in words."""
-    best = table.index[0]
-    dependent = bool(table["data-dependent"].iloc[0])
-    other = table[table["data-dependent"] != dependent]
-    text = f"Best here: **{best}** ({'data-dependent' if dependent else 'data-independent'})."
-    if not other.empty:
-        text += (
-            f" The best {'data-independent' if dependent else 'data-dependent'} one, "
-            f"**{other.index[0]}**, has {other['regret'].iloc[0]:.2f}× its error."
-        )
-    return text + (
-        " A data-dependent method pays part of ε to learn the histogram's shape; with few "
-        "records that shape is worth the price, with many the shape is cheap to describe "
-        "with noise and the price is not."
-    )
-
-
 def error_vs_scale(s: Setting) -> None:
     rows = []
     progress = st.progress(0.0, text="Running every algorithm at every scale…")
-    for i, scale in enumerate(SCALES):
+    scales = sorted({*SCALES, s.scale})  # the ranking's own scale: computed above, cached
+    for i, scale in enumerate(scales):
         at = dataclasses.replace(s, scale=scale)
         means = compare.errors(at, at.key()).groupby("algorithm", sort=False)["error"].mean()
         rows += [(name, scale, float(err)) for name, err in means.items()]
-        progress.progress((i + 1) / len(SCALES), text=f"Scale {scale:,} done")
+        progress.progress((i + 1) / len(scales), text=f"Scale {scale:,} done")
     progress.empty()
     curves = pd.DataFrame(rows, columns=["algorithm", "scale", "mean"])
     dependent = {name: ALGORITHMS[name].data_dependent for name in s.names}
     stamp = {"data": s.hist.name, "domain": f"{s.domain:,}", "ε": s.eps, "trials": s.trials}
-    present.show_chart(figures.by_scale(curves, dependent), stamp, key="wa_by_scale")
+    own = compare.own_scale(s.hist)
+    marks = {f"your data's N = {own:,}": own} if own >= 1 else {}
+    if not s.own:
+        marks[f"ranked above (what-if) = {s.scale:,}"] = s.scale
+    present.show_chart(figures.by_scale(curves, dependent, marks), stamp, key="wa_by_scale")
     winners = curves.loc[curves.groupby("scale")["mean"].idxmin()]
     st.markdown(
         "Best per scale: "
@@ -196,12 +205,14 @@ PAGE = Page(
     ),
     notice=(
         "At small scale the data-dependent algorithms usually win, and as the records grow the "
-        "hierarchical ones take over [@hay-2016]: try a scale of 1,000, then 1,000,000."
+        "hierarchical ones take over [@hay-2016]: after your data's own N, try the what-if "
+        "scales 1,000 and 1,000,000."
     ),
     caption=(
-        "DPBench's protocol [@hay-2016]: inputs of a chosen number of records sampled from the "
-        "sidebar histogram's shape, every algorithm on the same inputs, the scaled average "
-        "per-query L1 error with a 95% interval over the trials. Algorithms are this "
+        "DPBench's protocol [@hay-2016]: inputs of the data's own number of records (or a "
+        "what-if scale) sampled from the sidebar histogram's shape, every algorithm on the "
+        "same inputs, the scaled average per-query L1 error with a 95% interval over the "
+        "trials. Algorithms are this "
         "project's implementations of the published ones. Teaching and exploration tool: "
         "numpy's generator is not a hardened noise source."
     ),

@@ -37,14 +37,26 @@ class IntParam:
     default: int
     lo: int
     hi: int
+    also: int | None = None
+    """One more accepted value outside ``[lo, hi]`` that means something of its own (the page
+    says what, e.g. 0: the data's own size), or None."""
 
     def parse(self, raw: str) -> int:
+        """The whole number ``raw``, in ``[lo, hi]`` or equal to ``also``.
+
+        >>> IntParam("n", 0, 100, 1000, also=0).parse("50")
+        Traceback (most recent call last):
+        ...
+        ValueError: 50 is outside [100, 1000] and is not 0
+        """
+        either = "" if self.also is None else f"{self.also} or "
         try:
             value = int(raw)
         except ValueError:
-            raise ValueError(f"expected a whole number in [{self.lo}, {self.hi}]") from None
-        if not self.lo <= value <= self.hi:
-            raise ValueError(f"{value} is outside [{self.lo}, {self.hi}]")
+            raise ValueError(f"expected {either}a whole number in [{self.lo}, {self.hi}]") from None
+        if value != self.also and not self.lo <= value <= self.hi:
+            neither = "" if self.also is None else f" and is not {self.also}"
+            raise ValueError(f"{value} is outside [{self.lo}, {self.hi}]{neither}")
         return value
 
     def encode(self, value: Any) -> str:

@@ -46,7 +46,71 @@ def test_defaults_rank_every_algorithm_with_an_interval():
     assert sorted(table["algorithm"]) == sorted(NAMES)
     assert list(table["rank"]) == list(range(1, len(NAMES) + 1))
     assert (np.diff(table["mean"]) >= 0).all() and table["regret"].iloc[0] == 1.0
-    assert any("Best here" in m.value for m in at.markdown)
+    assert any("Best here" in m.value or "within noise" in m.value for m in at.markdown)
+    card = [m.value for m in at.markdown if m.value.startswith("Recommendation: use")]
+    assert card and "records per query" in card[0] and "your data's N = 50,000" in card[0]
+
+
+BIMODAL_N = int(pd.read_csv(ROOT / "assets" / "examples" / "bimodal-1024.csv")["count"].sum())
+
+
+def test_the_default_scale_is_the_datas_own_total_and_says_so():
+    """The default example holds 50,000 records (its CSV's sum); the ranking is made there."""
+    assert BIMODAL_N == 50_000
+    at = page(**SMALL)
+    assert not at.exception and not at.error
+    assert any("Ranked at your data's N = 50,000 records" in m.value for m in at.markdown)
+    assert at.radio(key=page_module.SCALE_FROM).value == "data"
+    assert not [n for n in at.number_input if n.key == compare.SCALE.name]
+    assert at.query_params[compare.SCALE.name] == "0"
+
+
+def test_an_uploads_total_is_its_scale():
+    """500 bins holding 120,000 people: ranked at N = 120,000."""
+    counts = np.full(500, 240.0)
+    upload = {sidebar.UPLOADED: from_counts(counts, "income.csv"), "data": sidebar.UPLOADED}
+    at = page(upload, wa_domain="250", wa_trials="2")
+    assert not at.exception and not at.error
+    assert any("your data's N = 120,000 records" in m.value for m in at.markdown)
+
+
+def test_a_linked_scale_is_a_what_if_and_kept():
+    at = page(wa_scale="5000", **SMALL)
+    assert not at.exception and not at.error
+    assert at.radio(key=page_module.SCALE_FROM).value == "what-if"
+    assert at.number_input(key=compare.SCALE.name).value == 5000
+    said = "Ranked at a what-if scale of 5,000 records (your data holds 50,000)"
+    assert any(said in m.value for m in at.markdown)
+
+
+@pytest.mark.parametrize("raw", ["50", "100000001", "lots"])
+def test_a_linked_scale_out_of_range_is_refused_with_what_is_accepted(raw):
+    at = page(wa_scale=raw, **SMALL)
+    assert not at.exception
+    (notice,) = [w.value for w in at.warning if "wa_scale" in w.value]
+    assert "[100, 100000000]" in notice and "0" in notice
+    assert any("your data's N = 50,000" in m.value for m in at.markdown)
+
+
+def test_switching_to_a_what_if_scale_and_back():
+    at = page(**SMALL)
+    at.radio(key=page_module.SCALE_FROM).set_value("what-if").run()
+    assert not at.exception and not at.error
+    assert at.number_input(key=compare.SCALE.name).value == 50_000  # starts at the data's N
+    at.number_input(key=compare.SCALE.name).set_value(1000).run()
+    assert any("a what-if scale of 1,000 records" in m.value for m in at.markdown)
+    assert at.query_params[compare.SCALE.name] == "1000"
+    at.radio(key=page_module.SCALE_FROM).set_value("data").run()
+    assert not at.exception and not at.error
+    assert any("your data's N = 50,000 records" in m.value for m in at.markdown)
+    assert at.query_params[compare.SCALE.name] == "0"
+
+
+def test_a_total_too_small_to_draw_from_asks_for_a_what_if_scale():
+    tiny = {sidebar.UPLOADED: from_counts(np.full(8, 0.05), "shares.csv"), "data": sidebar.UPLOADED}
+    at = page(tiny)
+    assert not at.exception
+    assert any("rounds to 0" in w.value and "what-if scale" in w.value for w in at.warning)
 
 
 def test_the_closed_forms_agree_with_the_simulated_errors():
@@ -63,10 +127,13 @@ def test_the_closed_forms_agree_with_the_simulated_errors():
 def test_identitys_closed_form_is_exact_for_single_bin_ranges():
     """Issue 37 L7: 0.0011284 (the normal approximation) against the exact 0.001 = b / scale
     for single-bin ranges at ε = 1 and 1,000 records."""
-    at = page(wa_workload="listed", wa_ranges="5, 9, 200", eps="1", **SMALL)
+    at = page(wa_workload="listed", wa_ranges="5, 9, 200", eps="1", wa_scale="1000", **SMALL)
     assert not at.exception and not at.error
     table = ranking(at).set_index("algorithm")
     assert table.loc["Identity", "closed form"] == pytest.approx(1 / 1.0 / 1000, rel=1e-9)
+    # ranked at that exact value, not at a mean of its two trials, and said so
+    assert table.loc["Identity", "mean"] == pytest.approx(1 / 1.0 / 1000, rel=1e-9)
+    assert table.loc["Identity", "how"] == "exact" and table.loc["Identity", "half width"] == 0
     assert any("Identity's is exact" in c.value for c in at.caption)
 
 

@@ -39,6 +39,18 @@ def test_invalid_values_fall_back_with_a_notice_each():
     assert "alloc=magic" in notices[2] and "uniform, level, node" in notices[2]
 
 
+def test_an_int_parameter_with_a_value_of_its_own_accepts_it_and_says_so():
+    scale = IntParam("scale", 0, 100, 10**8, also=0)
+    assert decode([scale], {"scale": "0"}) == ({"scale": 0}, [])
+    assert decode([scale], {"scale": "100"}) == ({"scale": 100}, [])
+    for raw in ("50", "-1", "100000001"):
+        values, (notice,) = decode([scale], {"scale": raw})
+        assert values == {"scale": 0}
+        assert f"{raw} is outside [100, 100000000] and is not 0" in notice
+    _, (notice,) = decode([scale], {"scale": "many"})
+    assert "expected 0 or a whole number in [100, 100000000]" in notice
+
+
 @given(
     k=st.integers(2, 20),
     eps=st.floats(0.001, 100.0),

@@ -1,0 +1,74 @@
+"""How sure a ranking is: probability best and the algorithms within noise of the leader."""
+
+import numpy as np
+import pytest
+from scipy import integrate, stats
+
+from dpcore.algorithms.ranking import DRAWS, probability_best, within_noise
+
+TOLERANCE = 4 * 0.5 / np.sqrt(DRAWS)
+"""Four standard deviations of a share of DRAWS draws (at most 0.5 / √DRAWS each)."""
+
+
+def two_way(m1: float, s1: float, m2: float, s2: float, dof: int) -> float:
+    """P(m1 + s1 T1 < m2 + s2 T2) for independent Student t's, by numerical integration over
+    T1 of the chance that T2 lies above the crossing point."""
+    t = stats.t(dof)
+    value, _ = integrate.quad(lambda u: t.pdf(u) * t.sf((m1 + s1 * u - m2) / s2), -np.inf, np.inf)
+    return value
+
+
+@pytest.mark.parametrize(
+    ("m1", "s1", "m2", "s2", "trials"),
+    [(1.0, 0.3, 1.2, 0.2, 3), (1.0, 0.05, 1.1, 0.05, 20), (2.0, 1.0, 1.0, 0.5, 5)],
+)
+def test_two_algorithms_match_the_integral(m1, s1, m2, s2, trials):
+    p = probability_best([m1, m2], [s1, s2], trials, np.random.default_rng(1))
+    expected = two_way(m1, s1, m2, s2, trials - 1)
+    assert p[0] == pytest.approx(expected, abs=TOLERANCE)
+    assert p.sum() == pytest.approx(1.0, abs=1e-12)
+
+
+def test_an_exact_value_against_a_mean_is_the_t_tail():
+    """Exact 1.0 against a mean of 1.5 with standard error 0.25 over 4 trials: the mean's
+    draw is below 1.0 with probability P(T3 < -2)."""
+    p = probability_best([1.5, 1.0], [0.25, 0.0], 4, np.random.default_rng(2))
+    assert p[0] == pytest.approx(stats.t(3).cdf(-2.0), abs=TOLERANCE)
+
+
+def test_probabilities_sum_to_one_for_many_algorithms():
+    rng = np.random.default_rng(3)
+    means = rng.uniform(0.5, 2.0, 13)
+    p = probability_best(means, rng.uniform(0.0, 0.4, 13), 3, rng)
+    assert p.shape == (13,) and (p >= 0).all() and p.sum() == pytest.approx(1.0, abs=1e-12)
+
+
+def test_bad_input_says_what_is_accepted():
+    rng = np.random.default_rng(0)
+    with pytest.raises(ValueError, match="trials must be a whole number >= 2"):
+        probability_best([1.0, 2.0], [0.1, 0.1], 1, rng)
+    with pytest.raises(ValueError, match="finite numbers >= 0"):
+        probability_best([1.0, 2.0], [0.1, -0.1], 3, rng)
+    with pytest.raises(ValueError, match="at least one"):
+        within_noise([], [])
+
+
+def test_within_noise_is_overlap_with_the_leaders_interval():
+    """By hand: the leader B [0.75, 1.25]; A [1.1, 1.9] overlaps it, C [1.3, 1.5] does not,
+    D touches it at 1.25 (counted), E is exact at 1.0 (inside)."""
+    means = [1.5, 1.0, 1.4, 1.75, 1.0]
+    half = [0.4, 0.25, 0.1, 0.5, 0.0]
+    assert within_noise(means, half).tolist() == [True, True, False, True, True]
+
+
+def test_within_noise_matches_pairwise_overlap_by_brute_force():
+    rng = np.random.default_rng(4)
+    for _ in range(50):
+        means, half = rng.uniform(0, 1, 6), rng.uniform(0, 0.3, 6)
+        lead = np.argmin(means)
+        brute = [
+            max(means[i] - half[i], means[lead] - half[lead])
+            <= min(means[i] + half[i], means[lead] + half[lead])
+            for i in range(6)
+        ]
+        assert within_noise(means, half).tolist() == brute
