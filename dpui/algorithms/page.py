@@ -86,7 +86,7 @@ def controls() -> None:
 
 def scale_from_changed(what_if: int) -> None:
     """The "Rank at" choice changed: the scale becomes 0 (the data's own) or ``what_if``."""
-    state.put({SCALE.name: 0 if st.session_state[SCALE_FROM] == "data" else what_if})
+    state.put({SCALE.name: 0 if st.session_state.get(SCALE_FROM) == "data" else what_if})
 
 
 def body(view: View | None) -> None:
