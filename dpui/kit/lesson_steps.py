@@ -2,11 +2,16 @@
 
 The runner (:func:`dpui.kit.page.run`) calls four hooks: :func:`arrive` first (a step just
 opened: its settings replace the page's), :func:`bar` under the page's toolbar (while
-presenting a lesson: the step's title and note, Previous / Next, also on the arrow keys),
-:func:`add_button` beside "Pin this view", and :func:`hidden` before the main view (a
-"predict, then reveal" step shows its question and a Reveal button instead). The lesson
-itself (:class:`dpui.kit.lesson.Lesson`) is edited on the Lesson page
+presenting a lesson: the step's title and note, Previous / Next, also on the arrow keys; once
+presentation mode is turned off mid-lesson, an offer to resume it), :func:`add_button` beside
+"Pin this view", and :func:`hidden` before the main view (a "predict, then reveal" step shows
+its question and a Reveal button instead). The lesson itself
+(:class:`dpui.kit.lesson.Lesson`) is edited on the Lesson page
 (``dpui.reference.lesson_page``).
+
+→ (Next) on a step not yet revealed reveals it; the next → opens the next step. Which steps
+were revealed is kept for the session's presentation, so ← (Previous) comes back to a step as
+it was left; presenting the lesson again from the Lesson page (:func:`start`) hides them again.
 
 A step opens with ``st.switch_page`` to its page with its link's settings. A page keeps the
 values its widgets had (:mod:`dpui.kit.state`), so :func:`arrive` writes the step's values
@@ -25,13 +30,13 @@ from streamlit.delta_generator import DeltaGenerator
 from dpui.kit import lesson, pin, present, sidebar, state
 from dpui.kit import params as codec
 
-_LESSON, _PREVIOUS, _AT, _GOING, _ARRIVING, _HIDDEN = (
+_LESSON, _PREVIOUS, _AT, _GOING, _ARRIVING, _REVEALED = (
     "_lesson",
     "_lesson.previous",
     "_lesson.at",
     "_lesson.going",
     "_lesson.arriving",
-    "_lesson.hidden",
+    "_lesson.revealed",
 )
 _TOAST = "_lesson.toast"
 DROPPED = (present.PRESENT.name, present.EXPORT.name, lesson.URL_KEY)
@@ -56,6 +61,8 @@ def put(new: lesson.Lesson, *, keep_previous: bool = False) -> None:
     if keep_previous and old.steps and old != new:
         st.session_state[_PREVIOUS] = old
     st.session_state[_LESSON] = new
+    if old != new:  # step numbers may have moved: every predict step is hidden again
+        st.session_state.pop(_REVEALED, None)
     at = position()
     if at is not None and at >= len(new.steps):
         st.session_state[_AT] = None
@@ -135,6 +142,34 @@ def go(index: int) -> None:
     st.session_state[_GOING] = index
 
 
+def start(index: int) -> None:
+    """Present the lesson from step ``index`` afresh: every predict step hidden again (a
+    button's callback, like :func:`go`)."""
+    st.session_state.pop(_REVEALED, None)
+    go(index)
+
+
+def revealed(index: int) -> bool:
+    """Whether step ``index`` shows its figure: not a predict step, or revealed in this
+    presentation."""
+    found = st.session_state.get(_REVEALED)
+    return not current().steps[index].predict or (isinstance(found, frozenset) and index in found)
+
+
+def _reveal(index: int) -> None:
+    found = st.session_state.get(_REVEALED)
+    st.session_state[_REVEALED] = (found if isinstance(found, frozenset) else frozenset()) | {index}
+
+
+def _forward(index: int) -> None:
+    """Next (→): reveal step ``index`` when it is a predict step not yet revealed, else open
+    the next step."""
+    if not revealed(index):
+        _reveal(index)
+    elif index + 1 < len(current().steps):
+        go(index + 1)
+
+
 def asked() -> bool:
     """Whether a step was asked for (:func:`go`) and waits for the full run that opens it."""
     return _GOING in st.session_state
@@ -148,7 +183,6 @@ def _switch() -> None:
     step = current().steps[index]
     st.session_state[_AT] = index
     st.session_state[_ARRIVING] = True
-    st.session_state[_HIDDEN] = step.predict
     query = step.settings() | {present.PRESENT.name: present.PRESENT.encode(True)}
     st.switch_page(f"pages/{step.page}.py", query_params=query)
 
@@ -180,11 +214,42 @@ def _end() -> None:
     st.session_state[_AT] = None
 
 
+def _resume(at: int) -> None:
+    """The offer to go back to step ``at`` of the lesson, presenting (presentation mode was
+    turned off mid-lesson)."""
+    box = st.container(key="dp-lesson-resume", border=True, horizontal=True, gap="small")
+    box.button(
+        "Resume the lesson",
+        icon=":material/slideshow:",
+        type="primary",
+        key="_lesson_resume",
+        on_click=go,
+        args=(at,),
+        help="Back to this step in presentation mode, with the step's own settings.",
+    )
+    box.button(
+        "End lesson", icon=":material/stop:", type="tertiary", on_click=_end, key="_lesson_end"
+    )
+    box.html(
+        _INERT_CSS
+        + inert(
+            f"The lesson is paused at step {at + 1} of {len(current().steps)}: "
+            f"{current().steps[at].title}",
+            "dp-lesson-note",
+        ),
+        width="content",
+    )
+
+
 def bar(page: str) -> None:
     """While presenting a lesson: the step's place, title and note, and Previous / Next (also
-    on the left and right arrow keys) and End."""
+    on the left and right arrow keys; Next reveals a predict step first) and End. Out of
+    presentation mode mid-lesson: the offer to resume it."""
     at = position()
-    if at is None or not present.presenting():
+    if at is None:
+        return
+    if not present.presenting():
+        _resume(at)
         return
     steps = current().steps
     step = steps[at]
@@ -205,10 +270,11 @@ def bar(page: str) -> None:
         "Next",
         icon=":material/arrow_forward:",
         shortcut="Right",
-        disabled=at == len(steps) - 1,
+        disabled=at == len(steps) - 1 and revealed(at),
         key="_lesson_next",
-        on_click=go,
-        args=(min(at + 1, len(steps) - 1),),
+        on_click=_forward,
+        args=(at,),
+        help="Reveals a predict step's figure first, then opens the next step.",
     )
     row.html(_INERT_CSS + inert(step.title, "dp-lesson-title"), width="content")
     row.button(
@@ -220,25 +286,16 @@ def bar(page: str) -> None:
         box.html(inert(step.note, "dp-lesson-note"))
 
 
-def _reveal() -> None:
-    st.session_state[_HIDDEN] = False
-
-
 def hidden(page: str) -> bool:
     """Whether page ``page`` is a "predict, then reveal" step not yet revealed; if so, the
     Reveal button is drawn (the runner then draws nothing of the view)."""
     at = position()
-    if (
-        at is None
-        or not present.presenting()
-        or current().steps[at].page != page
-        or not st.session_state.get(_HIDDEN)
-    ):
+    if at is None or not present.presenting() or current().steps[at].page != page or revealed(at):
         return False
     box = st.container(key="dp-lesson-predict", border=True, horizontal=True, gap="medium")
-    box.button("Reveal", icon=":material/visibility:", type="primary", on_click=_reveal)
+    box.button("Reveal", icon=":material/visibility:", type="primary", on_click=_reveal, args=(at,))
     box.markdown(
         ":material/psychology: **Predict first.** What will the figure show? The figure and "
-        "its numbers stay hidden until you reveal them."
+        "its numbers stay hidden until you reveal them (Reveal, or →)."
     )
     return True

@@ -165,7 +165,7 @@ def _steps(now: lesson.Lesson, known: Mapping[str, lesson.Target]) -> None:
         )  # fmt: skip
         buttons.button(
             "Present from here", icon=":material/slideshow:", key=f"_lesson_from_{i}",
-            on_click=lesson_steps.go, args=(i,),
+            on_click=lesson_steps.start, args=(i,),
         )  # fmt: skip
 
 
@@ -248,7 +248,7 @@ def editor(pages: Sequence[Page]) -> Page:
                 "Present the lesson",
                 icon=":material/slideshow:",
                 type="primary",
-                on_click=lesson_steps.go,
+                on_click=lesson_steps.start,
                 args=(0,),
             )
             st.caption(

@@ -230,3 +230,48 @@ def test_a_view_with_foreign_keys_in_its_link_is_added_as_a_step_that_loads_back
     (step,) = saved.steps
     assert step.settings()["lap_seed"] == "4" and "Ref" not in step.settings()
     assert lesson.from_json(lesson.to_json(saved).encode(), TARGETS) == saved
+
+
+def _revealed(at: AppTest) -> bool:
+    """The step's figure shows: a chart drawn and no Reveal button."""
+    return _charts(at) >= 1 and not any(b.label == "Reveal" for b in at.button)
+
+
+def test_next_reveals_a_predict_step_first_previous_keeps_it_and_leaving_offers_to_resume():
+    at = _app()
+    _open(at, "lesson")
+    _button(at, "Load the example: DP histograms in 50 minutes").click().run()
+    assert not EXAMPLE.steps[0].predict and EXAMPLE.steps[1].predict
+    _button(at, "Present the lesson").click().run()
+    _stay(at, "epsilon")
+    _button(at, "Next").click().run()
+    assert _step_caption(at) == "**Step 2 of 10**" and _charts(at) == 0
+
+    _stay(at, "epsilon")
+    _button(at, "Next").click().run()  # → on a hidden step: the figure, not the next step
+    _ok(at)
+    assert _step_caption(at) == "**Step 2 of 10**" and _revealed(at)
+    _stay(at, "epsilon")
+    _button(at, "Next").click().run()  # the second → opens the next step
+    assert _step_caption(at) == "**Step 3 of 10**"
+    assert at.title[0].value == "Laplace mechanism"
+
+    _stay(at, "laplace")
+    _button(at, "Previous").click().run()  # ← comes back to step 2 as it was left: revealed
+    _ok(at)
+    assert _step_caption(at) == "**Step 2 of 10**" and _revealed(at)
+
+    _stay(at, "epsilon")
+    at.toggle(key="present").set_value(False).run()  # leaving presentation mode mid-lesson
+    _ok(at)
+    assert not any(m.value.startswith("**Step ") and " of " in m.value for m in at.markdown)
+    assert [b.label for b in at.button if b.label == "Resume the lesson"] == ["Resume the lesson"]
+    _stay(at, "epsilon")
+    _button(at, "Resume the lesson").click().run()
+    _ok(at)
+    assert _step_caption(at) == "**Step 2 of 10**" and at.toggle(key="present").value is True
+    assert at.query_params["eps_part"] == "attacker" and _revealed(at)
+
+    _open(at, "lesson")  # presenting afresh hides every predict step again
+    at.button(key="_lesson_from_1").click().run()
+    assert _step_caption(at) == "**Step 2 of 10**" and _charts(at) == 0
