@@ -5,7 +5,7 @@ opened: its settings replace the page's), :func:`bar` under the page's toolbar (
 presenting a lesson: the step's title and note, Previous / Next, also on the arrow keys; once
 presentation mode is turned off mid-lesson, an offer to resume it), :func:`add_button` beside
 "Pin this view", and :func:`hidden` before the main view (a "predict, then reveal" step shows
-its question and a Reveal button instead). The lesson itself
+nothing of it until Reveal, in the step bar, or →). The lesson itself
 (:class:`dpui.kit.lesson.Lesson`) is edited on the Lesson page
 (``dpui.reference.lesson_page``).
 
@@ -27,7 +27,7 @@ from collections.abc import Sequence
 import streamlit as st
 from streamlit.delta_generator import DeltaGenerator
 
-from dpui.kit import lesson, pin, present, sidebar, state
+from dpui.kit import anchors, lesson, pin, present, sidebar, state, untrusted
 from dpui.kit import params as codec
 
 _LESSON, _PREVIOUS, _AT, _GOING, _ARRIVING, _REVEALED = (
@@ -38,13 +38,18 @@ _LESSON, _PREVIOUS, _AT, _GOING, _ARRIVING, _REVEALED = (
     "_lesson.arriving",
     "_lesson.revealed",
 )
-_TOAST = "_lesson.toast"
-DROPPED = (present.PRESENT.name, present.EXPORT.name, lesson.URL_KEY)
-"""Link parameters a step does not keep: how the app is shown, not what it shows."""
+_TOAST, _SCROLL = "_lesson.toast", "_lesson.scroll"
+DROPPED = (present.PRESENT.name, present.EXPORT.name, lesson.URL_KEY, pin.URL_KEY)
+"""Link parameters a step does not keep in its link: how the app is shown, not what it shows
+(a pinned view becomes the step's baseline)."""
 
 _INERT_CSS = (
-    "<style>.dp-lesson-title{font-size:1.25rem;font-weight:600;margin:0}"
-    ".dp-lesson-note{white-space:pre-wrap;margin:0;font-size:1.15rem}</style>"
+    # the bar stays on screen while the page scrolls to a step's section under it
+    "<style>.st-key-dp-lesson-bar{position:sticky;top:0;z-index:50;background:#fff;"
+    "padding-bottom:.3rem}.dp-lesson-title{font-size:1.25rem;font-weight:600;margin:0}"
+    ".dp-lesson-note{white-space:pre-wrap;margin:0;font-size:1.15rem}"
+    ".dp-lesson-answer{white-space:pre-wrap;margin:0;font-size:1.15rem;padding-left:.6rem;"
+    "border-left:4px solid #1c64f2}</style>"
 )
 
 
@@ -94,10 +99,13 @@ def inert(text: str, css_class: str) -> str:
     return f'<p class="{css_class}">{html.escape(text, quote=True)}</p>'
 
 
-def target(page: str, title: str, params: Sequence[codec.Param]) -> lesson.Target:
-    """Page ``page`` (titled ``title``, with ``params``) as a lesson step may open it: a link
-    sets the page's own parameters and the shared ones."""
-    return lesson.Target(page, title, (*params, *sidebar.SHARED))
+def target(
+    page: str, title: str, params: Sequence[codec.Param], pinned: Sequence[codec.Param] = ()
+) -> lesson.Target:
+    """Page ``page`` (titled ``title``, with ``params``, of which a pinned view keeps
+    ``pinned``) as a lesson step may open it: a link sets the page's own parameters and the
+    shared ones, a baseline the pinned ones."""
+    return lesson.Target(page, title, (*params, *sidebar.SHARED), tuple(pinned))
 
 
 def _add(target: lesson.Target) -> None:
@@ -105,7 +113,9 @@ def _add(target: lesson.Target) -> None:
     query = st.query_params.to_dict()
     if query.get(sidebar.DATASET.name) == sidebar.UPLOAD_MARK:  # uploads are not in links
         del query[sidebar.DATASET.name]
-    step = lesson.step_from_view(target.key, target.title, query, DROPPED)
+    step = lesson.step_from_view(
+        target.key, target.title, query, DROPPED, pin=query.get(pin.URL_KEY, "")
+    )
     try:
         put(lesson.appended(now, step, target))
     except lesson.LessonError as err:
@@ -116,10 +126,16 @@ def _add(target: lesson.Target) -> None:
     )
 
 
-def add_button(where: DeltaGenerator, page: str, title: str, params: Sequence[codec.Param]) -> None:
+def add_button(
+    where: DeltaGenerator,
+    page: str,
+    title: str,
+    params: Sequence[codec.Param],
+    pinned: Sequence[codec.Param] = (),
+) -> None:
     """The "Add to lesson" button (not while presenting): the view as now set (page ``page``
-    with ``params``) becomes the lesson's next step, titled ``title``, checked as a loaded
-    lesson is (:func:`dpui.kit.lesson.appended`)."""
+    with ``params``, a pinned view of ``pinned`` as its baseline) becomes the lesson's next
+    step, titled ``title``, checked as a loaded lesson is (:func:`dpui.kit.lesson.appended`)."""
     if present.presenting() or page == lesson.PAGE_KEY:
         return
     if toast := st.session_state.pop(_TOAST, None):  # said here: a callback's output is lost
@@ -129,7 +145,7 @@ def add_button(where: DeltaGenerator, page: str, title: str, params: Sequence[co
         icon=":material/playlist_add:",
         key="_lesson_add",
         on_click=_add,
-        args=(target(page, title, params),),
+        args=(target(page, title, params, pinned),),
         help="Add this view, with its settings, as the next step of your lesson (edit, "
         "reorder, save and present it on the Lesson page).",
     )
@@ -183,7 +199,10 @@ def _switch() -> None:
     step = current().steps[index]
     st.session_state[_AT] = index
     st.session_state[_ARRIVING] = True
+    st.session_state[_SCROLL] = True
     query = step.settings() | {present.PRESENT.name: present.PRESENT.encode(True)}
+    if step.baseline:  # the page's pin reads it from the link on its first run (arrive)
+        query[pin.URL_KEY] = step.pin()
     st.switch_page(f"pages/{step.page}.py", query_params=query)
 
 
@@ -284,18 +303,55 @@ def bar(page: str) -> None:
         box.caption("This page is not the step's: Next and Previous open the lesson's pages.")
     if step.note:
         box.html(inert(step.note, "dp-lesson-note"))
+    if not revealed(at) and step.page == page:
+        # here, not in the page's fragment: Reveal reruns the whole page, answer included
+        predict = box.container(key="dp-lesson-predict", border=True, horizontal=True, gap="medium")
+        predict.button(
+            "Reveal",
+            icon=":material/visibility:",
+            type="primary",
+            key="_lesson_reveal",
+            on_click=_reveal,
+            args=(at,),
+        )
+        predict.markdown(
+            ":material/psychology: **Predict first.** What will the figure show? The figure "
+            "and its numbers stay hidden until you reveal them (Reveal, or →)."
+        )
+    elif step.answer and revealed(at):
+        box.html(inert(step.answer, "dp-lesson-answer"))
 
 
 def hidden(page: str) -> bool:
-    """Whether page ``page`` is a "predict, then reveal" step not yet revealed; if so, the
-    Reveal button is drawn (the runner then draws nothing of the view)."""
+    """Whether page ``page`` is a "predict, then reveal" step not yet revealed (its Reveal
+    button is in the step bar; the runner draws nothing of the view)."""
     at = position()
-    if at is None or not present.presenting() or current().steps[at].page != page or revealed(at):
-        return False
-    box = st.container(key="dp-lesson-predict", border=True, horizontal=True, gap="medium")
-    box.button("Reveal", icon=":material/visibility:", type="primary", on_click=_reveal, args=(at,))
-    box.markdown(
-        ":material/psychology: **Predict first.** What will the figure show? The figure and "
-        "its numbers stay hidden until you reveal them (Reveal, or →)."
+    return (
+        at is not None
+        and present.presenting()
+        and current().steps[at].page == page
+        and not revealed(at)
     )
-    return True
+
+
+def open_section(page: str) -> None:
+    """After page ``page`` drew its view: scroll to the section the step just opened names, once
+    its figure shows; a page that no longer draws that section stays at its top, and says so."""
+    at = position()
+    if at is None or not st.session_state.get(_SCROLL) or not present.presenting():
+        return
+    step = current().steps[at]
+    if step.page != page or not revealed(at):
+        return
+    st.session_state[_SCROLL] = False
+    if not step.section:
+        return
+    if step.section in anchors.headings_drawn():
+        anchors.scroll_to(step.section, below=".st-key-dp-lesson-bar")
+        return
+    st.toast(
+        f"Lesson step {at + 1} opens the section {untrusted.markdown(step.section, 60)}, which "
+        "this page does not show (any more): it opens at its top.",
+        icon=":material/link_off:",
+        duration="long",
+    )

@@ -27,7 +27,7 @@ import streamlit as st
 from streamlit.delta_generator import DeltaGenerator
 
 from dpcore.histogram import Histogram
-from dpui.kit import lesson_steps, limits, pin, present, sidebar, state, untrusted
+from dpui.kit import anchors, lesson_steps, limits, pin, present, sidebar, state, untrusted
 from dpui.kit.params import ChoiceParam, Param
 
 SIDEBAR_DATA = "the sidebar's dataset"
@@ -152,18 +152,26 @@ def _content(page: Page, toolbar: DeltaGenerator) -> None:
         with present.settings_panel():
             page.controls()
     state.save(page.params)
+    anchors.forget_headings()
     if page.view is None:
         lesson_steps.add_button(toolbar, page.key, page.title, page.params)
         present.qr_code(toolbar, page.key)
         if page.body is not None and not lesson_steps.hidden(page.key):
             page.body(None)
+            lesson_steps.open_section(page.key)
         return
     current = _inputs(page, {})
     pinned = pin.controls(page.key, page.pinned, where=toolbar) if page.pinned else None
-    lesson_steps.add_button(toolbar, page.key, page.title, page.params)
+    lesson_steps.add_button(toolbar, page.key, page.title, page.params, page.pinned)
     present.qr_code(toolbar, page.key)
     if lesson_steps.hidden(page.key):  # "predict, then reveal": nothing of the view yet
         return
+    _views(page, current, pinned)
+    lesson_steps.open_section(page.key)
+
+
+def _views(page: Page, current: Inputs, pinned: Mapping[str, Any] | None) -> None:
+    """The current view B (and a pinned A beside it), then the page's body."""
     main = st.container()  # a comparison goes above the page's own figure
     b = computed(page, current)
     if pinned is not None:

@@ -41,7 +41,7 @@ PAGE = Page(
 def targets(pages: Sequence[Page]) -> dict[str, lesson.Target]:
     """The pages a step may open (every page but this one), with the parameters a link sets."""
     return {
-        p.key: lesson_steps.target(p.key, p.title, p.params)
+        p.key: lesson_steps.target(p.key, p.title, p.params, p.pinned)
         for p in pages
         if p.key != lesson.PAGE_KEY
     }
@@ -123,8 +123,10 @@ def _steps(now: lesson.Lesson, known: Mapping[str, lesson.Target]) -> None:
         box = st.container(border=True, key=f"dp-lesson-step-{i}")
         page = known[step.page].title if step.page in known else step.page
         box.markdown(f"**Step {i + 1}** · {page} · {untrusted.markdown(step.link, 90)}")
+        if step.section or step.baseline:
+            box.caption(_opens(step))
         left, right = box.columns([3, 2])
-        for field, value in (("title", step.title), ("note", step.note)):
+        for field, value in (("title", step.title), ("note", step.note), ("answer", step.answer)):
             state.assign(f"_lesson_{field}_{i}", value)
         state.assign(f"_lesson_predict_{i}", step.predict)
         left.text_input(
@@ -141,6 +143,14 @@ def _steps(now: lesson.Lesson, known: Mapping[str, lesson.Target]) -> None:
             height=80,
             on_change=_edit,
             args=(i, "note", f"_lesson_note_{i}"),
+        )
+        left.text_area(
+            "Answer (shown with the figure; say which figure answers the question)",
+            key=f"_lesson_answer_{i}",
+            max_chars=lesson.MAX_NOTE,
+            height=80,
+            on_change=_edit,
+            args=(i, "answer", f"_lesson_answer_{i}"),
         )
         right.checkbox(
             "Predict, then reveal",
@@ -167,6 +177,16 @@ def _steps(now: lesson.Lesson, known: Mapping[str, lesson.Target]) -> None:
             "Present from here", icon=":material/slideshow:", key=f"_lesson_from_{i}",
             on_click=lesson_steps.start, args=(i,),
         )  # fmt: skip
+
+
+def _opens(step: lesson.Step) -> str:
+    """What a step opens besides its page's settings: its section and its pinned baseline."""
+    parts = []
+    if step.section:
+        parts.append(f"scrolls to the section {untrusted.markdown(step.section, 60)}")
+    if step.baseline:
+        parts.append(f"pins the baseline {untrusted.markdown(step.baseline, 90)} beside it")
+    return "Opens the page and " + " and ".join(parts) + "."
 
 
 def _link_of(now: lesson.Lesson) -> str:

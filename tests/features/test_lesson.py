@@ -275,3 +275,49 @@ def test_next_reveals_a_predict_step_first_previous_keeps_it_and_leaving_offers_
     _open(at, "lesson")  # presenting afresh hides every predict step again
     at.button(key="_lesson_from_1").click().run()
     assert _step_caption(at) == "**Step 2 of 10**" and _charts(at) == 0
+
+
+def _html(at: AppTest) -> str:
+    """The text of every st.html element (the step bar's title, note and answer)."""
+    return "\n".join(element.proto.body for element in at.get("html"))
+
+
+def test_a_step_shows_its_answer_with_the_figure_pins_its_baseline_and_names_a_lost_section():
+    steps = (
+        lesson.Step(
+            "laplace",
+            "lap_source=gapminder&eps=0.1",
+            "Wider",
+            "How much wider?",
+            predict=True,
+            answer="Ten times: b from 1 to 10.",
+            baseline="eps=1",
+        ),
+        lesson.Step("epsilon", "eps_part=neighbours", "Gone", section="no-such-part"),
+    )
+    at = _app()
+    _open(at, "lesson", lesson=lesson.to_link(lesson.Lesson("Answers", steps)))
+    captions = [c.value for c in at.caption]
+    assert any("pins the baseline `eps=1` beside it" in c for c in captions)
+    assert any("scrolls to the section `no-such-part`" in c for c in captions)
+    _stay(at, "lesson")
+    _button(at, "Present the lesson").click().run()
+    _ok(at)
+    assert _step_caption(at) == "**Step 1 of 2**" and _charts(at) == 0
+    assert "How much wider?" in _html(at) and "Ten times" not in _html(at)  # not yet
+    assert float(dict(parse_qsl(at.query_params["pin"]))["eps"]) == 1.0
+
+    _stay(at, "laplace")
+    _button(at, "Reveal").click().run()
+    _ok(at)
+    assert "Ten times: b from 1 to 10." in _html(at)  # revealed with the figure
+    labels = [m.value.split(":**")[0] for m in at.markdown if m.value.startswith("**A (")]
+    assert labels == ["**A (pinned)"]  # the baseline drawn beside the step's own view
+    assert at.number_input(key="eps").value == 0.1
+
+    _stay(at, "laplace")
+    _button(at, "Next").click().run()
+    _ok(at)
+    assert _step_caption(at) == "**Step 2 of 2**" and _charts(at) >= 1
+    (notice,) = [t.value for t in at.toast if "no-such-part" in t.value]
+    assert "does not show" in notice and "opens at its top" in notice
