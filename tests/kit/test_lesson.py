@@ -15,7 +15,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as hs
 
 from dpui import registry
-from dpui.kit import lesson, params
+from dpui.kit import examples, lesson, params
 from dpui.reference import lesson_page
 
 TARGETS = lesson_page.targets(registry.PAGES)
@@ -220,6 +220,20 @@ def test_the_bundled_lesson_validates_and_walks_the_pages_in_teaching_order() ->
     predicts = [s for s in loaded.steps if s.predict]
     assert len(predicts) >= 4 and all("?" in s.note for s in predicts)
     assert lesson.from_link(lesson.to_link(loaded), TARGETS) == loaded  # fits one link
+
+
+def test_every_bundled_step_has_an_answer_and_its_range_step_a_range_worth_showing() -> None:
+    """Each step answers its question (naming the figure that does), and the range explored
+    on the tree lies in the middle half of the default histogram with people in it."""
+    loaded = lesson.from_json(lesson_page.EXAMPLE.read_bytes(), TARGETS)
+    assert all(len(step.answer.split()) >= 8 for step in loaded.steps)
+    (ranged,) = [s for s in loaded.steps if s.settings().get("tb_show") == "range"]
+    counts = examples.load(examples.DEFAULT).counts
+    first, last = int(ranged.settings()["tb_from"]), int(ranged.settings()["tb_to"])
+    assert counts.size / 4 <= first < last <= 3 * counts.size / 4
+    assert counts[first - 1 : last].sum() > 0
+    assert any("tb_tree" in s.baseline for s in loaded.steps)  # binary beside 16-ary
+    assert any("eps" in s.baseline for s in loaded.steps)  # ε = 1 beside 0.1
 
 
 # --- hostile files and links (issue 37, M1 and M2) -----------------------------------------
