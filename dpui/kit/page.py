@@ -106,6 +106,9 @@ class Page:
     pinned: tuple[Param, ...] = ()
     """The parameters that define a comparable view (the shared ε among them when the view
     reads it); empty for a page without pin and compare."""
+    switch: Callable[[], None] | None = None
+    """Draws the page's part switch (one of its parameters) with its content, above the
+    settings: in view while presenting and on a phone, where the sidebar is hidden."""
     controls: Callable[[], None] | None = None
     """Draws the settings widgets, keyed by their parameters' names."""
     cost: Callable[[Inputs], Estimate | None] = field(default=lambda inputs: None)
@@ -148,6 +151,8 @@ def _content(page: Page, toolbar: DeltaGenerator) -> None:
     if lesson_steps.asked():  # a button here asked for a lesson step: the frame opens it
         st.rerun()
     state.load(page.params)
+    if page.switch is not None:
+        page.switch()
     if page.controls is not None:
         with present.settings_panel():
             page.controls()
