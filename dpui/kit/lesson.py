@@ -406,26 +406,33 @@ def _check_baseline(baseline: str, target: Target, where: str) -> None:
             f"{where} has a baseline, but {target.title} has no pinned view to compare with; "
             "remove the baseline, or open a page with Pin this view."
         )
-    try:
-        pairs = parse_qsl(baseline, keep_blank_values=True, strict_parsing=True)
-    except ValueError:
-        raise LessonError(
-            f"{where}'s baseline has settings that are not name=value pairs."
-        ) from None
     by_name = {p.name: p for p in target.pinned}
-    for name, value in pairs:
+    for name, value in _pairs(baseline, f"{where}'s baseline"):
         if name not in by_name:
             raise LessonError(
                 f"{where}'s baseline sets {untrusted.markdown(name, 40)}, which a pinned view "
                 f"of {target.title} does not keep; it keeps: {', '.join(sorted(by_name))}."
             )
-        try:
-            by_name[name].parse(value)
-        except ValueError as err:
-            raise LessonError(
-                f"{where}'s baseline sets {untrusted.markdown(f'{name}={value}')} on "
-                f"{target.title}: {err}."
-            ) from None
+        _check_value(by_name[name], value, f"{where}'s baseline", target)
+
+
+def _pairs(query: str, what: str) -> list[tuple[str, str]]:
+    """The name=value pairs of ``query`` (``what``: "Step 2's link", for the message)."""
+    try:
+        return parse_qsl(query, keep_blank_values=True, strict_parsing=bool(query))
+    except ValueError:
+        raise LessonError(f"{what} has settings that are not name=value pairs.") from None
+
+
+def _check_value(param: codec.Param, value: str, what: str, target: Target) -> None:
+    """Raise :class:`LessonError` when ``value`` is not one ``param`` of ``target`` accepts
+    (``what``: "Step 2's link", for the message)."""
+    try:
+        param.parse(value)
+    except ValueError as err:
+        raise LessonError(
+            f"{what} sets {untrusted.markdown(f'{param.name}={value}')} on {target.title}: {err}."
+        ) from None
 
 
 def _check_settings(query: str, target: Target, where: str) -> None:
@@ -433,10 +440,7 @@ def _check_settings(query: str, target: Target, where: str) -> None:
     page's parameters parses (others, such as a section's own settings, are checked by the
     page when the step opens, with a notice); the page's own values are bounded by their
     parameters, the rest of the link by :data:`MAX_LINK`."""
-    try:
-        pairs = parse_qsl(query, keep_blank_values=True, strict_parsing=bool(query))
-    except ValueError:
-        raise LessonError(f"{where}'s link has settings that are not name=value pairs.") from None
+    pairs = _pairs(query, f"{where}'s link")
     by_name = {p.name: p for p in target.params}
     own = sum(len(part) for part in query.split("&") if unquote_plus(part.split("=")[0]) in by_name)
     if len(target.key) + 1 + len(query) - own > MAX_LINK:
@@ -451,10 +455,4 @@ def _check_settings(query: str, target: Target, where: str) -> None:
                 "case letters, digits and _."
             )
         if name in by_name:
-            try:
-                by_name[name].parse(value)
-            except ValueError as err:
-                raise LessonError(
-                    f"{where}'s link sets {untrusted.markdown(f'{name}={value}')} on "
-                    f"{target.title}: {err}."
-                ) from None
+            _check_value(by_name[name], value, f"{where}'s link", target)

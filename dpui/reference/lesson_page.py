@@ -20,6 +20,11 @@ from dpui.kit.page import Page, View
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "assets" / "lessons" / "dp_histograms_50min.json"
 _MESSAGE = "_lesson.message"
+_TEXTS = {
+    "note": "Note or question (shown under the title while presenting)",
+    "answer": "Answer (shown with the figure; say which figure answers the question)",
+}
+"""A step's longer texts, as the editor labels them."""
 _UPLOAD = "_lesson_upload"
 
 PAGE = Page(
@@ -136,22 +141,15 @@ def _steps(now: lesson.Lesson, known: Mapping[str, lesson.Target]) -> None:
             on_change=_edit,
             args=(i, "title", f"_lesson_title_{i}"),
         )
-        left.text_area(
-            "Note or question (shown under the title while presenting)",
-            key=f"_lesson_note_{i}",
-            max_chars=lesson.MAX_NOTE,
-            height=80,
-            on_change=_edit,
-            args=(i, "note", f"_lesson_note_{i}"),
-        )
-        left.text_area(
-            "Answer (shown with the figure; say which figure answers the question)",
-            key=f"_lesson_answer_{i}",
-            max_chars=lesson.MAX_NOTE,
-            height=80,
-            on_change=_edit,
-            args=(i, "answer", f"_lesson_answer_{i}"),
-        )
+        for field, label in _TEXTS.items():
+            left.text_area(
+                label,
+                key=f"_lesson_{field}_{i}",
+                max_chars=lesson.MAX_NOTE,
+                height=80,
+                on_change=_edit,
+                args=(i, field, f"_lesson_{field}_{i}"),
+            )
         right.checkbox(
             "Predict, then reveal",
             key=f"_lesson_predict_{i}",
