@@ -22,7 +22,7 @@ out take their defaults, the shared dataset and ε stay as they are.
 from __future__ import annotations
 
 import html
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import streamlit as st
 from streamlit.delta_generator import DeltaGenerator
@@ -233,18 +233,38 @@ def _end() -> None:
     st.session_state[_AT] = None
 
 
+def _primary(
+    where: DeltaGenerator,
+    label: str,
+    icon: str,
+    on_click: Callable[[int], None],
+    at: int,
+    help_text: str,
+) -> None:
+    """The primary button ``label`` in ``where``, calling ``on_click(at)`` (keyed by the
+    label's first word)."""
+    where.button(
+        label,
+        icon=icon,
+        type="primary",
+        key=f"_lesson_{label.split()[0].lower()}",
+        on_click=on_click,
+        args=(at,),
+        help=help_text,
+    )
+
+
 def _resume(at: int) -> None:
     """The offer to go back to step ``at`` of the lesson, presenting (presentation mode was
     turned off mid-lesson)."""
     box = st.container(key="dp-lesson-resume", border=True, horizontal=True, gap="small")
-    box.button(
+    _primary(
+        box,
         "Resume the lesson",
-        icon=":material/slideshow:",
-        type="primary",
-        key="_lesson_resume",
-        on_click=go,
-        args=(at,),
-        help="Back to this step in presentation mode, with the step's own settings.",
+        ":material/slideshow:",
+        go,
+        at,
+        "Back to this step in presentation mode, with the step's own settings.",
     )
     box.button(
         "End lesson", icon=":material/stop:", type="tertiary", on_click=_end, key="_lesson_end"
@@ -306,14 +326,7 @@ def bar(page: str) -> None:
     if not revealed(at) and step.page == page:
         # here, not in the page's fragment: Reveal reruns the whole page, answer included
         predict = box.container(key="dp-lesson-predict", border=True, horizontal=True, gap="medium")
-        predict.button(
-            "Reveal",
-            icon=":material/visibility:",
-            type="primary",
-            key="_lesson_reveal",
-            on_click=_reveal,
-            args=(at,),
-        )
+        _primary(predict, "Reveal", ":material/visibility:", _reveal, at, "Show the figure (or →).")
         predict.markdown(
             ":material/psychology: **Predict first.** What will the figure show? The figure "
             "and its numbers stay hidden until you reveal them (Reveal, or →)."
