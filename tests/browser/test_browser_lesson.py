@@ -41,6 +41,10 @@ def test_a_lesson_steps_with_the_arrow_keys_and_reveals_a_predict_step(server, b
     expect(answer).to_be_in_viewport(timeout=30_000)
     heading = page.get_by_role("heading", name="The attacker's posterior")
     expect(heading).to_be_in_viewport(timeout=30_000)
+    page.wait_for_timeout(3500)  # the scroll holds the section for 3 s: both stay on screen
+    for shown in (answer, heading, step):
+        box = shown.bounding_box()
+        assert box is not None and box["y"] >= 0 and box["y"] + box["height"] <= 720
 
     page.keyboard.press("ArrowRight")
     expect(step).to_have_text("Step 3 of 10", timeout=60_000)
