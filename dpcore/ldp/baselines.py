@@ -10,6 +10,8 @@
 - SUE (symmetric unary encoding = basic one-time RAPPOR): one item per user by
   padding-and-sampling with length ``l``, unary-encoded over ``d + l`` bits,
   each bit flipped at ``eps / 2``; :math:`\\hat f = l \\cdot \\hat f_{SUE}`.
+- Central Laplace (the baseline local DP gives up: a trusted curator holds the raw pairs):
+  its frequencies' expected error in closed form, :func:`central_frequency_mse`.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ import math
 import numpy as np
 from numpy.typing import NDArray
 
+from dpcore import _validate
 from dpcore.ldp import oracles
 from dpcore.ldp.data import KVData
 from dpcore.ldp.sampling import PLUS, domain_sample, padding_sample
@@ -176,3 +179,44 @@ def sue_estimate(
         Estimated key frequencies (unclipped).
     """
     return length * oracles.sue_estimate(counts[:d], n, eps)
+
+
+def central_frequency_mse(eps: float, n_users: int, max_length: int) -> float:
+    """Expected squared error of each key's frequency when a trusted curator releases it
+    (central DP): Laplace noise on every key's count of holders, divided by ``n``.
+
+    A user holds at most ``max_length`` = L keys, so adding or removing one user changes at
+    most L counts by one: L1 sensitivity L, Laplace scale L/ε on each count (ε-DP for the
+    user's whole set, as the local mechanisms' padding-amplified accounting), unbiased, so
+
+    .. math:: \\mathrm{MSE}(\\hat f_k) = \\frac{2 L^2}{\\varepsilon^2 n^2}
+
+    (Dwork, McSherry, Nissim and Smith 2006).
+
+    Parameters
+    ----------
+    eps : float
+        Privacy budget of each user's whole set.
+    n_users : int
+        ``n``, at least 1.
+    max_length : int
+        L, the most keys one user holds, at least 1.
+
+    Returns
+    -------
+    float
+        The expected squared error of every key's frequency (the same for all keys).
+
+    Raises
+    ------
+    ValueError
+        If ``eps`` is not a local-DP budget, or ``n_users`` or ``max_length`` is not a whole
+        number of at least 1.
+
+    >>> central_frequency_mse(1.0, 1000, 5)
+    5e-05
+    """
+    eps = _validate.ldp_epsilon(eps)
+    n = _validate.whole("n_users", n_users)
+    length = _validate.whole("max_length", max_length)
+    return 2.0 * (length / (eps * n)) ** 2

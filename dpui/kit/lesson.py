@@ -10,6 +10,11 @@ lesson cannot carry a link that the page would have to repair.
 
 A step's link is a page key and the query string of its settings, as "Copy link" would give
 them (``laplace?eps=0.5&lap_seed=3``), without the host: a lesson file opens on any server.
+A step may also carry what answers it (fields added after the first lessons were saved, so
+all optional): an ``answer`` shown with the figure, the ``section`` of the page it scrolls to
+(a heading's anchor; a page that no longer has it opens at its top, with a notice), and a
+``baseline``, settings of a pinned view A drawn beside the step's own (:mod:`dpui.kit.pin`):
+the step's settings with these changed, such as ``eps=1`` beside a step at ε = 0.1.
 """
 
 from __future__ import annotations
@@ -33,6 +38,7 @@ PAGE_KEY = "lesson"
 URL_KEY = "lesson"
 """The query parameter of a lesson's link (on the Lesson page)."""
 MAX_STEPS, MAX_TITLE, MAX_NOTE = 40, 120, 1_000
+MAX_SECTION = 60
 MAX_LINK = 2_000
 """Characters of a step's link besides the values of its page's own settings (each bounded by
 its parameter's own limit): the page's key, the setting names and other settings."""
@@ -44,6 +50,9 @@ MAX_LINK_CHARS = 6_000
 """Characters of the encoded lesson in a link: browsers, proxies and servers take URLs of
 8,000 characters and more; this leaves room for the address itself."""
 _KEY = re.compile(r"[a-z][a-z0-9_]{0,39}")
+_SECTION = re.compile(rf"[a-z][a-z0-9-]{{0,{MAX_SECTION - 1}}}")
+FIELDS = ("link", "title", "note", "predict", "answer", "section", "baseline")
+"""A step's fields in a file: a link and a title, the others optional."""
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f\u2028\u2029]")
 
 
@@ -54,23 +63,31 @@ class LessonError(ValueError):
 @dataclass(frozen=True)
 class Target:
     """A page a step may open: its key, title and the parameters its link may set (the
-    page's own and the shared ones), whose values a loaded lesson must parse."""
+    page's own and the shared ones), whose values a loaded lesson must parse, and those a
+    pinned view keeps (a step's baseline sets only these; none: the page has no pin)."""
 
     key: str
     title: str
     params: tuple[codec.Param, ...]
+    pinned: tuple[codec.Param, ...] = ()
 
 
 @dataclass(frozen=True)
 class Step:
     """One view of a lesson: the page's key, its settings as a query string, a title, a note
-    or question, and whether its figure is hidden until revealed ("predict, then reveal")."""
+    or question, whether its figure is hidden until revealed ("predict, then reveal"), the
+    answer shown with the figure, the anchor of the page's section it scrolls to, and the
+    settings of a baseline pinned beside it (a query string: the step's settings with these
+    changed)."""
 
     page: str
     query: str
     title: str
     note: str = ""
     predict: bool = False
+    answer: str = ""
+    section: str = ""
+    baseline: str = ""
 
     @property
     def link(self) -> str:
@@ -80,6 +97,13 @@ class Step:
     def settings(self) -> dict[str, str]:
         """The step's query as a mapping (the last value of a repeated key)."""
         return dict(parse_qsl(self.query, keep_blank_values=True))
+
+    def pin(self) -> str:
+        """The pinned view A of this step as the ``pin`` link value: the step's settings with
+        the baseline's over them (the pin reads those it keeps); "" without a baseline."""
+        if not self.baseline:
+            return ""
+        return urlencode(self.settings() | dict(parse_qsl(self.baseline, keep_blank_values=True)))
 
 
 @dataclass(frozen=True)
@@ -91,12 +115,15 @@ class Lesson:
 EMPTY = Lesson("My lesson")
 
 
-def step_from_view(page: str, title: str, query: Mapping[str, str], dropped: Sequence[str]) -> Step:
+def step_from_view(
+    page: str, title: str, query: Mapping[str, str], dropped: Sequence[str], *, pin: str = ""
+) -> Step:
     """A step opening page ``page`` with the settings ``query`` (its link's parameters less
     the ``dropped`` ones, such as presentation mode, and less the foreign ones a lesson does
-    not take, such as ``Ref=newsletter``), titled ``title``."""
+    not take, such as ``Ref=newsletter``), titled ``title``; the link's ``pin`` value (a
+    pinned view A, as :mod:`dpui.kit.pin` writes it), if any, becomes the step's baseline."""
     kept = {k: v for k, v in query.items() if k not in dropped and _KEY.fullmatch(k)}
-    return Step(page, urlencode(kept), title[:MAX_TITLE])
+    return Step(page, urlencode(kept), title[:MAX_TITLE], baseline=pin)
 
 
 def appended(lesson: Lesson, step: Step, target: Target) -> Lesson:
@@ -167,7 +194,8 @@ def deleted(lesson: Lesson, index: int) -> Lesson:
 
 
 def edited(lesson: Lesson, index: int, **changes: Any) -> Lesson:
-    """``lesson`` with step ``index`` changed (``title=``, ``note=``, ``predict=``)."""
+    """``lesson`` with step ``index`` changed (``title=``, ``note=``, ``predict=``,
+    ``answer=``)."""
     steps = list(lesson.steps)
     steps[index] = replace(steps[index], **changes)
     return replace(lesson, steps=tuple(steps))
@@ -184,7 +212,11 @@ def as_data(lesson: Lesson) -> dict[str, Any]:
 
 
 def _step_data(step: Step) -> dict[str, Any]:
-    return {"link": step.link, "title": step.title, "note": step.note, "predict": step.predict}
+    """A step as a file holds it: the optional fields added later only when set, so that a
+    lesson without them is the file an older app saved and reads."""
+    data = {"link": step.link, "title": step.title, "note": step.note, "predict": step.predict}
+    later = {"answer": step.answer, "section": step.section, "baseline": step.baseline}
+    return data | {name: value for name, value in later.items() if value}
 
 
 def to_json(lesson: Lesson) -> str:
@@ -299,8 +331,10 @@ def validate(data: Any, targets: Mapping[str, Target]) -> Lesson:
 
     Accepted: an object with ``"format": "dp-explorer-lesson"``, ``"version": 1``, a title,
     and 1 to :data:`MAX_STEPS` steps, each with a ``link`` to one of the ``targets``' pages
-    whose settings that page accepts, a non-empty ``title``, an optional ``note`` and an
-    optional boolean ``predict``. Control characters in text become spaces.
+    whose settings that page accepts, a non-empty ``title``, an optional ``note``, an
+    optional boolean ``predict``, an optional ``answer``, an optional ``section`` (an anchor:
+    lower-case letters, digits and -) and an optional ``baseline`` (settings that the page's
+    pinned view keeps). Control characters in text become spaces.
 
     Raises
     ------
@@ -326,11 +360,11 @@ def _step(raw: Any, n: int, targets: Mapping[str, Target]) -> Step:
     where = f"Step {n}"
     if not isinstance(raw, dict):
         raise LessonError(f"{where} is not an object with a link, a title and a note.")
-    unknown = sorted(set(raw) - {"link", "title", "note", "predict"})
+    unknown = sorted(set(raw) - set(FIELDS))
     if unknown:
         raise LessonError(
             f"{where} has the field {untrusted.markdown(unknown[0], 40)}; a step has only "
-            "link, title, note and predict."
+            f"{', '.join(FIELDS[:-1])} and {FIELDS[-1]}."
         )
     link = _text(raw.get("link"), f"{where}'s link", MAX_FILE, required=True)
     page, _, query = link.partition("?")
@@ -343,13 +377,62 @@ def _step(raw: Any, n: int, targets: Mapping[str, Target]) -> Step:
     predict = raw.get("predict", False)
     if not isinstance(predict, bool):
         raise LessonError(f"{where}'s predict must be true or false.")
+    section = _text(raw.get("section", ""), f"{where}'s section", MAX_SECTION)
+    if section and not _SECTION.fullmatch(section):
+        raise LessonError(
+            f"{where}'s section {untrusted.markdown(section, 40)} is not a section's anchor: "
+            "a lower-case letter, then lower-case letters, digits and -."
+        )
+    baseline = _text(raw.get("baseline", ""), f"{where}'s baseline", MAX_LINK)
+    if baseline:
+        _check_baseline(baseline, targets[page], where)
     return Step(
         page,
         query,
         _text(raw.get("title"), f"{where}'s title", MAX_TITLE, required=True),
         _text(raw.get("note", ""), f"{where}'s note", MAX_NOTE),
         predict,
+        _text(raw.get("answer", ""), f"{where}'s answer", MAX_NOTE),
+        section,
+        baseline,
     )
+
+
+def _check_baseline(baseline: str, target: Target, where: str) -> None:
+    """Every setting of a step's baseline is one that the page's pinned view keeps, and its
+    value parses."""
+    if not target.pinned:
+        raise LessonError(
+            f"{where} has a baseline, but {target.title} has no pinned view to compare with; "
+            "remove the baseline, or open a page with Pin this view."
+        )
+    by_name = {p.name: p for p in target.pinned}
+    for name, value in _pairs(baseline, f"{where}'s baseline"):
+        if name not in by_name:
+            raise LessonError(
+                f"{where}'s baseline sets {untrusted.markdown(name, 40)}, which a pinned view "
+                f"of {target.title} does not keep; it keeps: {', '.join(sorted(by_name))}."
+            )
+        _check_value(by_name[name], value, f"{where}'s baseline", target)
+
+
+def _pairs(query: str, what: str) -> list[tuple[str, str]]:
+    """The name=value pairs of ``query`` (``what``: "Step 2's link", for the message)."""
+    try:
+        return parse_qsl(query, keep_blank_values=True, strict_parsing=bool(query))
+    except ValueError:
+        raise LessonError(f"{what} has settings that are not name=value pairs.") from None
+
+
+def _check_value(param: codec.Param, value: str, what: str, target: Target) -> None:
+    """Raise :class:`LessonError` when ``value`` is not one ``param`` of ``target`` accepts
+    (``what``: "Step 2's link", for the message)."""
+    try:
+        param.parse(value)
+    except ValueError as err:
+        raise LessonError(
+            f"{what} sets {untrusted.markdown(f'{param.name}={value}')} on {target.title}: {err}."
+        ) from None
 
 
 def _check_settings(query: str, target: Target, where: str) -> None:
@@ -357,10 +440,7 @@ def _check_settings(query: str, target: Target, where: str) -> None:
     page's parameters parses (others, such as a section's own settings, are checked by the
     page when the step opens, with a notice); the page's own values are bounded by their
     parameters, the rest of the link by :data:`MAX_LINK`."""
-    try:
-        pairs = parse_qsl(query, keep_blank_values=True, strict_parsing=bool(query))
-    except ValueError:
-        raise LessonError(f"{where}'s link has settings that are not name=value pairs.") from None
+    pairs = _pairs(query, f"{where}'s link")
     by_name = {p.name: p for p in target.params}
     own = sum(len(part) for part in query.split("&") if unquote_plus(part.split("=")[0]) in by_name)
     if len(target.key) + 1 + len(query) - own > MAX_LINK:
@@ -375,10 +455,4 @@ def _check_settings(query: str, target: Target, where: str) -> None:
                 "case letters, digits and _."
             )
         if name in by_name:
-            try:
-                by_name[name].parse(value)
-            except ValueError as err:
-                raise LessonError(
-                    f"{where}'s link sets {untrusted.markdown(f'{name}={value}')} on "
-                    f"{target.title}: {err}."
-                ) from None
+            _check_value(by_name[name], value, f"{where}'s link", target)

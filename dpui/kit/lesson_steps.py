@@ -2,11 +2,16 @@
 
 The runner (:func:`dpui.kit.page.run`) calls four hooks: :func:`arrive` first (a step just
 opened: its settings replace the page's), :func:`bar` under the page's toolbar (while
-presenting a lesson: the step's title and note, Previous / Next, also on the arrow keys),
-:func:`add_button` beside "Pin this view", and :func:`hidden` before the main view (a
-"predict, then reveal" step shows its question and a Reveal button instead). The lesson
-itself (:class:`dpui.kit.lesson.Lesson`) is edited on the Lesson page
+presenting a lesson: the step's title and note, Previous / Next, also on the arrow keys; once
+presentation mode is turned off mid-lesson, an offer to resume it), :func:`add_button` beside
+"Pin this view", and :func:`hidden` before the main view (a "predict, then reveal" step shows
+nothing of it until Reveal, in the step bar, or →). The lesson itself
+(:class:`dpui.kit.lesson.Lesson`) is edited on the Lesson page
 (``dpui.reference.lesson_page``).
+
+→ (Next) on a step not yet revealed reveals it; the next → opens the next step. Which steps
+were revealed is kept for the session's presentation, so ← (Previous) comes back to a step as
+it was left; presenting the lesson again from the Lesson page (:func:`start`) hides them again.
 
 A step opens with ``st.switch_page`` to its page with its link's settings. A page keeps the
 values its widgets had (:mod:`dpui.kit.state`), so :func:`arrive` writes the step's values
@@ -17,29 +22,35 @@ out take their defaults, the shared dataset and ε stay as they are.
 from __future__ import annotations
 
 import html
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import streamlit as st
 from streamlit.delta_generator import DeltaGenerator
 
-from dpui.kit import lesson, pin, present, sidebar, state
+from dpui.kit import anchors, lesson, pin, present, sidebar, state, untrusted
 from dpui.kit import params as codec
 
-_LESSON, _PREVIOUS, _AT, _GOING, _ARRIVING, _HIDDEN = (
+_LESSON, _PREVIOUS, _AT, _GOING, _ARRIVING, _REVEALED = (
     "_lesson",
     "_lesson.previous",
     "_lesson.at",
     "_lesson.going",
     "_lesson.arriving",
-    "_lesson.hidden",
+    "_lesson.revealed",
 )
-_TOAST = "_lesson.toast"
-DROPPED = (present.PRESENT.name, present.EXPORT.name, lesson.URL_KEY)
-"""Link parameters a step does not keep: how the app is shown, not what it shows."""
+_TOAST, _SCROLL = "_lesson.toast", "_lesson.scroll"
+DROPPED = (present.PRESENT.name, present.EXPORT.name, lesson.URL_KEY, pin.URL_KEY)
+"""Link parameters a step does not keep in its link: how the app is shown, not what it shows
+(a pinned view becomes the step's baseline)."""
 
 _INERT_CSS = (
-    "<style>.dp-lesson-title{font-size:1.25rem;font-weight:600;margin:0}"
-    ".dp-lesson-note{white-space:pre-wrap;margin:0;font-size:1.15rem}</style>"
+    # the bar stays on screen while the page scrolls to a step's section under it (sticky is
+    # confined to its parent: Streamlit wraps the bar's block in a wrapper of its own height)
+    "<style>[data-testid=stLayoutWrapper]:has(> .st-key-dp-lesson-bar){position:sticky;top:0;"
+    "z-index:50;background:#fff;padding-bottom:.3rem}.dp-lesson-title{font-size:1.25rem;font-weight:600;margin:0}"
+    ".dp-lesson-note{white-space:pre-wrap;margin:0;font-size:1.15rem}"
+    ".dp-lesson-answer{white-space:pre-wrap;margin:0;font-size:1.15rem;padding-left:.6rem;"
+    "border-left:4px solid #1c64f2}</style>"
 )
 
 
@@ -56,6 +67,8 @@ def put(new: lesson.Lesson, *, keep_previous: bool = False) -> None:
     if keep_previous and old.steps and old != new:
         st.session_state[_PREVIOUS] = old
     st.session_state[_LESSON] = new
+    if old != new:  # step numbers may have moved: every predict step is hidden again
+        st.session_state.pop(_REVEALED, None)
     at = position()
     if at is not None and at >= len(new.steps):
         st.session_state[_AT] = None
@@ -87,10 +100,13 @@ def inert(text: str, css_class: str) -> str:
     return f'<p class="{css_class}">{html.escape(text, quote=True)}</p>'
 
 
-def target(page: str, title: str, params: Sequence[codec.Param]) -> lesson.Target:
-    """Page ``page`` (titled ``title``, with ``params``) as a lesson step may open it: a link
-    sets the page's own parameters and the shared ones."""
-    return lesson.Target(page, title, (*params, *sidebar.SHARED))
+def target(
+    page: str, title: str, params: Sequence[codec.Param], pinned: Sequence[codec.Param] = ()
+) -> lesson.Target:
+    """Page ``page`` (titled ``title``, with ``params``, of which a pinned view keeps
+    ``pinned``) as a lesson step may open it: a link sets the page's own parameters and the
+    shared ones, a baseline the pinned ones."""
+    return lesson.Target(page, title, (*params, *sidebar.SHARED), tuple(pinned))
 
 
 def _add(target: lesson.Target) -> None:
@@ -98,7 +114,9 @@ def _add(target: lesson.Target) -> None:
     query = st.query_params.to_dict()
     if query.get(sidebar.DATASET.name) == sidebar.UPLOAD_MARK:  # uploads are not in links
         del query[sidebar.DATASET.name]
-    step = lesson.step_from_view(target.key, target.title, query, DROPPED)
+    step = lesson.step_from_view(
+        target.key, target.title, query, DROPPED, pin=query.get(pin.URL_KEY, "")
+    )
     try:
         put(lesson.appended(now, step, target))
     except lesson.LessonError as err:
@@ -109,10 +127,16 @@ def _add(target: lesson.Target) -> None:
     )
 
 
-def add_button(where: DeltaGenerator, page: str, title: str, params: Sequence[codec.Param]) -> None:
+def add_button(
+    where: DeltaGenerator,
+    page: str,
+    title: str,
+    params: Sequence[codec.Param],
+    pinned: Sequence[codec.Param] = (),
+) -> None:
     """The "Add to lesson" button (not while presenting): the view as now set (page ``page``
-    with ``params``) becomes the lesson's next step, titled ``title``, checked as a loaded
-    lesson is (:func:`dpui.kit.lesson.appended`)."""
+    with ``params``, a pinned view of ``pinned`` as its baseline) becomes the lesson's next
+    step, titled ``title``, checked as a loaded lesson is (:func:`dpui.kit.lesson.appended`)."""
     if present.presenting() or page == lesson.PAGE_KEY:
         return
     if toast := st.session_state.pop(_TOAST, None):  # said here: a callback's output is lost
@@ -122,7 +146,7 @@ def add_button(where: DeltaGenerator, page: str, title: str, params: Sequence[co
         icon=":material/playlist_add:",
         key="_lesson_add",
         on_click=_add,
-        args=(target(page, title, params),),
+        args=(target(page, title, params, pinned),),
         help="Add this view, with its settings, as the next step of your lesson (edit, "
         "reorder, save and present it on the Lesson page).",
     )
@@ -133,6 +157,34 @@ def go(index: int) -> None:
     callback: a callback cannot switch pages, and a run that reruns before reading a button
     would lose its click)."""
     st.session_state[_GOING] = index
+
+
+def start(index: int) -> None:
+    """Present the lesson from step ``index`` afresh: every predict step hidden again (a
+    button's callback, like :func:`go`)."""
+    st.session_state.pop(_REVEALED, None)
+    go(index)
+
+
+def revealed(index: int) -> bool:
+    """Whether step ``index`` shows its figure: not a predict step, or revealed in this
+    presentation."""
+    found = st.session_state.get(_REVEALED)
+    return not current().steps[index].predict or (isinstance(found, frozenset) and index in found)
+
+
+def _reveal(index: int) -> None:
+    found = st.session_state.get(_REVEALED)
+    st.session_state[_REVEALED] = (found if isinstance(found, frozenset) else frozenset()) | {index}
+
+
+def _forward(index: int) -> None:
+    """Next (→): reveal step ``index`` when it is a predict step not yet revealed, else open
+    the next step."""
+    if not revealed(index):
+        _reveal(index)
+    elif index + 1 < len(current().steps):
+        go(index + 1)
 
 
 def asked() -> bool:
@@ -148,8 +200,10 @@ def _switch() -> None:
     step = current().steps[index]
     st.session_state[_AT] = index
     st.session_state[_ARRIVING] = True
-    st.session_state[_HIDDEN] = step.predict
+    st.session_state[_SCROLL] = True
     query = step.settings() | {present.PRESENT.name: present.PRESENT.encode(True)}
+    if step.baseline:  # the page's pin reads it from the link on its first run (arrive)
+        query[pin.URL_KEY] = step.pin()
     st.switch_page(f"pages/{step.page}.py", query_params=query)
 
 
@@ -180,11 +234,62 @@ def _end() -> None:
     st.session_state[_AT] = None
 
 
+def _primary(
+    where: DeltaGenerator,
+    label: str,
+    icon: str,
+    on_click: Callable[[int], None],
+    at: int,
+    help_text: str,
+) -> None:
+    """The primary button ``label`` in ``where``, calling ``on_click(at)`` (keyed by the
+    label's first word)."""
+    where.button(
+        label,
+        icon=icon,
+        type="primary",
+        key=f"_lesson_{label.split()[0].lower()}",
+        on_click=on_click,
+        args=(at,),
+        help=help_text,
+    )
+
+
+def _resume(at: int) -> None:
+    """The offer to go back to step ``at`` of the lesson, presenting (presentation mode was
+    turned off mid-lesson)."""
+    box = st.container(key="dp-lesson-resume", border=True, horizontal=True, gap="small")
+    _primary(
+        box,
+        "Resume the lesson",
+        ":material/slideshow:",
+        go,
+        at,
+        "Back to this step in presentation mode, with the step's own settings.",
+    )
+    box.button(
+        "End lesson", icon=":material/stop:", type="tertiary", on_click=_end, key="_lesson_end"
+    )
+    box.html(
+        _INERT_CSS
+        + inert(
+            f"The lesson is paused at step {at + 1} of {len(current().steps)}: "
+            f"{current().steps[at].title}",
+            "dp-lesson-note",
+        ),
+        width="content",
+    )
+
+
 def bar(page: str) -> None:
     """While presenting a lesson: the step's place, title and note, and Previous / Next (also
-    on the left and right arrow keys) and End."""
+    on the left and right arrow keys; Next reveals a predict step first) and End. Out of
+    presentation mode mid-lesson: the offer to resume it."""
     at = position()
-    if at is None or not present.presenting():
+    if at is None:
+        return
+    if not present.presenting():
+        _resume(at)
         return
     steps = current().steps
     step = steps[at]
@@ -205,10 +310,11 @@ def bar(page: str) -> None:
         "Next",
         icon=":material/arrow_forward:",
         shortcut="Right",
-        disabled=at == len(steps) - 1,
+        disabled=at == len(steps) - 1 and revealed(at),
         key="_lesson_next",
-        on_click=go,
-        args=(min(at + 1, len(steps) - 1),),
+        on_click=_forward,
+        args=(at,),
+        help="Reveals a predict step's figure first, then opens the next step.",
     )
     row.html(_INERT_CSS + inert(step.title, "dp-lesson-title"), width="content")
     row.button(
@@ -218,27 +324,48 @@ def bar(page: str) -> None:
         box.caption("This page is not the step's: Next and Previous open the lesson's pages.")
     if step.note:
         box.html(inert(step.note, "dp-lesson-note"))
-
-
-def _reveal() -> None:
-    st.session_state[_HIDDEN] = False
+    if not revealed(at) and step.page == page:
+        # here, not in the page's fragment: Reveal reruns the whole page, answer included
+        predict = box.container(key="dp-lesson-predict", border=True, horizontal=True, gap="medium")
+        _primary(predict, "Reveal", ":material/visibility:", _reveal, at, "Show the figure (or →).")
+        predict.markdown(
+            ":material/psychology: **Predict first.** What will the figure show? The figure "
+            "and its numbers stay hidden until you reveal them (Reveal, or →)."
+        )
+    elif step.answer and revealed(at):
+        box.html(inert(step.answer, "dp-lesson-answer"))
 
 
 def hidden(page: str) -> bool:
-    """Whether page ``page`` is a "predict, then reveal" step not yet revealed; if so, the
-    Reveal button is drawn (the runner then draws nothing of the view)."""
+    """Whether page ``page`` is a "predict, then reveal" step not yet revealed (its Reveal
+    button is in the step bar; the runner draws nothing of the view)."""
     at = position()
-    if (
-        at is None
-        or not present.presenting()
-        or current().steps[at].page != page
-        or not st.session_state.get(_HIDDEN)
-    ):
-        return False
-    box = st.container(key="dp-lesson-predict", border=True, horizontal=True, gap="medium")
-    box.button("Reveal", icon=":material/visibility:", type="primary", on_click=_reveal)
-    box.markdown(
-        ":material/psychology: **Predict first.** What will the figure show? The figure and "
-        "its numbers stay hidden until you reveal them."
+    return (
+        at is not None
+        and present.presenting()
+        and current().steps[at].page == page
+        and not revealed(at)
     )
-    return True
+
+
+def open_section(page: str) -> None:
+    """After page ``page`` drew its view: scroll to the section the step just opened names, once
+    its figure shows; a page that no longer draws that section stays at its top, and says so."""
+    at = position()
+    if at is None or not st.session_state.get(_SCROLL) or not present.presenting():
+        return
+    step = current().steps[at]
+    if step.page != page or not revealed(at):
+        return
+    st.session_state[_SCROLL] = False
+    if not step.section:
+        return
+    if step.section in anchors.headings_drawn():
+        anchors.scroll_to(step.section, below=".st-key-dp-lesson-bar")
+        return
+    st.toast(
+        f"Lesson step {at + 1} opens the section {untrusted.markdown(step.section, 60)}, which "
+        "this page does not show (any more): it opens at its top.",
+        icon=":material/link_off:",
+        duration="long",
+    )

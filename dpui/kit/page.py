@@ -27,7 +27,7 @@ import streamlit as st
 from streamlit.delta_generator import DeltaGenerator
 
 from dpcore.histogram import Histogram
-from dpui.kit import lesson_steps, limits, pin, present, sidebar, state, untrusted
+from dpui.kit import anchors, lesson_steps, limits, pin, present, sidebar, state, untrusted
 from dpui.kit.params import ChoiceParam, Param
 
 SIDEBAR_DATA = "the sidebar's dataset"
@@ -106,6 +106,9 @@ class Page:
     pinned: tuple[Param, ...] = ()
     """The parameters that define a comparable view (the shared ε among them when the view
     reads it); empty for a page without pin and compare."""
+    switch: Callable[[], None] | None = None
+    """Draws the page's part switch (one of its parameters) with its content, above the
+    settings: in view while presenting and on a phone, where the sidebar is hidden."""
     controls: Callable[[], None] | None = None
     """Draws the settings widgets, keyed by their parameters' names."""
     cost: Callable[[Inputs], Estimate | None] = field(default=lambda inputs: None)
@@ -148,22 +151,32 @@ def _content(page: Page, toolbar: DeltaGenerator) -> None:
     if lesson_steps.asked():  # a button here asked for a lesson step: the frame opens it
         st.rerun()
     state.load(page.params)
+    if page.switch is not None:
+        page.switch()
     if page.controls is not None:
         with present.settings_panel():
             page.controls()
     state.save(page.params)
+    anchors.forget_headings()
     if page.view is None:
         lesson_steps.add_button(toolbar, page.key, page.title, page.params)
         present.qr_code(toolbar, page.key)
         if page.body is not None and not lesson_steps.hidden(page.key):
             page.body(None)
+            lesson_steps.open_section(page.key)
         return
     current = _inputs(page, {})
     pinned = pin.controls(page.key, page.pinned, where=toolbar) if page.pinned else None
-    lesson_steps.add_button(toolbar, page.key, page.title, page.params)
+    lesson_steps.add_button(toolbar, page.key, page.title, page.params, page.pinned)
     present.qr_code(toolbar, page.key)
     if lesson_steps.hidden(page.key):  # "predict, then reveal": nothing of the view yet
         return
+    _views(page, current, pinned)
+    lesson_steps.open_section(page.key)
+
+
+def _views(page: Page, current: Inputs, pinned: Mapping[str, Any] | None) -> None:
+    """The current view B (and a pinned A beside it), then the page's body."""
     main = st.container()  # a comparison goes above the page's own figure
     b = computed(page, current)
     if pinned is not None:

@@ -17,9 +17,8 @@ from __future__ import annotations
 import html
 import importlib.resources
 import io
-import json
 import math
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any, Protocol
 from urllib.parse import urlencode, urlsplit, urlunsplit
 
@@ -180,38 +179,6 @@ _SLIDE_ALT = (
     + importlib.resources.files("dpui.kit").joinpath("slide_alt.js").read_text(encoding="utf-8")
     + "</script>\n"
 )
-
-# our own fixed script (the id is checked by the caller against the page's own entries, so no
-# user text reaches it): scroll to the entry once it is drawn, then hold it there for 3 s while
-# the page above it may still grow (on a loaded machine it drifted out of view), unless the
-# user scrolls first
-_SCROLL_TO = """
-<script>
-(() => {
-  let tries = 0, held = 0, user = false;
-  const events = ['wheel', 'touchstart', 'keydown', 'mousedown'];
-  const stop = () => { user = true; };
-  events.forEach(e => addEventListener(e, stop, {capture: true, once: true}));
-  const go = () => {
-    const target = user ? null : document.getElementById(%s);
-    if (target) {
-      if (Math.abs(target.getBoundingClientRect().top) > 2) target.scrollIntoView({block: 'start'});
-      if (held++ < 30) return setTimeout(go, 100);
-    } else if (!user && tries++ < 100) return setTimeout(go, 100);
-    events.forEach(e => removeEventListener(e, stop, {capture: true}));
-  };
-  go();
-})();
-</script>
-"""
-
-
-def scroll_to_entry(ids: Collection[str]) -> None:
-    """Scroll to the entry the link names (``?entry=<id>``, :data:`references.ENTRY`) when it
-    is one of ``ids``; links made before entries had this parameter open at the top."""
-    wanted = st.query_params.get(references.ENTRY)
-    if wanted in ids:
-        st.html(_SCROLL_TO % json.dumps(wanted), unsafe_allow_javascript=True)
 
 
 def page_url(key: str) -> str:

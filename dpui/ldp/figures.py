@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 import numpy as np
 import pandas as pd
@@ -45,11 +45,29 @@ def _lines_per_mechanism(rows: pd.DataFrame, x: str, metric: str) -> go.Figure:
     return fig
 
 
-def error_vs_eps(summary: pd.DataFrame, metric: str, t: int) -> go.Figure:
+CENTRAL = "central DP (Laplace)"
+"""The name of the central-DP baseline's line."""
+
+
+def error_vs_eps(
+    summary: pd.DataFrame, metric: str, t: int, *, central: Mapping[float, float] | None = None
+) -> go.Figure:
     """One line per mechanism: mean ``metric`` over the top-``t`` keys vs eps, log axes,
-    95% confidence bars over the repetitions; the ε axis is ticked at the grid's values."""
+    95% confidence bars over the repetitions; the ε axis is ticked at the grid's values.
+    ``central`` (ε -> the same error under central DP, exact) adds the dashed baseline."""
     rows = summary[(summary["t"] == t) & summary[metric].notna()]
     fig = _lines_per_mechanism(rows, "eps", metric)
+    if central:
+        x = sorted(central)
+        fig.add_trace(
+            go.Scatter(
+                x=x,
+                y=[central[e] for e in x],
+                mode="lines",
+                name=CENTRAL,
+                line={"dash": "dash", "color": "#222222"},
+            )
+        )
     grid = sorted(set(rows["eps"].astype(float)))
     fig.update_layout(
         title=f"{METRIC_LABELS[metric]}, top-{t} keys",

@@ -175,7 +175,10 @@ def body(view: View | None) -> None:
             f"{acc.settings.padding_length}; Harmony's means divide by the TRUE frequency "
             f"(an advantage it would not have). δ = 0 for frequencies, "
             f"{metrics.MEAN_RE_FLOOR} for means. "
-            f"{', '.join(UNAVAILABLE)} is not shown: {next(iter(UNAVAILABLE.values()))}"
+            f"{', '.join(UNAVAILABLE)} is not shown: {next(iter(UNAVAILABLE.values()))} "
+            f"Dashed, {ldp_figures.CENTRAL}: the exact error a trusted curator reaches (central "
+            f"DP, no local randomisation) with Laplace noise of scale L/ε on each key's count, "
+            f"L = {int(b.data.lengths.max(initial=1))} the longest set here."
         )
         d1, d2 = st.columns(2)
         downloads.csv_button("Download summary (CSV)", acc.summary, "kv_ldp_summary.csv", where=d1)
@@ -233,7 +236,8 @@ def draw(charts: DeltaGenerator, b: KV, acc: sim.Accuracy, *, draft: str) -> Non
     with charts.container():
         left, right = present.columns([1, 1])
         for where, metric in ((left, "mse_freq"), (right, "mse_mean")):
-            fig = ldp_figures.error_vs_eps(acc.summary, metric, acc.t)
+            baseline = kv_view.central(b.data, acc.grid) if metric == "mse_freq" else None
+            fig = ldp_figures.error_vs_eps(acc.summary, metric, acc.t, central=baseline)
             present.show_chart(
                 fig, kv_view.stamp(b.spec, acc), key=f"kv_{metric}{draft}", where=where
             )

@@ -18,6 +18,7 @@ from typing import Any
 
 import numpy as np
 
+from dpcore.ldp import baselines
 from dpcore.ldp.data import KVData, KVDataError
 from dpcore.ldp.mechanisms import MAX_EPS
 from dpui.kit import references, sidebar
@@ -176,13 +177,26 @@ def view(inputs: Inputs) -> View:
     runs = f"{acc.reps} run{'s' if acc.reps != 1 else ''}"
     described = f"{spec.brief()}; ε grid {values[GRID.name]}, {runs}, seed {acc.seed}"
     if acc.summary is not None:
-        figure, kind = ldp_figures.error_vs_eps(acc.summary, "mse_freq", acc.t), "mse_freq"
+        figure = ldp_figures.error_vs_eps(
+            acc.summary, "mse_freq", acc.t, central=central(data, acc.grid)
+        )
+        kind = "mse_freq"
     else:
         figure, kind = ldp_figures.placeholder(_why_empty(kv)), "empty"
     return View(
         described, figure, kv.stamp(), key_numbers(data, acc), detail=kv, share="xy",
         kind=kind, note=NOTE,
     )  # fmt: skip
+
+
+def central(data: KVData, grid: Collection[float]) -> dict[float, float]:
+    """The frequencies' exact error under central DP at every ε of ``grid``: the baseline a
+    trusted curator would reach on this data (L = its longest set)."""
+    longest = max(int(data.lengths.max(initial=1)), 1)
+    return {
+        float(e): baselines.central_frequency_mse(float(e), max(data.n_users, 1), longest)
+        for e in grid
+    }
 
 
 def _why_empty(kv: KV) -> str:

@@ -16,12 +16,15 @@ from dpui.meaning import parts, sections
 from dpui.reference import glossary
 
 
+def switch() -> None:
+    """The part switch, with the page's content above its settings: in view while presenting
+    and on a phone (where the sidebar is hidden), and usable when a part refuses its inputs."""
+    present.section_choice("Part", parts.PART, parts.PARTS)
+
+
 def controls() -> None:
-    """The part switch (in the sidebar under ε, so that it stays in view and stays usable
-    when a part refuses its inputs), then the chosen part's settings."""
-    with st.sidebar:
-        chosen = present.section_choice("What ε means: part", parts.PART, parts.PARTS)
-    CONTROLS[chosen]()
+    """The chosen part's settings."""
+    CONTROLS[str(state.get(parts.PART))]()
 
 
 def body(view: View | None) -> None:
@@ -67,6 +70,12 @@ def neighbours_body(view: View) -> None:
     nb: Neighbours = view.detail
     left, right = present.columns([2, 1])
     present.show_chart(view.figure, view.stamp, key="nb_chart", where=left)
+    sections.notice(
+        "with Laplace or geometric noise the [privacy loss](glossary#privacy-loss) is flat at "
+        "±ε away from the two counts, so no output, however extreme, tells D from D′ by more "
+        "than the odds e^ε [@dwork-roth-2014]; Gaussian noise lets it exceed ε on a tail "
+        "[@balle-wang-2018]."
+    )
     with right:
         st.latex(r"e^{-\varepsilon} \le \frac{\Pr[M(D) = o]}{\Pr[M(D') = o]} \le e^{\varepsilon}")
         st.latex(r"L(o) = \ln \frac{p(o \mid D)}{p(o \mid D')}")
@@ -128,20 +137,20 @@ PAGE = Page(
         "composition; and reconstruction from too many accurate answers."
     ),
     notice=(
-        "With Laplace or geometric noise the [privacy loss](glossary#privacy-loss) is flat at "
-        "±ε away from the two counts, so no output, however extreme, tells D from D′ by more "
-        "than the odds e^ε [@dwork-roth-2014]; Gaussian noise lets it exceed ε on a tail "
-        "[@balle-wang-2018]."
+        "Whatever the part, ε caps one thing: how much one person's presence can change the "
+        "odds of any output, by at most e^ε [@dwork-roth-2014]; each part says under its chart "
+        "what to notice in it."
     ),
     caption=(
         "D is the sidebar's histogram; its neighbour D′ is D without one person (Alice) in the "
-        "chosen bin. Four parts (switch in the sidebar): neighbours, the attacker's view, "
+        "chosen bin. Four parts (switch above the settings): neighbours, the attacker's view, "
         "composition and reconstruction; exact curves with seeded simulations over them. "
         "Teaching and exploration tool: numpy's generator is not a hardened noise "
         "source."
     ),
     params=parts.PARAMS,
     pinned=parts.PINNED,
+    switch=switch,
     controls=controls,
     cost=parts.cost,
     view=parts.view,

@@ -11,7 +11,7 @@ import pandas as pd
 import streamlit as st
 
 from dpcore.meaning import attacks
-from dpui.kit import present, references
+from dpui.kit import anchors, present, references
 from dpui.kit.page import View
 from dpui.meaning import attacker as atv
 from dpui.meaning import composition as cov
@@ -87,7 +87,7 @@ def attacker_body(view: View) -> None:
         help="e^ε/(1+e^ε): the corner of the bound.",
     )
     m[3].metric("Posterior range", f"{d.band[0]:.3g} – {d.band[1]:.3g}")
-    st.header("The attacker's posterior")
+    anchors.heading("The attacker's posterior", "attacker-posterior")
     left, right = present.columns([3, 2])
     priors = np.linspace(0.001, 0.999, 400)
     lower, upper = attacks.posterior_band(priors, d.eps)

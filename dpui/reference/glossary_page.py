@@ -2,7 +2,7 @@
 
 import streamlit as st
 
-from dpui.kit import present, references
+from dpui.kit import anchors, references
 from dpui.kit.page import Page, View
 from dpui.reference import glossary
 
@@ -12,7 +12,7 @@ def body(view: View | None) -> None:
     for term in glossary.TERMS:
         st.header(term.name, anchor=term.key)
         st.markdown(references.resolve(term.definition))
-    present.scroll_to_entry({term.key for term in glossary.TERMS})
+    anchors.scroll_to_entry({term.key for term in glossary.TERMS})
 
 
 PAGE = Page(

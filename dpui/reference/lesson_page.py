@@ -20,6 +20,11 @@ from dpui.kit.page import Page, View
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "assets" / "lessons" / "dp_histograms_50min.json"
 _MESSAGE = "_lesson.message"
+_TEXTS = {
+    "note": "Note or question (shown under the title while presenting)",
+    "answer": "Answer (shown with the figure; say which figure answers the question)",
+}
+"""A step's longer texts, as the editor labels them."""
 _UPLOAD = "_lesson_upload"
 
 PAGE = Page(
@@ -41,7 +46,7 @@ PAGE = Page(
 def targets(pages: Sequence[Page]) -> dict[str, lesson.Target]:
     """The pages a step may open (every page but this one), with the parameters a link sets."""
     return {
-        p.key: lesson_steps.target(p.key, p.title, p.params)
+        p.key: lesson_steps.target(p.key, p.title, p.params, p.pinned)
         for p in pages
         if p.key != lesson.PAGE_KEY
     }
@@ -123,8 +128,10 @@ def _steps(now: lesson.Lesson, known: Mapping[str, lesson.Target]) -> None:
         box = st.container(border=True, key=f"dp-lesson-step-{i}")
         page = known[step.page].title if step.page in known else step.page
         box.markdown(f"**Step {i + 1}** · {page} · {untrusted.markdown(step.link, 90)}")
+        if step.section or step.baseline:
+            box.caption(_opens(step))
         left, right = box.columns([3, 2])
-        for field, value in (("title", step.title), ("note", step.note)):
+        for field, value in (("title", step.title), ("note", step.note), ("answer", step.answer)):
             state.assign(f"_lesson_{field}_{i}", value)
         state.assign(f"_lesson_predict_{i}", step.predict)
         left.text_input(
@@ -134,14 +141,15 @@ def _steps(now: lesson.Lesson, known: Mapping[str, lesson.Target]) -> None:
             on_change=_edit,
             args=(i, "title", f"_lesson_title_{i}"),
         )
-        left.text_area(
-            "Note or question (shown under the title while presenting)",
-            key=f"_lesson_note_{i}",
-            max_chars=lesson.MAX_NOTE,
-            height=80,
-            on_change=_edit,
-            args=(i, "note", f"_lesson_note_{i}"),
-        )
+        for field, label in _TEXTS.items():
+            left.text_area(
+                label,
+                key=f"_lesson_{field}_{i}",
+                max_chars=lesson.MAX_NOTE,
+                height=80,
+                on_change=_edit,
+                args=(i, field, f"_lesson_{field}_{i}"),
+            )
         right.checkbox(
             "Predict, then reveal",
             key=f"_lesson_predict_{i}",
@@ -165,8 +173,18 @@ def _steps(now: lesson.Lesson, known: Mapping[str, lesson.Target]) -> None:
         )  # fmt: skip
         buttons.button(
             "Present from here", icon=":material/slideshow:", key=f"_lesson_from_{i}",
-            on_click=lesson_steps.go, args=(i,),
+            on_click=lesson_steps.start, args=(i,),
         )  # fmt: skip
+
+
+def _opens(step: lesson.Step) -> str:
+    """What a step opens besides its page's settings: its section and its pinned baseline."""
+    parts = []
+    if step.section:
+        parts.append(f"scrolls to the section {untrusted.markdown(step.section, 60)}")
+    if step.baseline:
+        parts.append(f"pins the baseline {untrusted.markdown(step.baseline, 90)} beside it")
+    return "Opens the page and " + " and ".join(parts) + "."
 
 
 def _link_of(now: lesson.Lesson) -> str:
@@ -248,7 +266,7 @@ def editor(pages: Sequence[Page]) -> Page:
                 "Present the lesson",
                 icon=":material/slideshow:",
                 type="primary",
-                on_click=lesson_steps.go,
+                on_click=lesson_steps.start,
                 args=(0,),
             )
             st.caption(

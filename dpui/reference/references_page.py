@@ -2,7 +2,7 @@
 
 import streamlit as st
 
-from dpui.kit import present, references
+from dpui.kit import anchors, references
 from dpui.kit.page import Page, View
 
 
@@ -11,7 +11,7 @@ def body(view: View | None) -> None:
     for n, ref in enumerate(references.REFERENCES, start=1):
         st.header(f"[{n}] {ref.short}", anchor=references.anchor(ref.key))
         st.markdown(f"{ref.text()}  \n*Used for:* {ref.used_for}")
-    present.scroll_to_entry({references.anchor(ref.key) for ref in references.REFERENCES})
+    anchors.scroll_to_entry({references.anchor(ref.key) for ref in references.REFERENCES})
 
 
 PAGE = Page(

@@ -173,6 +173,7 @@ def view(inputs: Inputs) -> View:
         {"n": s.n, "ε": s.eps, "tree": tree_view.tree_label(s.choice)},
         numbers,
         detail=s,
+        share="x",  # horizontal bars: A and B compare their errors on one x axis
     )
 
 

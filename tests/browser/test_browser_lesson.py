@@ -1,4 +1,5 @@
-"""Real browser: a lesson presented with the arrow keys, and a predict step revealed."""
+"""Real browser: a lesson presented with the arrow keys, a predict step revealed by →, its
+answer and section on one projector screen, and ← back to it still revealed."""
 
 import re
 
@@ -31,9 +32,19 @@ def test_a_lesson_steps_with_the_arrow_keys_and_reveals_a_predict_step(server, b
     settle(page)
     assert page.locator(".js-plotly-plot").count() == 0  # predict first: no figure yet
     assert page.get_by_text("How sure can they become, at most", exact=False).is_visible()
-    reveal.click()
+    page.keyboard.press("ArrowRight")  # → on a hidden step reveals it, and stays on it
     page.locator(".js-plotly-plot").first.wait_for(timeout=60_000)
     expect(reveal).to_have_count(0)
+    expect(step).to_have_text("Step 2 of 10")
+    # the answer (in the step bar) and the section it names, on one 1280x720 screen
+    answer = page.get_by_text("At most e/(1 + e) ≈ 0.731", exact=False)
+    expect(answer).to_be_in_viewport(timeout=30_000)
+    heading = page.get_by_role("heading", name="The attacker's posterior")
+    expect(heading).to_be_in_viewport(timeout=30_000)
+    page.wait_for_timeout(3500)  # the scroll holds the section for 3 s: both stay on screen
+    for shown in (answer, heading, step):
+        box = shown.bounding_box()
+        assert box is not None and box["y"] >= 0 and box["y"] + box["height"] <= 720
 
     page.keyboard.press("ArrowRight")
     expect(step).to_have_text("Step 3 of 10", timeout=60_000)
@@ -41,4 +52,6 @@ def test_a_lesson_steps_with_the_arrow_keys_and_reveals_a_predict_step(server, b
     page.keyboard.press("ArrowLeft")
     expect(step).to_have_text("Step 2 of 10", timeout=60_000)
     expect(page).to_have_url(re.compile(r"/epsilon\?.*eps_part=attacker"))
+    page.locator(".js-plotly-plot").first.wait_for(timeout=60_000)  # still revealed
+    expect(page.get_by_role("button", name="Reveal")).to_have_count(0)
     page.close()

@@ -348,3 +348,19 @@ def test_pckv_frequency_variance_has_the_same_closed_form(kind: str, short_sets:
     ratio = samples.var(axis=0, ddof=1) / predicted
     assert abs(ratio.mean() - 1) < 0.1, ratio
     assert np.all(np.abs(ratio - 1) < 0.3), ratio
+
+
+def test_central_frequency_error_matches_simulated_laplace_counts(short_sets: KVData) -> None:
+    """A trusted curator's frequencies: Laplace(L/ε) on every key's count of holders, over
+    n; the simulated MSE pooled over keys and releases is within 5% of 2L²/(εn)²."""
+    eps, length = 0.8, 3
+    n = short_sets.n_users
+    counts = np.bincount(short_sets.keys, minlength=short_sets.d)
+    rng = np.random.default_rng(11)
+    noisy = counts + rng.laplace(0.0, length / eps, size=(20_000, short_sets.d))
+    simulated = float(np.mean((noisy / n - short_sets.true_frequency()) ** 2))
+    expected = 2 * length**2 / (eps**2 * n**2)
+    assert baselines.central_frequency_mse(eps, n, length) == pytest.approx(expected)
+    assert simulated == pytest.approx(expected, rel=0.05)
+    with pytest.raises(ValueError, match="max_length must be a whole number"):
+        baselines.central_frequency_mse(eps, n, 0)

@@ -82,3 +82,14 @@ def test_share_tradeoff_averages_repetitions() -> None:
     fig = ldp_figures.share_tradeoff(sweep, 0.5)
     assert list(fig.data[0].y) == [2.0, 4.0]
     assert fig.layout.annotations[0].text == "slider: 0.5"
+
+
+def test_error_vs_eps_draws_the_central_baseline_when_given(summary: pd.DataFrame) -> None:
+    central = {0.5: 2 * (6 / (0.5 * 1500)) ** 2, 2.0: 2 * (6 / (2.0 * 1500)) ** 2}
+    fig = ldp_figures.error_vs_eps(summary, "mse_freq", 10, central=central)
+    (line,) = [trace for trace in fig.data if trace.name == ldp_figures.CENTRAL]
+    assert list(line.x) == [0.5, 2.0]
+    assert list(line.y) == pytest.approx([1.28e-4, 8e-6])
+    assert line.line.dash == "dash"
+    plain = ldp_figures.error_vs_eps(summary, "mse_freq", 10)
+    assert ldp_figures.CENTRAL not in {trace.name for trace in plain.data}

@@ -9,6 +9,7 @@ would.
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from urllib.parse import parse_qsl, urlsplit
 
@@ -17,6 +18,7 @@ from streamlit.testing.v1 import AppTest
 
 from dpui import registry
 from dpui.kit import lesson
+from dpui.ldp import figures as ldp_figures
 from dpui.reference import lesson_page
 from tests.uploads import uploader
 
@@ -204,18 +206,46 @@ def test_next_and_previous_open_each_step_with_its_settings_and_reveal():
     assert not any(m.value.startswith("**Step 3") for m in at.markdown)
 
 
+def _shared_axes(chart) -> dict[str, list[float]]:
+    """A chart's axes given one range for a comparison (not left to Plotly's autorange)."""
+    layout = json.loads(chart.proto.spec)["layout"]
+    return {
+        name: axis["range"]
+        for name, axis in layout.items()
+        if name.startswith(("xaxis", "yaxis")) and axis.get("autorange") is False
+    }
+
+
 @pytest.mark.parametrize("index", range(len(EXAMPLE.steps)))
-def test_every_step_of_the_bundled_lesson_opens_without_error_or_notice(index: int):
+def test_every_step_of_the_bundled_lesson_opens_its_page_section_and_baseline(index: int):
+    """Each step as the lesson opens it (its settings, its baseline pinned): no error, no
+    value of the link replaced, the section it scrolls to drawn, the baseline beside it."""
     step = EXAMPLE.steps[index]
     at = AppTest.from_file(str(ROOT / "pages" / f"{step.page}.py"), default_timeout=180)
     at.query_params.update(step.settings() | {"present": "1"})
+    if step.baseline:
+        at.query_params["pin"] = step.pin()
     at.run()
     _ok(at)
     notices = [w.value for w in at.warning if w.icon == ":material/link_off:"]
-    assert notices == []  # no value of the link was replaced
+    assert notices == []  # no value of the link (or of its pinned view) was replaced
     assert at.title[0].value == TARGETS[step.page].title
     for name, value in step.settings().items():
         assert at.query_params[name] == value, name
+    if step.section:
+        assert step.section in [h.proto.anchor for h in at.header]
+    if step.baseline:
+        assert any(m.value.startswith("**A (pinned):**") for m in at.markdown)
+        pinned = dict(parse_qsl(at.query_params["pin"]))
+        kept = {p.name: p for p in TARGETS[step.page].pinned}
+        for name, value in parse_qsl(step.baseline):
+            assert kept[name].parse(pinned[name]) == kept[name].parse(value), name
+        fixed = [_shared_axes(chart) for chart in at.get("plotly_chart")]
+        a_axes, b_axes = [axes for axes in fixed if axes]  # A and B: their values on one axis
+        assert a_axes == b_axes
+    if step.page == "kv_ldp":  # local against central DP: the central baseline is drawn
+        specs = [chart.proto.spec for chart in at.get("plotly_chart")]
+        assert any(ldp_figures.CENTRAL in spec for spec in specs)
 
 
 def test_a_view_with_foreign_keys_in_its_link_is_added_as_a_step_that_loads_back():
@@ -230,3 +260,97 @@ def test_a_view_with_foreign_keys_in_its_link_is_added_as_a_step_that_loads_back
     (step,) = saved.steps
     assert step.settings()["lap_seed"] == "4" and "Ref" not in step.settings()
     assert lesson.from_json(lesson.to_json(saved).encode(), TARGETS) == saved
+
+
+def _revealed(at: AppTest) -> bool:
+    """The step's figure shows: a chart drawn and no Reveal button."""
+    return _charts(at) >= 1 and not any(b.label == "Reveal" for b in at.button)
+
+
+def test_next_reveals_a_predict_step_first_previous_keeps_it_and_leaving_offers_to_resume():
+    at = _app()
+    _open(at, "lesson")
+    _button(at, "Load the example: DP histograms in 50 minutes").click().run()
+    assert not EXAMPLE.steps[0].predict and EXAMPLE.steps[1].predict
+    _button(at, "Present the lesson").click().run()
+    _stay(at, "epsilon")
+    _button(at, "Next").click().run()
+    assert _step_caption(at) == "**Step 2 of 10**" and _charts(at) == 0
+
+    _stay(at, "epsilon")
+    _button(at, "Next").click().run()  # → on a hidden step: the figure, not the next step
+    _ok(at)
+    assert _step_caption(at) == "**Step 2 of 10**" and _revealed(at)
+    assert "At most e/(1 + e) ≈ 0.731" in _html(at)  # the answer, with the figure
+    assert '"attacker-posterior"' in _html(at)  # the section the step names: scrolled to
+    assert not [t.value for t in at.toast if "opens the section" in t.value]
+    _stay(at, "epsilon")
+    _button(at, "Next").click().run()  # the second → opens the next step
+    assert _step_caption(at) == "**Step 3 of 10**"
+    assert at.title[0].value == "Laplace mechanism"
+
+    _stay(at, "laplace")
+    _button(at, "Previous").click().run()  # ← comes back to step 2 as it was left: revealed
+    _ok(at)
+    assert _step_caption(at) == "**Step 2 of 10**" and _revealed(at)
+
+    _stay(at, "epsilon")
+    at.toggle(key="present").set_value(False).run()  # leaving presentation mode mid-lesson
+    _ok(at)
+    assert not any(m.value.startswith("**Step ") and " of " in m.value for m in at.markdown)
+    assert [b.label for b in at.button if b.label == "Resume the lesson"] == ["Resume the lesson"]
+    _stay(at, "epsilon")
+    _button(at, "Resume the lesson").click().run()
+    _ok(at)
+    assert _step_caption(at) == "**Step 2 of 10**" and at.toggle(key="present").value is True
+    assert at.query_params["eps_part"] == "attacker" and _revealed(at)
+
+    _open(at, "lesson")  # presenting afresh hides every predict step again
+    at.button(key="_lesson_from_1").click().run()
+    assert _step_caption(at) == "**Step 2 of 10**" and _charts(at) == 0
+
+
+def _html(at: AppTest) -> str:
+    """The text of every st.html element (the step bar's title, note and answer)."""
+    return "\n".join(element.proto.body for element in at.get("html"))
+
+
+def test_a_step_shows_its_answer_with_the_figure_pins_its_baseline_and_names_a_lost_section():
+    steps = (
+        lesson.Step(
+            "laplace",
+            "lap_source=gapminder&eps=0.1",
+            "Wider",
+            "How much wider?",
+            predict=True,
+            answer="Ten times: b from 1 to 10.",
+            baseline="eps=1",
+        ),
+        lesson.Step("epsilon", "eps_part=neighbours", "Gone", section="no-such-part"),
+    )
+    at = _app()
+    _open(at, "lesson", lesson=lesson.to_link(lesson.Lesson("Answers", steps)))
+    captions = [c.value for c in at.caption]
+    assert any("pins the baseline `eps=1` beside it" in c for c in captions)
+    assert any("scrolls to the section `no-such-part`" in c for c in captions)
+    _stay(at, "lesson")
+    _button(at, "Present the lesson").click().run()
+    _ok(at)
+    assert _step_caption(at) == "**Step 1 of 2**" and _charts(at) == 0
+    assert "How much wider?" in _html(at) and "Ten times" not in _html(at)  # not yet
+    assert float(dict(parse_qsl(at.query_params["pin"]))["eps"]) == 1.0
+
+    _stay(at, "laplace")
+    _button(at, "Reveal").click().run()
+    _ok(at)
+    assert "Ten times: b from 1 to 10." in _html(at)  # revealed with the figure
+    labels = [m.value.split(":**")[0] for m in at.markdown if m.value.startswith("**A (")]
+    assert labels == ["**A (pinned)"]  # the baseline drawn beside the step's own view
+    assert at.number_input(key="eps").value == 0.1
+
+    _stay(at, "laplace")
+    _button(at, "Next").click().run()
+    _ok(at)
+    assert _step_caption(at) == "**Step 2 of 2**" and _charts(at) >= 1
+    (notice,) = [t.value for t in at.toast if "no-such-part" in t.value]
+    assert "does not show" in notice and "opens at its top" in notice

@@ -138,7 +138,7 @@ def test_reconstruction_beyond_its_limits_is_refused_before_any_work(monkeypatch
     at = page(eps_part="reconstruction", re_n="512", re_queries="8")
     assert not at.exception
     assert any("Not computed" in w.value for w in at.warning)
-    # the part switch stays usable after a refusal (it is in the sidebar)
+    # the part switch stays usable after a refusal (it is above the part, not in it)
     at.segmented_control(key=parts.PART.name).set_value("composition").run()
     assert not at.exception and not at.warning
 
@@ -147,3 +147,25 @@ def test_a_pinned_reconstruction_against_another_budget():
     at = page(pin="eps_part=reconstruction&eps=10&re_n=64", eps_part="reconstruction", re_n="64")
     assert not at.exception
     assert any("A (pinned)" in m.value for m in at.markdown)
+
+
+def test_the_part_switch_is_with_the_content_while_presenting_and_not_in_the_sidebar():
+    """The sidebar is hidden while presenting and on a phone: the switch is in the page."""
+    at = page(present="1", eps_part="composition")
+    assert not at.exception
+    assert [c.key for c in at.main.segmented_control if c.key == parts.PART.name] == ["eps_part"]
+    assert parts.PART.name not in [c.key for c in at.sidebar.segmented_control]
+    at.main.segmented_control(key=parts.PART.name).set_value("attacker").run()
+    assert not at.exception and at.query_params[parts.PART.name] == "attacker"
+
+
+def test_every_part_says_what_to_notice_in_its_own_chart():
+    said = {}
+    for part in parts.PARTS:
+        at = page(eps_part=part, re_n="64")
+        assert not at.exception
+        (notice,) = [m.value for m in at.markdown if m.value.startswith("**What to notice here:**")]
+        said[part] = notice
+    assert len(set(said.values())) == len(parts.PARTS)  # one of its own per part
+    assert "privacy loss" in said["neighbours"] and "e^ε" in said["attacker"]
+    assert "√k" in said["composition"] and "bit" in said["reconstruction"]

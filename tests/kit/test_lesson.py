@@ -8,13 +8,14 @@ import contextlib
 import hashlib
 import json
 import zlib
+from urllib.parse import parse_qsl
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as hs
 
 from dpui import registry
-from dpui.kit import lesson, params
+from dpui.kit import examples, lesson, params
 from dpui.reference import lesson_page
 
 TARGETS = lesson_page.targets(registry.PAGES)
@@ -96,11 +97,81 @@ def _data(**step: object) -> dict[str, object]:
         (_data(note="n" * 1001), "1,001 characters; at most 1,000"),
         (_data(predict="yes"), "predict must be true or false"),
         (_data(script="x"), "has the field `script`"),
+        (_data(answer=["a"]), "Step 1's answer must be text, not list"),
+        (_data(answer="a" * 1001), "answer is refused: it has 1,001 characters"),
+        (_data(section="Posterior bound"), "section `Posterior bound` is not a section's anchor"),
+        (_data(section="a" * 61), "section is refused: it has 61 characters; at most 60"),
+        (_data(baseline="lap_show=bound"), "baseline sets `lap_show`, which a pinned view"),
+        (_data(baseline="eps=0"), "baseline sets `eps=0` on Laplace mechanism: .*outside"),
+        (_data(baseline="eps"), "baseline has settings that are not name=value pairs"),
+        (_data(link="glossary", baseline="eps=1"), "Glossary has no pinned view to compare"),
     ],
 )
 def test_every_bad_value_is_named_with_what_is_accepted(data: object, message: str) -> None:
     with pytest.raises(lesson.LessonError, match=message):
         lesson.validate(data, TARGETS)
+
+
+OLD_FILE = b"""{
+  "format": "dp-explorer-lesson",
+  "version": 1,
+  "title": "Saved before answers",
+  "steps": [
+    {
+      "link": "laplace?lap_seed=3&eps=0.5",
+      "title": "Noise",
+      "note": "How wide?",
+      "predict": true
+    },
+    {"link": "glossary", "title": "Terms"}
+  ]
+}"""
+
+
+def test_a_lesson_saved_before_answers_sections_and_baselines_loads_and_saves_the_same() -> None:
+    old = lesson.from_json(OLD_FILE, TARGETS)
+    first, second = old.steps
+    assert (first.page, first.settings(), first.note, first.predict) == (
+        "laplace",
+        {"lap_seed": "3", "eps": "0.5"},
+        "How wide?",
+        True,
+    )
+    assert (second.page, second.note, second.predict) == ("glossary", "", False)
+    assert all((s.answer, s.section, s.baseline) == ("", "", "") for s in old.steps)
+    saved = json.loads(lesson.to_json(old))
+    assert set(saved["steps"][0]) == {"link", "title", "note", "predict"}  # what it read
+
+
+def test_an_answer_a_section_and_a_baseline_round_trip_in_a_file_and_a_link() -> None:
+    step = lesson.Step(
+        "epsilon",
+        "eps_part=attacker&eps=0.5",
+        "Attacker",
+        "How sure?",
+        predict=True,
+        answer="At most e/(1+e), the posterior chart.",
+        section="attacker-posterior",
+        baseline="eps=1",
+    )
+    one = lesson.Lesson("New", (step,))
+    assert lesson.from_json(lesson.to_json(one).encode(), TARGETS) == one
+    assert lesson.from_link(lesson.to_link(one), TARGETS) == one
+
+
+def test_a_steps_pin_is_its_settings_with_the_baselines_over_them() -> None:
+    step = lesson.Step("laplace", "lap_seed=3&eps=0.1", "t", baseline="eps=1")
+    assert dict(parse_qsl(step.pin())) == {"lap_seed": "3", "eps": "1"}
+    assert lesson.Step("laplace", "eps=0.1", "t").pin() == ""
+
+
+def test_a_pinned_view_added_to_a_lesson_becomes_the_steps_baseline() -> None:
+    query = {"lap_seed": "3", "eps": "0.1", "pin": "eps=1&lap_seed=3", "present": "true"}
+    step = lesson.step_from_view("laplace", "L", query, ("present", "pin"), pin=query["pin"])
+    assert step.settings() == {"lap_seed": "3", "eps": "0.1"}
+    assert step.baseline == "eps=1&lap_seed=3"
+    added = lesson.appended(lesson.EMPTY, step, TARGETS["laplace"])
+    assert lesson.from_json(lesson.to_json(added).encode(), TARGETS) == added
 
 
 def test_a_file_that_is_not_json_or_too_large_is_refused() -> None:
@@ -149,6 +220,20 @@ def test_the_bundled_lesson_validates_and_walks_the_pages_in_teaching_order() ->
     predicts = [s for s in loaded.steps if s.predict]
     assert len(predicts) >= 4 and all("?" in s.note for s in predicts)
     assert lesson.from_link(lesson.to_link(loaded), TARGETS) == loaded  # fits one link
+
+
+def test_every_bundled_step_has_an_answer_and_its_range_step_a_range_worth_showing() -> None:
+    """Each step answers its question (naming the figure that does), and the range explored
+    on the tree lies in the middle half of the default histogram with people in it."""
+    loaded = lesson.from_json(lesson_page.EXAMPLE.read_bytes(), TARGETS)
+    assert all(len(step.answer.split()) >= 8 for step in loaded.steps)
+    (ranged,) = [s for s in loaded.steps if s.settings().get("tb_show") == "range"]
+    counts = examples.load(examples.DEFAULT).counts
+    first, last = int(ranged.settings()["tb_from"]), int(ranged.settings()["tb_to"])
+    assert counts.size / 4 <= first < last <= 3 * counts.size / 4
+    assert counts[first - 1 : last].sum() > 0
+    assert any("tb_tree" in s.baseline for s in loaded.steps)  # binary beside 16-ary
+    assert any("eps" in s.baseline for s in loaded.steps)  # ε = 1 beside 0.1
 
 
 # --- hostile files and links (issue 37, M1 and M2) -----------------------------------------
@@ -291,12 +376,23 @@ STEP = hs.fixed_dictionaries(
         "link": hs.sampled_from(["laplace?lap_seed=3", "laplace"]) | HOSTILE_TEXT,
         "title": HOSTILE_TEXT | JSON,
     },
-    optional={"note": HOSTILE_TEXT | JSON, "predict": JSON, "extra": JSON},
+    optional={
+        "note": HOSTILE_TEXT | JSON,
+        "predict": JSON,
+        "extra": JSON,
+        "answer": HOSTILE_TEXT | JSON,
+        "section": hs.just("attacker-posterior") | HOSTILE_TEXT | JSON,
+        "baseline": hs.just("eps=1") | HOSTILE_TEXT | JSON,
+    },
 )
 LESSONS = hs.fixed_dictionaries(
     {"format": hs.just(lesson.FORMAT) | JSON, "version": hs.just(1) | JSON},
     optional={"title": HOSTILE_TEXT | JSON, "steps": hs.lists(STEP | JSON, max_size=3) | JSON},
 )
+
+
+def _texts(step: lesson.Step) -> tuple[str, ...]:
+    return (step.link, step.title, step.note, step.answer, step.section, step.baseline)
 
 
 def _loads_or_refuses(raw: bytes) -> None:
@@ -306,7 +402,7 @@ def _loads_or_refuses(raw: bytes) -> None:
     except lesson.LessonError as err:
         str(err).encode("utf-8")
         return
-    for text in (loaded.title, *(t for s in loaded.steps for t in (s.link, s.title, s.note))):
+    for text in (loaded.title, *(t for s in loaded.steps for t in _texts(s))):
         text.encode("utf-8")
 
 
