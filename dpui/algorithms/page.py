@@ -92,10 +92,13 @@ def scale_from_changed(what_if: int) -> None:
 def body(view: View | None) -> None:
     assert view is not None
     s, table = view.detail
-    st.container(border=True).markdown(verdict.card(table, s))
-    st.markdown(f"Ranked at {s.scale_words()}.")
+    # the recommendation first; presenting, below the ranking, which fits a 720p projector
+    card = st.container() if not present.presenting() else None
     left, right = present.columns([2, 1])
     present.show_chart(view.figure, view.stamp, key="wa_ranking", where=left)
+    with card or st.container():
+        st.container(border=True).markdown(verdict.card(table, s))
+        st.markdown(f"Ranked at {s.scale_words()}.")
     with right:
         st.latex(r"\mathrm{err} = \frac{\lVert Wx - W\hat x\rVert_1}{|W| \cdot \lVert x\rVert_1}")
         st.latex(r"\mathrm{regret}_A = \mathrm{err}_A / \min_B \mathrm{err}_B")

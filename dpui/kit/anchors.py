@@ -34,7 +34,7 @@ _SCROLL_TO = """
     if (target) {
       const bar = below && document.querySelector(below);
       const offset = bar ? Math.max(bar.getBoundingClientRect().bottom, 0) : 0;
-      target.style.scrollMarginTop = offset + 'px';
+      if (bar) target.style.scrollMarginTop = offset + 'px';
       if (Math.abs(target.getBoundingClientRect().top - offset) > 2) {
         target.scrollIntoView({block: 'start'});
       }

@@ -108,7 +108,8 @@ class Page:
     reads it); empty for a page without pin and compare."""
     switch: Callable[[], None] | None = None
     """Draws the page's part switch (one of its parameters) with its content, above the
-    settings: in view while presenting and on a phone, where the sidebar is hidden."""
+    settings (below the figure while presenting): in view on a projector and on a phone,
+    where the sidebar is hidden."""
     controls: Callable[[], None] | None = None
     """Draws the settings widgets, keyed by their parameters' names."""
     cost: Callable[[Inputs], Estimate | None] = field(default=lambda inputs: None)
@@ -151,7 +152,9 @@ def _content(page: Page, toolbar: DeltaGenerator) -> None:
     if lesson_steps.asked():  # a button here asked for a lesson step: the frame opens it
         st.rerun()
     state.load(page.params)
-    if page.switch is not None:
+    # presenting, the switch goes below the figure, which fits a 720p projector under the title
+    switch_below = page.switch is not None and present.presenting()
+    if page.switch is not None and not switch_below:
         page.switch()
     if page.controls is not None:
         with present.settings_panel():
@@ -169,9 +172,10 @@ def _content(page: Page, toolbar: DeltaGenerator) -> None:
     pinned = pin.controls(page.key, page.pinned, where=toolbar) if page.pinned else None
     lesson_steps.add_button(toolbar, page.key, page.title, page.params, page.pinned)
     present.qr_code(toolbar, page.key)
-    if lesson_steps.hidden(page.key):  # "predict, then reveal": nothing of the view yet
-        return
-    _views(page, current, pinned)
+    if not lesson_steps.hidden(page.key):  # "predict, then reveal": nothing of the view yet
+        _views(page, current, pinned)
+    if switch_below and page.switch is not None:
+        page.switch()
     lesson_steps.open_section(page.key)
 
 
