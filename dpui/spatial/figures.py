@@ -70,7 +70,17 @@ def grid_heatmaps(
                 row=1,
                 col=k,
             )
-        fig.update_yaxes(autorange="reversed", scaleanchor=f"x{k if k > 1 else ''}", row=1, col=k)
+        # square cells: on a narrow screen the panels shrink, their ranges stay the grid's;
+        # the panels keep to the top, under their titles
+        fig.update_yaxes(
+            autorange="reversed",
+            scaleanchor=f"x{k if k > 1 else ''}",
+            constrain="domain",
+            constraintoward="top",
+            showticklabels=k == 1,
+            row=1,
+            col=k,
+        )
         fig.update_xaxes(title_text="column", constrain="domain", row=1, col=k)
     fig.update_yaxes(title_text="row", row=1, col=1)
     fig.update_layout(
@@ -79,7 +89,8 @@ def grid_heatmaps(
             "colorscale": "Viridis",
             "cmin": low,
             "cmax": high,
-            "colorbar": {"title": "count"},
+            # thin, so that a phone's width goes to the grids
+            "colorbar": {"title": {"text": "count"}, "thickness": 12},
         },
         margin={"l": 10, "r": 10, "t": 80, "b": 10},
     )

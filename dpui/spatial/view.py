@@ -220,11 +220,11 @@ def view(inputs: Inputs) -> View:
     errors = error_table(grid.shape, fanout, eps)
     figure = figures.grid_heatmaps(
         [
-            ("true counts", grid.counts),
-            ("noisy cells (one release)", rel.cells(rel.noisy)),
-            ("after BLUE", rel.cells(rel.consistent)),
+            ("true", grid.counts),
+            ("noisy", rel.cells(rel.noisy)),
+            ("BLUE", rel.cells(rel.consistent)),
         ],
-        title=f"{grid.name}: true, noisy and consistent grids (one colour scale)",
+        title=f"{grid.name}: true, noisy, consistent",
         box=None if problem else box,
     )
     chosen = errors.iloc[SPATIAL_BUDGETS.index(rule)]
