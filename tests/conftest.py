@@ -37,6 +37,7 @@ def pytest_configure(config: pytest.Config) -> None:
     """Point the default sweep store at this process's own folder (never the user's store,
     never another worker's); the servers the browser tests start inherit it."""
     os.environ["DP_EXPLORER_STORE"] = os.path.join(_FOLDER, "sweeps.duckdb")
+    os.environ["DP_EXPLORER_LESSONS"] = os.path.join(_FOLDER, "lessons")
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:

@@ -27,7 +27,7 @@ import streamlit as st
 from streamlit.delta_generator import DeltaGenerator
 
 from dpcore.histogram import Histogram
-from dpui.kit import anchors, lesson_steps, limits, pin, present, sidebar, state, untrusted
+from dpui.kit import anchors, lesson_steps, limits, pin, present, qr, sidebar, state, untrusted
 from dpui.kit.params import ChoiceParam, Param
 
 SIDEBAR_DATA = "the sidebar's dataset"
@@ -152,6 +152,7 @@ def _content(page: Page, toolbar: DeltaGenerator) -> None:
     if lesson_steps.asked():  # a button here asked for a lesson step: the frame opens it
         st.rerun()
     state.load(page.params)
+    qr.overlay()
     # presenting, the switch goes below the figure, which fits a 720p projector under the title
     switch_below = page.switch is not None and present.presenting()
     if page.switch is not None and not switch_below:

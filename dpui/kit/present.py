@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import html
 import importlib.resources
-import io
 import math
 from collections.abc import Mapping, Sequence
 from typing import Any, Protocol
@@ -25,7 +24,6 @@ from urllib.parse import urlencode, urlsplit, urlunsplit
 import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
-import segno
 import streamlit as st
 from streamlit.delta_generator import DeltaGenerator
 
@@ -35,9 +33,9 @@ from dpui.kit import (
     legend_rows,
     plot_axes,
     plot_once,
+    qr,
     references,
     state,
-    untrusted,
 )
 from dpui.kit.params import BoolParam, ChoiceParam
 
@@ -68,6 +66,13 @@ h3 { font-size: 1.3rem !important; }
 /* read by screen readers, not drawn (the chart's text alternative) */
 .dp-sr-only { position: absolute !important; width: 1px; height: 1px; margin: -1px; padding: 0;
   overflow: hidden; clip: rect(0 0 0 0); white-space: nowrap; border: 0; }
+/* a QR code over the whole window, for a hall (dpui.kit.qr.overlay) */
+.dp-qr-full { position: fixed; inset: 0; z-index: 2147483000; background: #fff; display: flex;
+  flex-direction: column; align-items: center; justify-content: center; }
+.dp-qr-full img { height: min(88vh, 92vw); width: auto; image-rendering: pixelated; }
+.dp-qr-full p { margin: 0.3rem 1rem; text-align: center; max-width: 60rem; }
+.st-key-dp-qr-close { position: fixed !important; top: 1rem; right: 1rem; z-index: 2147483001;
+  width: auto !important; }
 .dp-chart-table { border-collapse: collapse; font-size: 0.85rem; margin-top: 0.5rem; }
 .dp-chart-table caption { text-align: left; font-weight: 600; }
 .dp-chart-table th, .dp-chart-table td { padding: 0.1rem 0.6rem; text-align: right;
@@ -191,27 +196,9 @@ def page_url(key: str) -> str:
 
 
 def qr_code(where: DeltaGenerator, key: str) -> None:
-    """A "QR code" popover in the toolbar: the page's link with its settings, for phones. The
-    code is made on request (a button in the popover), not on every rerun: making it and
-    sending it as an image cost each change about 20 ms and a request."""
-    box = where.popover("QR code", type="tertiary", icon=":material/qr_code_2:")
-    if not box.button("Show the QR code of this view", key="_qr_show"):
-        return
-    url = page_url(key)
-    try:
-        code = segno.make(url, error="m")
-    except segno.DataOverflowError:  # a QR code holds about 2,330 characters at this level
-        box.warning(
-            f"This view's link is {len(url):,} characters long, too long for a QR code (one "
-            "holds about 2,300). Copy the link instead (Copy link in the toolbar), or shorten "
-            "the settings that hold text.",
-            icon=":material/qr_code_2:",
-        )
-        return
-    png = io.BytesIO()  # st.html drops inline SVG; segno writes PNG itself (no Pillow)
-    code.save(png, kind="png", scale=4, border=2)
-    box.image(png.getvalue(), caption="This view's link as a QR code")
-    box.caption(f"Scan to open this view: {untrusted.markdown(url, 200)}")
+    """A "QR code" popover in the toolbar: the page's link with its settings, for phones
+    (:mod:`dpui.kit.qr`)."""
+    qr.popover(where, page_url(key), "this view")
 
 
 def presenting() -> bool:

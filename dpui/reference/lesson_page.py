@@ -15,7 +15,7 @@ from urllib.parse import urlsplit, urlunsplit
 
 import streamlit as st
 
-from dpui.kit import lesson, lesson_steps, session_memory, state, untrusted
+from dpui.kit import lesson, lesson_steps, lesson_store, qr, session_memory, state, untrusted
 from dpui.kit.page import Page, View
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "assets" / "lessons" / "dp_histograms_50min.json"
@@ -85,13 +85,17 @@ def _load_file(known: Mapping[str, lesson.Target]) -> None:
 
 
 def _load_link(known: Mapping[str, lesson.Target]) -> None:
-    """A lesson link opened: load its lesson once, then take it out of the address."""
-    raw = st.query_params.get(lesson.URL_KEY)
-    if raw is None:
-        return
-    del st.query_params[lesson.URL_KEY]
+    """A lesson link opened (the whole lesson, or a stored lesson's short id): load its
+    lesson once, then take it out of the address."""
+    whole, short = st.query_params.get(lesson.URL_KEY), st.query_params.get(lesson_store.URL_KEY)
+    for name in (lesson.URL_KEY, lesson_store.URL_KEY):
+        if name in st.query_params:
+            del st.query_params[name]
     try:
-        _loaded(lesson.from_link(raw, known), "the link")
+        if whole is not None:
+            _loaded(lesson.from_link(whole, known), "the link")
+        elif short is not None:
+            _loaded(lesson.from_json(lesson_store.get(short), known), "the link")
     except lesson.LessonError as err:
         _say("error", f"The lesson in the link was not loaded: {err} Your lesson is unchanged.")
 
@@ -187,10 +191,10 @@ def _opens(step: lesson.Step) -> str:
     return "Opens the page and " + " and ".join(parts) + "."
 
 
-def _link_of(now: lesson.Lesson) -> str:
+def _link_of(query: str) -> str:
+    """This server's Lesson page with ``query``."""
     parts = urlsplit(st.context.url or "http://localhost:8501/")
-    code = lesson.to_link(now)
-    return urlunsplit((parts.scheme, parts.netloc, f"/{lesson.PAGE_KEY}", f"lesson={code}", ""))
+    return urlunsplit((parts.scheme, parts.netloc, f"/{lesson.PAGE_KEY}", query, ""))
 
 
 def _save(now: lesson.Lesson) -> None:
@@ -204,13 +208,23 @@ def _save(now: lesson.Lesson) -> None:
         on_click="ignore",
     )
     try:
-        url = _link_of(now)
+        short = _link_of(f"{lesson_store.URL_KEY}={lesson_store.put(lesson.to_json(now))}")
+    except lesson.LessonError as err:
+        st.warning(str(err), icon=":material/link_off:")
+    else:
+        row = st.container(horizontal=True, vertical_alignment="center")
+        row.markdown(
+            f"**Short link** (the lesson stored on this server; opens only here): `{short}`"
+        )
+        qr.popover(row, short, "this lesson", key="_lesson_qr")
+    try:
+        url = _link_of(f"{lesson.URL_KEY}={lesson.to_link(now)}")
     except lesson.LessonError as err:
         st.warning(str(err), icon=":material/link_off:")
         return
     st.markdown(
-        f"**The lesson as one link** ({len(url):,} characters): opening it loads the lesson "
-        "on this page."
+        f"**The lesson as one link** ({len(url):,} characters, any server): opening it loads "
+        "the lesson on this page."
     )
     st.code(url, language=None, wrap_lines=True)
 

@@ -55,3 +55,30 @@ def test_a_lesson_steps_with_the_arrow_keys_and_reveals_a_predict_step(server, b
     page.locator(".js-plotly-plot").first.wait_for(timeout=60_000)  # still revealed
     expect(page.get_by_role("button", name="Reveal")).to_have_count(0)
     page.close()
+
+
+@pytest.mark.browser
+def test_a_lessons_short_link_shows_full_screen_as_a_code_a_hall_can_scan(server, browser):
+    page = browser.new_page()
+    page.set_viewport_size({"width": 1280, "height": 720})
+    page.goto(f"{server}/lesson", wait_until="domcontentloaded")
+    page.get_by_role("button", name="Load the example: DP histograms in 50 minutes").click()
+    page.get_by_text("Loaded 10 steps from the example lesson").wait_for(timeout=60_000)
+    short = page.get_by_text(re.compile(r"/lesson\?l=[a-z2-7]{10}$"))
+    short.scroll_into_view_if_needed()
+    # the Save section's popover (the toolbar's own is the first)
+    page.get_by_role("button", name="QR code").last.click()
+    page.get_by_role("button", name="Show the QR code of this lesson").click()
+    page.locator('[data-testid="stPopoverBody"] img').first.wait_for(timeout=30_000)
+    page.get_by_role("button", name="Full screen, for the room").click()
+    code = page.locator(".dp-qr-full img")
+    code.wait_for(timeout=30_000)
+    box = code.bounding_box()
+    assert box is not None and box["height"] >= 600 and box["width"] >= 600
+    assert box["y"] >= 0 and box["y"] + box["height"] <= 720  # all of it on the screen
+    assert f"l={short.inner_text().rsplit('=', 1)[1]}" in (code.get_attribute("alt") or "")
+    # served on loopback: the code says phones cannot open it, and how to serve instead
+    expect(page.locator(".dp-qr-full")).to_contain_text("works only on this computer")
+    page.get_by_role("button", name="Close the QR code").click()
+    expect(page.locator(".dp-qr-full")).to_have_count(0, timeout=30_000)
+    page.close()

@@ -17,7 +17,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from dpui import registry
-from dpui.kit import lesson
+from dpui.kit import lesson, lesson_store
 from dpui.ldp import figures as ldp_figures
 from dpui.reference import lesson_page
 from tests.uploads import uploader
@@ -354,3 +354,24 @@ def test_a_step_shows_its_answer_with_the_figure_pins_its_baseline_and_names_a_l
     assert _step_caption(at) == "**Step 2 of 2**" and _charts(at) >= 1
     (notice,) = [t.value for t in at.toast if "no-such-part" in t.value]
     assert "does not show" in notice and "opens at its top" in notice
+
+
+def test_the_short_link_opens_the_stored_lesson_in_another_session():
+    at = _app()
+    _open(at, "lesson")
+    _button(at, "Load the example: DP histograms in 50 minutes").click().run()
+    _ok(at)
+    short = next(m.value for m in at.markdown if m.value.startswith("**Short link**"))
+    key = dict(parse_qsl(urlsplit(short.split("`")[1]).query))[lesson_store.URL_KEY]
+    assert len(key) == 10
+
+    fresh = _app()
+    _open(fresh, "lesson", l=key)
+    _ok(fresh)
+    assert any(f"Loaded {len(EXAMPLE.steps)} steps from the link" in s.value for s in fresh.success)
+    assert lesson_store.URL_KEY not in fresh.query_params
+    assert len(_steps_shown(fresh)) == len(EXAMPLE.steps)
+
+    _open(fresh, "lesson", l="abcdefghij")
+    assert any("No lesson abcdefghij is stored" in e.value for e in fresh.error)
+    assert len(_steps_shown(fresh)) == len(EXAMPLE.steps)  # the lesson is kept
