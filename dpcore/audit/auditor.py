@@ -172,19 +172,13 @@ def lower_bound(
     held = _part(outputs, slice(train, samples))
     in_d = int(np.count_nonzero(event.contains(held.d)))
     in_dp = int(np.count_nonzero(event.contains(held.d_prime)))
-    if event.favours_d:
-        counts = Counts(in_d, holdout, in_dp, holdout)
-    else:
-        counts = Counts(in_dp, holdout, in_d, holdout)
+    counts = Counts(in_d, holdout, in_dp, holdout)
+    # the bound's numerator is the side the event favours
+    favoured, other = (in_d, in_dp) if event.favours_d else (in_dp, in_d)
     eps = float(
-        bounds.epsilon_lower_bound(
-            counts.hits_d, counts.runs_d, counts.hits_d_prime, counts.runs_d_prime,
-            alpha=alpha, delta=delta,
-        )
-    )  # fmt: skip
-    estimate = bounds.point_estimate(
-        counts.hits_d, counts.runs_d, counts.hits_d_prime, counts.runs_d_prime
+        bounds.epsilon_lower_bound(favoured, holdout, other, holdout, alpha=alpha, delta=delta)
     )
+    estimate = bounds.point_estimate(favoured, holdout, other, holdout)
     return Audit(
         epsilon=max(eps, 0.0) if not math.isnan(eps) else 0.0,
         event=event.description,

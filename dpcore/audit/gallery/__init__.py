@@ -12,6 +12,7 @@ Lyu, Su, Li (PVLDB 2017), Balcer & Vadhan (2017).
 
 from dpcore.audit.gallery.central import (
     exponential,
+    floating_point_laplace,
     gaussian,
     geometric,
     histogram,
@@ -61,6 +62,7 @@ def catalogue() -> tuple[Entry, ...]:
     buggy = (
         truncated_geometric(0.1), histogram(0.5, inverted=True), noisy_max_value(),
         noisy_max_exponential_value(), svt4(), svt5(), svt6(), hiskv_printed(),
+        floating_point_laplace(),
     )  # fmt: skip
     return correct + buggy
 
@@ -70,6 +72,7 @@ __all__ = [
     "ExactLaw",
     "catalogue",
     "exponential",
+    "floating_point_laplace",
     "gaussian",
     "geometric",
     "grr",

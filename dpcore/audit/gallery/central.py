@@ -67,6 +67,47 @@ def laplace(eps: float = 1.0, *, stated_sensitivity: float = 1.0) -> Entry:
     )  # fmt: skip
 
 
+def floating_point_laplace(eps: float = 1.0) -> Entry:
+    """BUG in every float64 Laplace sampler, this product's included (Mironov, CCS 2012).
+
+    :func:`~dpcore.mechanisms.laplace_mechanism` on a count of 1 against 0 at scale 1.
+    On ``D`` an output ``y`` in ``(-1/2, 1/2)`` is ``1 + L`` with ``L`` in
+    ``(-3/2, -1/2)``, computed exactly (Sterbenz), so it is a multiple of ``2^-53``; on
+    ``D'`` it is ``L`` itself, usually on a finer grid. The event "``|y| < 1/2`` and ``y``
+    not a multiple of ``2^-53``" is impossible on ``D`` and has probability about 0.39 on
+    ``D'``: ε is infinite. Outputs are 1-wide rows so that the audit can be given that
+    event as its ``score``. Snapping the output to a coarse grid (Mironov's fix) removes it.
+
+    Parameters
+    ----------
+    eps : float, default 1
+        The claimed ε (the noise scale is ``1/eps``; the grid argument above is for 1).
+
+    Returns
+    -------
+    Entry
+        True ε infinite, with the revealing ``score``.
+    """
+
+    def count(value: float) -> Sampler:
+        def sample(size: int, rng: np.random.Generator) -> NDArray[np.float64]:
+            y = laplace_mechanism(np.full(size, value), eps=eps, sensitivity=1.0, rng=rng)
+            return y[:, None]
+
+        return sample
+
+    def off_grid(rows: NDArray[np.float64]) -> NDArray[np.float64]:
+        y = rows[:, 0]
+        scaled = np.ldexp(y, 53)
+        return np.asarray((np.abs(y) < 0.5) & (scaled != np.round(scaled)), dtype=np.float64)
+
+    return make(
+        "Floating-point Laplace", eps, math.inf, (count(1.0), count(0.0)),
+        "dpcore's Laplace mechanism in float64: count 1 against 0, the output's last bits "
+        "audited", "count ±1", score=off_grid,
+    )  # fmt: skip
+
+
 def geometric(eps: float = 1.0, *, stated_sensitivity: float = 1.0) -> Entry:
     """The two-sided geometric mechanism on a count, 1 against 0 (integer outputs).
 

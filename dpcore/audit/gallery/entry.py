@@ -11,6 +11,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from dpcore.audit import exact
+from dpcore.audit.events import Score
 from dpcore.audit.outputs import Sampler
 
 
@@ -63,6 +64,9 @@ class Entry:
         The neighbour relation the ε is stated for.
     law : ExactLaw or None
         The exact output distributions, where finite and known.
+    score : callable or None
+        The score the audit should threshold (vector outputs), where the violation needs
+        one the auditor would not learn (``lower_bound(..., score=entry.score)``).
     """
 
     name: str
@@ -75,6 +79,7 @@ class Entry:
     description: str
     relation: str
     law: ExactLaw | None = None
+    score: Score | None = None
 
 
 def make(
@@ -88,12 +93,13 @@ def make(
     delta: float = 0.0,
     law: ExactLaw | None = None,
     buggy: bool | None = None,
+    score: Score | None = None,
 ) -> Entry:
     """An :class:`Entry`; unless told, buggy exactly when its true ε exceeds the claim (by
     more than rounding)."""
     if buggy is None:
         buggy = true is not None and (math.isinf(true) or true > claimed * (1 + 1e-9))
-    return Entry(name, claimed, delta, true, *samplers, buggy, description, relation, law)
+    return Entry(name, claimed, delta, true, *samplers, buggy, description, relation, law, score)
 
 
 def integers(outputs: NDArray[Any]) -> NDArray[np.int64]:
