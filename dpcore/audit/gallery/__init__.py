@@ -51,7 +51,7 @@ def catalogue() -> tuple[Entry, ...]:
     Examples
     --------
     >>> [e.name for e in catalogue() if e.buggy][:2]
-    ['Truncated geometric', 'Histogram, noise scale inverted']
+    ['Truncated geometric, ε0 = 0.1', 'Histogram, noise scale inverted']
     """
     correct = (
         laplace(), geometric(), gaussian(), exponential(), report_noisy_max(), histogram(),

@@ -406,7 +406,8 @@ def tree_release(
     Returns
     -------
     Entry
-        True ε :func:`~dpcore.hist.budget.release_epsilon` of the budgets used.
+        True ε :func:`~dpcore.hist.budget.release_epsilon` of the budgets used; its
+        ``score`` is the exact log density ratio of the two inputs' outputs.
     """
     stated = _stated(stated_sensitivity)
     t = tree.kary_tree(bins, fanout)
@@ -427,11 +428,20 @@ def tree_release(
 
         return sample
 
+    scale = budgets[path]
+    shift = release.node_sums(t, neighbour)[path], release.node_sums(t, counts)[path]
+
+    def log_ratio(rows: NDArray[np.float64]) -> NDArray[np.float64]:
+        """ln p_D(y) - ln p_D'(y) of the Laplace noise, rounded to 1e-9 so that float
+        rounding's last bits (see :func:`floating_point_laplace`) carry no signal."""
+        gap = np.abs(rows - shift[1]) - np.abs(rows - shift[0])
+        return np.asarray(np.round(gap @ scale, 9), dtype=np.float64)
+
     return make(
         "Tree release", eps, budget.release_epsilon(t, budgets), (run(neighbour), run(counts)),
         f"{bins} bins, fanout {fanout}, uniform budgets: the {path.size} counts covering bin "
         f"{int(t.lo[leaf])}, which holds one more record on D",
-        "one record added",
+        "one record added", score=log_ratio,
     )  # fmt: skip
 
 
@@ -469,7 +479,8 @@ def truncated_geometric(eps0: float = 0.1, people: int = 5) -> Entry:
         return sample
 
     return make(
-        "Truncated geometric", eps0, law.epsilon, (run(law.pmf_d), run(law.pmf_d_prime)),
+        f"Truncated geometric, ε0 = {eps0:g}", eps0, law.epsilon,
+        (run(law.pmf_d), run(law.pmf_d_prime)),
         f"count of {n} people, k = {_geometric_k(eps0)}: count {worst} against {worst + 1}",
         "count ±1", law=law,
     )  # fmt: skip

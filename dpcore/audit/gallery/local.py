@@ -123,6 +123,10 @@ def sue(eps: float = 1.0, items: int = 4, *, stated_sensitivity: float = 1.0) ->
     )  # fmt: skip
 
 
+def _run_eps(eps: float, stated_sensitivity: float) -> float:
+    return eps / _validate.positive("stated_sensitivity", stated_sensitivity)
+
+
 def _users(user: UserSet, d: int, size: int) -> KVData:
     keys, signs = user
     offsets = np.arange(size + 1, dtype=np.int64) * len(keys)
@@ -182,7 +186,9 @@ def _sampled(d: int, state: NDArray[np.float64]) -> tuple[list[UserSet], NDArray
     return sets, items @ np.kron(np.eye(d), state)
 
 
-def hiskv_entry(eps: float = 1.0, d: int = 3, length: int = 2) -> Entry:
+def hiskv_entry(
+    eps: float = 1.0, d: int = 3, length: int = 2, *, stated_sensitivity: float = 1.0
+) -> Entry:
     """The reconstructed HISKV's LRR_KV (:func:`~dpcore.ldp.hiskv.perturb`, amplified
     accounting, default value share), padding length ``L``.
 
@@ -192,19 +198,22 @@ def hiskv_entry(eps: float = 1.0, d: int = 3, length: int = 2) -> Entry:
         The claimed user-level ε.
     d, length : int
         Key domain and padding length (every set of up to ``L + 1`` keys is enumerated).
+    stated_sensitivity : float, default 1
+        The mechanism runs at ``eps / stated_sensitivity`` (below 1: too little noise).
 
     Returns
     -------
     Entry
         The worst pair of sets, with its exact law.
     """
+    claimed, eps = eps, _run_eps(eps, stated_sensitivity)
     probs = hiskv.pair_probabilities(eps, d, length, amplified=True)
     sets, channel = _padded(d, length, probs.matrix())
 
     def report(data: KVData, rng: np.random.Generator) -> NDArray[np.int64]:
         return hiskv.perturb(data, eps, length, rng=rng)
 
-    return _kv_entry("HISKV (reconstructed)", eps, d, sets, channel, report, f"L = {length}")
+    return _kv_entry("HISKV (reconstructed)", claimed, d, sets, channel, report, f"L = {length}")
 
 
 def hiskv_printed(eps: float = 1.0, d: int = 3, length: int = 2, tilt: float = 2.0) -> Entry:
@@ -242,7 +251,9 @@ def hiskv_printed(eps: float = 1.0, d: int = 3, length: int = 2, tilt: float = 2
     )  # fmt: skip
 
 
-def pckv_grr(eps: float = 1.0, d: int = 3, length: int = 2) -> Entry:
+def pckv_grr(
+    eps: float = 1.0, d: int = 3, length: int = 2, *, stated_sensitivity: float = 1.0
+) -> Entry:
     """PCKV-GRR (:func:`~dpcore.ldp.pckv.grr_perturb`), padding length ``l``.
 
     Parameters
@@ -251,12 +262,15 @@ def pckv_grr(eps: float = 1.0, d: int = 3, length: int = 2) -> Entry:
         The claimed ε.
     d, length : int
         Key domain and padding length.
+    stated_sensitivity : float, default 1
+        The mechanism runs at ``eps / stated_sensitivity`` (below 1: too little noise).
 
     Returns
     -------
     Entry
         The worst pair of sets, with its exact law.
     """
+    claimed, eps = eps, _run_eps(eps, stated_sensitivity)
     pr = pckv.grr_probabilities(eps, d, length)
     matrix = PairProbabilities(pr.p1, pr.q1, pr.q2, pr.n_keys).matrix()
     sets, channel = _padded(d, length, matrix)
@@ -264,10 +278,12 @@ def pckv_grr(eps: float = 1.0, d: int = 3, length: int = 2) -> Entry:
     def report(data: KVData, rng: np.random.Generator) -> NDArray[np.int64]:
         return pckv.grr_perturb(data, eps, length, rng=rng)
 
-    return _kv_entry("PCKV-GRR", eps, d, sets, channel, report, f"l = {length}")
+    return _kv_entry("PCKV-GRR", claimed, d, sets, channel, report, f"l = {length}")
 
 
-def pckv_ue(eps: float = 1.0, d: int = 2, length: int = 1) -> Entry:
+def pckv_ue(
+    eps: float = 1.0, d: int = 2, length: int = 1, *, stated_sensitivity: float = 1.0
+) -> Entry:
     """PCKV-UE (:func:`~dpcore.ldp.pckv.ue_perturb_users`), padding length ``l``; each
     report (a vector over ``{0, +1, -1}``) is encoded in base 3.
 
@@ -277,12 +293,15 @@ def pckv_ue(eps: float = 1.0, d: int = 2, length: int = 1) -> Entry:
         The claimed ε.
     d, length : int
         Key domain and padding length (``3^(d + l)`` outputs).
+    stated_sensitivity : float, default 1
+        The mechanism runs at ``eps / stated_sensitivity`` (below 1: too little noise).
 
     Returns
     -------
     Entry
         The worst pair of sets, with its exact law.
     """
+    claimed, eps = eps, _run_eps(eps, stated_sensitivity)
     pr = pckv.ue_probabilities(eps, d, length)
     matrix = privacy.ue_report_channel(pr.a, pr.b, pr.p, pr.n_keys)
     sets, channel = _padded(d, length, matrix)
@@ -292,10 +311,10 @@ def pckv_ue(eps: float = 1.0, d: int = 2, length: int = 1) -> Entry:
         vectors = pckv.ue_perturb_users(data, eps, length, rng=rng).astype(np.int64)
         return np.where(vectors < 0, 2, vectors) @ weights
 
-    return _kv_entry("PCKV-UE", eps, d, sets, channel, report, f"l = {length}")
+    return _kv_entry("PCKV-UE", claimed, d, sets, channel, report, f"l = {length}")
 
 
-def kvue_entry(eps: float = 1.0, d: int = 2) -> Entry:
+def kvue_entry(eps: float = 1.0, d: int = 2, *, stated_sensitivity: float = 1.0) -> Entry:
     """KVUE (:func:`~dpcore.ldp.kvue.kvue_perturb`): a sampled key and its 3-state GRR.
 
     Parameters
@@ -304,22 +323,25 @@ def kvue_entry(eps: float = 1.0, d: int = 2) -> Entry:
         The claimed ε.
     d : int, default 2
         Key domain.
+    stated_sensitivity : float, default 1
+        The mechanism runs at ``eps / stated_sensitivity`` (below 1: too little noise).
 
     Returns
     -------
     Entry
         The worst pair of sets, with its exact law.
     """
+    claimed, eps = eps, _run_eps(eps, stated_sensitivity)
     sets, channel = _sampled(d, kvue.kvue_channel(eps))
 
     def report(data: KVData, rng: np.random.Generator) -> NDArray[np.int64]:
         keys, state = kvue.kvue_perturb(data, eps, rng=rng)
         return 3 * keys + state
 
-    return _kv_entry("KVUE", eps, d, sets, channel, report, "sampled key, 3-state GRR")
+    return _kv_entry("KVUE", claimed, d, sets, channel, report, "sampled key, 3-state GRR")
 
 
-def kvoh_entry(eps: float = 1.0, d: int = 2) -> Entry:
+def kvoh_entry(eps: float = 1.0, d: int = 2, *, stated_sensitivity: float = 1.0) -> Entry:
     """KVOH (:func:`~dpcore.ldp.kvue.kvoh_perturb`): a sampled key and 3 one-hot bits.
 
     Parameters
@@ -328,12 +350,15 @@ def kvoh_entry(eps: float = 1.0, d: int = 2) -> Entry:
         The claimed ε.
     d : int, default 2
         Key domain.
+    stated_sensitivity : float, default 1
+        The mechanism runs at ``eps / stated_sensitivity`` (below 1: too little noise).
 
     Returns
     -------
     Entry
         The worst pair of sets, with its exact law.
     """
+    claimed, eps = eps, _run_eps(eps, stated_sensitivity)
     sets, channel = _sampled(d, kvue.kvoh_channel(eps))
     weights = 2 ** np.arange(3, dtype=np.int64)  # bit s of the report is state s
 
@@ -341,10 +366,10 @@ def kvoh_entry(eps: float = 1.0, d: int = 2) -> Entry:
         keys, bits = kvue.kvoh_perturb(data, eps, rng=rng)
         return 8 * keys + bits.astype(np.int64) @ weights
 
-    return _kv_entry("KVOH", eps, d, sets, channel, report, "sampled key, one-hot bits")
+    return _kv_entry("KVOH", claimed, d, sets, channel, report, "sampled key, one-hot bits")
 
 
-def privkv_entry(eps: float = 1.0, d: int = 2) -> Entry:
+def privkv_entry(eps: float = 1.0, d: int = 2, *, stated_sensitivity: float = 1.0) -> Entry:
     """PrivKV (:func:`~dpcore.ldp.privkv.perturb`, one round, fake values of mean 0).
 
     Parameters
@@ -353,22 +378,25 @@ def privkv_entry(eps: float = 1.0, d: int = 2) -> Entry:
         The claimed ε.
     d : int, default 2
         Key domain.
+    stated_sensitivity : float, default 1
+        The mechanism runs at ``eps / stated_sensitivity`` (below 1: too little noise).
 
     Returns
     -------
     Entry
         The worst pair of sets, with its exact law.
     """
+    claimed, eps = eps, _run_eps(eps, stated_sensitivity)
     sets, channel = _sampled(d, privkv.state_channel(eps))
 
     def report(data: KVData, rng: np.random.Generator) -> NDArray[np.int64]:
         keys, codes = privkv.perturb(data, eps, rng=rng)
         return 3 * keys + codes
 
-    return _kv_entry("PrivKV", eps, d, sets, channel, report, "sampled key, presence + value")
+    return _kv_entry("PrivKV", claimed, d, sets, channel, report, "sampled key, presence + value")
 
 
-def harmony_entry(eps: float = 1.0, d: int = 2) -> Entry:
+def harmony_entry(eps: float = 1.0, d: int = 2, *, stated_sensitivity: float = 1.0) -> Entry:
     """Harmony (:func:`~dpcore.ldp.baselines.harmony_perturb`): a sampled key and a sign.
 
     Parameters
@@ -377,16 +405,19 @@ def harmony_entry(eps: float = 1.0, d: int = 2) -> Entry:
         The claimed ε.
     d : int, default 2
         Key domain.
+    stated_sensitivity : float, default 1
+        The mechanism runs at ``eps / stated_sensitivity`` (below 1: too little noise).
 
     Returns
     -------
     Entry
         The worst pair of sets, with its exact law.
     """
+    claimed, eps = eps, _run_eps(eps, stated_sensitivity)
     sets, channel = _sampled(d, baselines.harmony_channel(eps))
 
     def report(data: KVData, rng: np.random.Generator) -> NDArray[np.int64]:
         keys, signs = baselines.harmony_perturb(data, eps, rng=rng)
         return 2 * keys + (signs < 0)
 
-    return _kv_entry("Harmony", eps, d, sets, channel, report, "sampled key, sign")
+    return _kv_entry("Harmony", claimed, d, sets, channel, report, "sampled key, sign")
