@@ -19,7 +19,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from dpcore import _validate
-from dpcore.audit import bounds, events
+from dpcore.audit.bounds import epsilon_lower_bound, point_estimate
+from dpcore.audit.events import Score, choose
 from dpcore.audit.outputs import Outputs, Sampler, combine, draw
 
 TRAIN_SHARE = 0.3
@@ -83,7 +84,7 @@ def lower_bound(
     samples: int,
     confidence: float = 0.95,
     delta: float = 0.0,
-    score: events.Score | None = None,
+    score: Score | None = None,
     rng: np.random.Generator,
 ) -> Audit:
     """A lower bound on the ε of a mechanism, valid with probability ``confidence``.
@@ -161,7 +162,7 @@ def lower_bound(
         draw("sample_d", sample_d, samples, rng),
         draw("sample_d_prime", sample_d_prime, samples, rng),
     )
-    event = events.choose(
+    event = choose(
         _part(outputs, slice(0, train)),
         holdout_d=holdout,
         holdout_d_prime=holdout,
@@ -175,10 +176,8 @@ def lower_bound(
     counts = Counts(in_d, holdout, in_dp, holdout)
     # the bound's numerator is the side the event favours
     favoured, other = (in_d, in_dp) if event.favours_d else (in_dp, in_d)
-    eps = float(
-        bounds.epsilon_lower_bound(favoured, holdout, other, holdout, alpha=alpha, delta=delta)
-    )
-    estimate = bounds.point_estimate(favoured, holdout, other, holdout)
+    eps = float(epsilon_lower_bound(favoured, holdout, other, holdout, alpha=alpha, delta=delta))
+    estimate = point_estimate(favoured, holdout, other, holdout)
     return Audit(
         epsilon=max(eps, 0.0) if not math.isnan(eps) else 0.0,
         event=event.description,
@@ -192,7 +191,7 @@ def lower_bound(
 
 def _best_possible(holdout: int, alpha: float, delta: float) -> float:
     """The bound when every favoured run and no other run hits the event."""
-    return float(bounds.epsilon_lower_bound(holdout, holdout, 0, holdout, alpha=alpha, delta=delta))
+    return float(epsilon_lower_bound(holdout, holdout, 0, holdout, alpha=alpha, delta=delta))
 
 
 def _part(outputs: Outputs, rows: slice) -> Outputs:

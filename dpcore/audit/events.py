@@ -33,7 +33,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from dpcore.audit import bounds
+from dpcore.audit.bounds import clopper_pearson, epsilon_lower_bound
 from dpcore.audit.outputs import Outputs
 
 Score = Callable[[NDArray[np.float64]], Any]
@@ -165,9 +165,9 @@ def _planned(
         in_d, n, holdout, in_dp, n_prime, holdout_prime = (
             in_dp, n_prime, holdout_prime, in_d, n, holdout
         )  # fmt: skip
-    low, _ = bounds.clopper_pearson(in_d, n, alpha / 2)
-    _, high = bounds.clopper_pearson(in_dp, n_prime, alpha / 2)
-    planned = bounds.epsilon_lower_bound(
+    low, _ = clopper_pearson(in_d, n, alpha / 2)
+    _, high = clopper_pearson(in_dp, n_prime, alpha / 2)
+    planned = epsilon_lower_bound(
         low * holdout, holdout, high * holdout_prime, holdout_prime, alpha=alpha, delta=delta
     )
     return np.where(np.isnan(planned), -np.inf, planned)

@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
+from dpcore import _validate
 from dpcore.audit import bounds, exact, one_run, statdp
 from dpcore.mechanisms import laplace_mechanism
 
@@ -197,3 +198,19 @@ def test_one_run_game_on_the_product_laplace_mechanism_stays_below_its_epsilon()
         included, y, guess_in=int(guess_in.sum()), guess_out=int(guess_out.sum())
     )
     assert by_scores == pytest.approx(got)
+
+
+def test_the_fraction_and_generator_validators():
+    assert _validate.fraction("a", 0.5) == 0.5
+    assert _validate.fraction("delta", 0, open_low=False) == 0.0
+    assert _validate.fraction("p", 1, open_high=False) == 1.0
+    for bad in (0.0, 1.0, math.nan, math.inf, -0.1):
+        with pytest.raises(ValueError, match=r"a must be a number in \(0, 1\)"):
+            _validate.fraction("a", bad)
+    for bad in (True, "0.5", None):
+        with pytest.raises(TypeError, match="a must be a number"):
+            _validate.fraction("a", bad)
+    rng = np.random.default_rng(0)
+    assert _validate.generator("rng", rng) is rng
+    with pytest.raises(TypeError, match=r"rng must be a numpy\.random\.Generator"):
+        _validate.generator("rng", np.random.RandomState(0))

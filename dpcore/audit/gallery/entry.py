@@ -10,8 +10,8 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from dpcore.audit import exact
 from dpcore.audit.events import Score
+from dpcore.audit.exact import exact_epsilon
 from dpcore.audit.outputs import Sampler
 
 
@@ -35,7 +35,7 @@ class ExactLaw:
     @property
     def epsilon(self) -> float:
         """The exact ε between the two inputs (:func:`dpcore.audit.exact.exact_epsilon`)."""
-        return exact.exact_epsilon(self.pmf_d, self.pmf_d_prime)
+        return exact_epsilon(self.pmf_d, self.pmf_d_prime)
 
 
 @dataclass(frozen=True)
