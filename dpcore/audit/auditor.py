@@ -58,8 +58,9 @@ class Audit:
     counts : Counts
         The held-out counts the bound comes from.
     point_estimate : float
-        ``|ln(k/n) - ln(k'/n')|`` on the held-out runs: shown beside the bound, never in its
-        place (``inf`` when one side never hit the event).
+        ``ln(k/n) - ln(k'/n')`` on the held-out runs, favoured side first: shown beside the
+        bound, never in its place (``inf`` when the other side never hit the event,
+        negative when the held-out runs contradict the choice, NaN when neither hit it).
     confidence : float
         The confidence of the bound.
     delta : float
@@ -107,7 +108,7 @@ def lower_bound(
         a 1-D array of numbers, a 2-D array with one output per row, or integers for
         discrete outputs (each distinct value or row is one output).
     samples : int
-        Outputs drawn on each side, at least 2.
+        Outputs drawn on each side, at least 3.
     confidence : float, default 0.95
         In ``(0, 1)``.
     delta : float, default 0
@@ -149,9 +150,9 @@ def lower_bound(
     rng = _validate.generator("rng", rng)
     if score is not None and not callable(score):
         raise TypeError(f"score must be callable (rows -> one number each), got {type(score)}")
-    samples = _validate.whole("samples", samples, lower=2)
+    samples = _validate.whole("samples", samples, lower=3)
     alpha = 1.0 - confidence
-    train = max(1, round(TRAIN_SHARE * samples))
+    train = max(2, round(TRAIN_SHARE * samples))  # one run to fit, one to select
     holdout = samples - train
     if _best_possible(holdout, alpha, delta) <= 0.0:
         raise ValueError(
@@ -182,7 +183,7 @@ def lower_bound(
         epsilon=max(eps, 0.0) if not math.isnan(eps) else 0.0,
         event=event.description,
         counts=counts,
-        point_estimate=abs(estimate) if not math.isnan(estimate) else 0.0,
+        point_estimate=estimate,
         confidence=confidence,
         delta=delta,
         training_runs=train,

@@ -63,7 +63,7 @@ def test_the_second_sampler_is_named_and_kinds_must_agree():
         ({"delta": -1e-9}, ValueError, r"delta must be a number in \[0, 1\)"),
         ({"delta": 1.0}, ValueError, "delta"),
         ({"samples": 2.5}, ValueError, "samples must be a whole number"),
-        ({"samples": 1}, ValueError, "samples must be a whole number >= 2"),
+        ({"samples": 2}, ValueError, "samples must be a whole number >= 3"),
         ({"samples": 7}, ValueError, "samples = 7 is too few"),
         ({"rng": 0}, TypeError, "rng must be a numpy.random.Generator"),
         ({"score": "w"}, TypeError, "score must be callable"),
@@ -80,6 +80,8 @@ def test_too_few_samples_depends_on_the_confidence():
     assert audit(samples=9).counts.runs_d == 6  # 9 - round(0.3 * 9) = 6 > log2(40) = 5.3
     with pytest.raises(ValueError, match="too few"):
         audit(samples=9, confidence=0.99)  # log2(200) = 7.6
+    # at 50 % three held-out runs suffice (log2(4) = 2), and two runs still choose the event
+    assert audit(samples=5, confidence=0.5).counts.runs_d == 3
 
 
 def test_a_score_returning_the_wrong_shape_is_named():

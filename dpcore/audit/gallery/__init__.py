@@ -1,4 +1,4 @@
-"""Mechanisms with known ε to audit: spec-book bugs and this product's own mechanisms.
+"""Mechanisms with known ε to audit: published buggy ones and this product's own.
 
 Every :class:`Entry` has a name, a claimed ε (and δ), its true ε where known, a sampler
 for each of two neighbouring inputs, whether it is buggy (true ε above the claim), a
