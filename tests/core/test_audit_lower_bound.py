@@ -181,3 +181,21 @@ def test_power_laplace_at_eps_1_reaches_0_9_at_95_percent_within_2_seconds():
     result = audit(samples=100_000)
     assert time.process_time() - start < 2.0
     assert 0.9 <= result.epsilon <= 1.0
+
+
+def test_wide_integer_rows_are_labelled_by_their_bytes():
+    """Rows whose columns span more than an int64 code (2^40 per column, three columns) are
+    labelled through their bytes: the same outputs, the same audit."""
+    big = 2**40
+
+    def rows(bit: int, scale: int):
+        def sample(size, rng):
+            x = rr(bit)(size, rng)
+            return np.c_[x * scale, -x * scale, x * scale]
+
+        return sample
+
+    narrow = audit(rows(1, 1), rows(0, 1), samples=20_000)
+    wide = audit(rows(1, big), rows(0, big), samples=20_000)
+    assert wide.epsilon == narrow.epsilon and wide.counts == narrow.counts
+    assert str(big) in wide.event
