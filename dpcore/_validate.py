@@ -48,6 +48,30 @@ def positive(name: str, value: Any, *, upper: float = math.inf) -> float:
     return x
 
 
+def fraction(name: str, value: Any, *, open_low: bool = True, open_high: bool = True) -> float:
+    """``value`` as a float in the unit interval, each end open or closed as asked (``(0, 1)``
+    by default), else ValueError naming ``name`` (TypeError for a bool or a non-number)."""
+    if isinstance(value, bool) or not isinstance(value, int | float | np.integer | np.floating):
+        raise TypeError(f"{name} must be a number, got {type(value).__name__}")
+    x = float(value)
+    low_ok = x > 0.0 if open_low else x >= 0.0
+    high_ok = x < 1.0 if open_high else x <= 1.0
+    if not (math.isfinite(x) and low_ok and high_ok):
+        accepted = f"{'(' if open_low else '['}0, 1{')' if open_high else ']'}"
+        raise ValueError(f"{name} must be a number in {accepted}, got {x}")
+    return x
+
+
+def generator(name: str, value: Any) -> np.random.Generator:
+    """``value`` if it is a ``numpy.random.Generator``, else TypeError naming ``name``."""
+    if not isinstance(value, np.random.Generator):
+        raise TypeError(
+            f"{name} must be a numpy.random.Generator (np.random.default_rng(seed)), "
+            f"got {type(value).__name__}"
+        )
+    return value
+
+
 def finite_array(
     name: str, values: ArrayLike, *, size: int | None = None, nonnegative: bool = False
 ) -> NDArray[np.float64]:

@@ -1,0 +1,101 @@
+"""Mechanisms with known ε to audit: published buggy ones and this product's own.
+
+Every :class:`Entry` has a name, a claimed ε (and δ), its true ε where known, a sampler
+for each of two neighbouring inputs, whether it is buggy (true ε above the claim), a
+one-line description and, where the output distribution is finite and known, its exact
+law (:class:`ExactLaw`, whose ``epsilon`` is the exact ε between the two inputs).
+Factories take the claimed ε and, for the product's mechanisms, ``stated_sensitivity``:
+a deliberately broken calibration (noise for a sensitivity below the true one).
+Sources: Bichsel et al. ("DP-Sniper", IEEE S&P 2021), Ding et al. (StatDP, CCS 2018),
+Lyu, Su, Li (PVLDB 2017), Balcer & Vadhan (2017).
+"""
+
+from dpcore.audit.gallery.central import (
+    exponential,
+    floating_point_laplace,
+    gaussian,
+    geometric,
+    histogram,
+    laplace,
+    noisy_max_exponential_value,
+    noisy_max_value,
+    report_noisy_max,
+    tree_release,
+    truncated_geometric,
+)
+from dpcore.audit.gallery.entry import Entry, ExactLaw
+from dpcore.audit.gallery.local import (
+    grr,
+    harmony_entry,
+    hiskv_entry,
+    hiskv_printed,
+    kvoh_entry,
+    kvue_entry,
+    pckv_grr,
+    pckv_ue,
+    privkv_entry,
+    randomized_response,
+    sue,
+)
+from dpcore.audit.gallery.sparse_vector import svt1, svt2, svt4, svt5, svt6
+
+
+def catalogue() -> tuple[Entry, ...]:
+    """Every gallery entry at its default settings: correct mechanisms first, then the buggy.
+
+    Returns
+    -------
+    tuple of Entry
+        Names are unique.
+
+    Examples
+    --------
+    >>> [e.name for e in catalogue() if e.buggy][:2]
+    ['Truncated geometric, ε0 = 0.1', 'Histogram, noise scale inverted']
+    """
+    correct = (
+        laplace(), geometric(), gaussian(), exponential(), report_noisy_max(), histogram(),
+        tree_release(), truncated_geometric(0.5), svt1(), svt2(), randomized_response(),
+        grr(), sue(), hiskv_entry(), pckv_grr(), pckv_ue(), kvue_entry(), kvoh_entry(),
+        privkv_entry(), harmony_entry(),
+    )  # fmt: skip
+    buggy = (
+        truncated_geometric(0.1), histogram(0.5, inverted=True), noisy_max_value(),
+        noisy_max_exponential_value(), svt4(), svt5(), svt6(), hiskv_printed(),
+        floating_point_laplace(),
+    )  # fmt: skip
+    return correct + buggy
+
+
+__all__ = [
+    "Entry",
+    "ExactLaw",
+    "catalogue",
+    "exponential",
+    "floating_point_laplace",
+    "gaussian",
+    "geometric",
+    "grr",
+    "harmony_entry",
+    "hiskv_entry",
+    "hiskv_printed",
+    "histogram",
+    "kvoh_entry",
+    "kvue_entry",
+    "laplace",
+    "noisy_max_exponential_value",
+    "noisy_max_value",
+    "pckv_grr",
+    "pckv_ue",
+    "privkv_entry",
+    "randomized_response",
+    "report_noisy_max",
+    "sue",
+    "svt1",
+    "svt2",
+    "svt4",
+    "svt5",
+    "svt6",
+    "tree_release",
+    "truncated_geometric",
+]
