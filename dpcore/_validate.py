@@ -84,6 +84,19 @@ def whole(name: str, value: Any, *, lower: int = 1, upper: int | None = None) ->
     return number
 
 
+def counts(name: str, values: ArrayLike, *, size: int) -> NDArray[np.int64]:
+    """``values`` as a 1-D int64 array of ``size`` whole numbers ``>= 0`` (e.g. users per item),
+    else ValueError naming ``name`` and the first offending entry."""
+    array = finite_array(name, values, size=size, nonnegative=True)
+    fractional = array != np.floor(array)
+    if fractional.any():
+        i = int(np.argmax(fractional))
+        raise ValueError(f"{name}[{i}] is {array[i]}; accepted: whole numbers >= 0")
+    if array.size and array.max() >= 2.0**62:
+        raise ValueError(f"{name} must stay below 2^62 (int64 sums), got {array.max():g}")
+    return array.astype(np.int64)
+
+
 def ranges(
     n: int, a: ArrayLike, b: ArrayLike, *, nonempty: bool = False
 ) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
