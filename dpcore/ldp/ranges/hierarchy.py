@@ -5,7 +5,7 @@ is not a power of ``B`` gets an uneven last level, as the central trees do). The
 whole population, known exactly: nobody reports it. Level ``l = 1..h`` runs one frequency
 oracle over its nodes; a leaf above the deepest level (an uneven tree) is also an item of
 every deeper level -- its users report it there -- so each level partitions the domain and
-such a leaf's estimate averages its replicas.
+such a leaf's estimate combines its replicas (inverse-variance weights).
 
 Who reports (Cormode, Kulkarni, Srivastava, PVLDB 2019; the team's spec 07, section 3):
 
@@ -86,14 +86,6 @@ class LdpTree:
             nodes, item_of_bin = np.unique(node, return_inverse=True)
             out.append((nodes.astype(np.int64), item_of_bin.astype(np.int64)))
         return out[::-1]
-
-    @cached_property
-    def replicas(self) -> NDArray[np.float64]:
-        """How many levels report each node (root: 0; a leaf above the last level: several)."""
-        count = np.zeros(self.tree.size)
-        for nodes, _ in self.level_items:
-            count[nodes] += 1
-        return count
 
 
 def ldp_tree(
@@ -211,10 +203,36 @@ def level_covariances(
     return out
 
 
-def node_variances(plan: LdpTree, frequencies: ArrayLike | None = None) -> FloatArray:
-    """Variance of every node's estimate (replicas averaged; the root, known, 0).
+def replica_weights(plan: LdpTree) -> list[FloatArray]:
+    """Per level, the weight of each item's estimate in its node's estimate.
 
-    .. math:: \\sigma_x^2 = \\frac{1}{r_x^2} \\sum_{l \\ni x} (d_{l,x} - u_{l,x}^2)
+    A node reported at several levels (a leaf above the last level) combines its replicas by
+    inverse noise-only variance, their BLUE; every other node has weight 1.
+
+    Parameters
+    ----------
+    plan : LdpTree
+        The collection.
+
+    Returns
+    -------
+    list of ndarray
+        One array per level ``1..h``, one weight per item; a node's weights sum to 1.
+    """
+    precisions = [1.0 / (d - u * u) for d, u in level_covariances(plan)]
+    total = np.zeros(plan.tree.size)
+    for (nodes, _), precision in zip(plan.level_items, precisions, strict=True):
+        total[nodes] += precision
+    return [
+        precision / total[nodes]
+        for (nodes, _), precision in zip(plan.level_items, precisions, strict=True)
+    ]
+
+
+def node_variances(plan: LdpTree, frequencies: ArrayLike | None = None) -> FloatArray:
+    """Variance of every node's estimate (replicas combined; the root, known, 0).
+
+    .. math:: \\sigma_x^2 = \\sum_{l \\ni x} w_{l,x}^2 (d_{l,x} - u_{l,x}^2)
 
     Parameters
     ----------
@@ -236,13 +254,14 @@ def node_variances(plan: LdpTree, frequencies: ArrayLike | None = None) -> Float
     """
     var = np.zeros(plan.tree.size)
     covariances = level_covariances(plan, frequencies)
-    for (nodes, _), (d, u) in zip(plan.level_items, covariances, strict=True):
-        var[nodes] += d - u * u
-    return np.asarray(var / np.maximum(plan.replicas, 1.0) ** 2, dtype=np.float64)
+    weights = replica_weights(plan)
+    for (nodes, _), (d, u), w in zip(plan.level_items, covariances, weights, strict=True):
+        var[nodes] += w * w * (d - u * u)
+    return var
 
 
 def node_estimates(plan: LdpTree, level_estimates: Sequence[FloatArray]) -> FloatArray:
-    """Every node's estimate from the levels' item estimates: replicas averaged, root 1.
+    """Every node's estimate from the levels' item estimates: replicas combined, root 1.
 
     Parameters
     ----------
@@ -257,8 +276,8 @@ def node_estimates(plan: LdpTree, level_estimates: Sequence[FloatArray]) -> Floa
         The (inconsistent) node estimates.
     """
     total = np.zeros(plan.tree.size)
-    for (nodes, _), values in zip(plan.level_items, level_estimates, strict=True):
-        total[nodes] += values
-    total /= np.maximum(plan.replicas, 1.0)
+    weights = replica_weights(plan)
+    for (nodes, _), values, w in zip(plan.level_items, level_estimates, weights, strict=True):
+        total[nodes] += w * values
     total[0] = 1.0
     return total

@@ -110,7 +110,7 @@ def simulate_flat(
 def simulate_tree(
     plan: LdpTree, histogram: ArrayLike, *, rng: np.random.Generator, per_user: bool = False
 ) -> FloatArray:
-    """One HH_B collection: every node's estimate (replicas averaged, root 1, no consistency).
+    """One HH_B collection: every node's estimate (replicas combined, root 1, no consistency).
 
     Parameters
     ----------

@@ -27,7 +27,12 @@ from dpcore import _validate
 from dpcore.hist.blue_error import blue_expected_error, blue_range_errors
 from dpcore.hist.coverage import coverage_probabilities
 from dpcore.ldp.ranges.consistency import authors_consistency, blue_budgets, blue_smoother
-from dpcore.ldp.ranges.hierarchy import LdpTree, level_covariances, node_variances
+from dpcore.ldp.ranges.hierarchy import (
+    LdpTree,
+    level_covariances,
+    node_variances,
+    replica_weights,
+)
 from dpcore.ldp.ranges.oracles import covariance_factors
 
 FloatArray = NDArray[np.float64]
@@ -204,8 +209,9 @@ def tree_range_variance(
     """Variance of each range's estimated fraction from an HH_B collection.
 
     Without consistency the answer sums the decomposition's node estimates (a node reported
-    at ``r_x`` levels enters with weight ``1/r_x`` on each); with it, the sum of the consistent
-    leaves (``"blue"``: the exact BLUE, root known; ``"authors"``: the CKS19 code's map).
+    at several levels combines them: :func:`dpcore.ldp.ranges.hierarchy.replica_weights`);
+    with it, the sum of the consistent leaves (``"blue"``: the exact BLUE, root known;
+    ``"authors"``: the CKS19 code's map).
 
     .. math:: \\mathrm{Var}[\\hat Q] = \\sum_l \\Big(\\sum_x c_{lx}^2 d_{lx}
               - \\big(\\sum_x c_{lx} u_{lx}\\big)^2\\Big)
@@ -277,11 +283,13 @@ def _variance_of(
 ) -> FloatArray:
     """Variances of the linear answers with node weights ``blocks`` (rows: answers)."""
     covariances = level_covariances(plan, frequencies)
+    replicas = replica_weights(plan)
     out = []
     for weights in blocks:
         var = np.zeros(weights.shape[0])
-        for (nodes, _), (d, u) in zip(plan.level_items, covariances, strict=True):
-            w = weights[:, nodes] / plan.replicas[nodes]
+        levels = zip(plan.level_items, covariances, replicas, strict=True)
+        for (nodes, _), (d, u), share in levels:
+            w = weights[:, nodes] * share
             var += (w**2) @ d - (w @ u) ** 2
         out.append(var)
     return np.concatenate(out) if out else np.zeros(0)
@@ -299,8 +307,9 @@ def tree_average_variance(
     No consistency, uncorrelated levels: ``sum_x sigma_x^2 p_x`` (``p_x`` the coverage
     probability), ``O(nodes)``. Exact BLUE, noise only: the central engine's
     :func:`dpcore.hist.blue_error.blue_expected_error`, ``O(D h)``. Otherwise (data terms under
-    consistency, the authors' map, GRR levels) every prefix's node weights, ``O(D x nodes)``,
-    up to ``MAX_DENSE_CELLS``.
+    consistency, the authors' map) every prefix's node weights, ``O(D x nodes)``; GRR levels
+    without consistency (not a consistent estimator: no prefix identity) every range's,
+    ``O(D^2 x nodes)``; both up to ``MAX_DENSE_CELLS``.
 
     Parameters
     ----------
@@ -332,18 +341,35 @@ def tree_average_variance(
         return float(node_variances(plan, frequencies) @ coverage_probabilities(t, workload))
     if consistency == "blue" and frequencies is None:
         return blue_expected_error(t, blue_budgets(plan), workload)
-    if t.n_bins * t.size > MAX_DENSE_CELLS:
-        raise ValueError(
-            f"domain: this average needs every prefix's weights on every node, "
-            f"{t.n_bins} x {t.size} > {MAX_DENSE_CELLS:,} cells; use a smaller domain, "
-            "noise only, or no consistency"
-        )
+    if consistency == "none":  # GRR levels: not consistent, so every range is enumerated
+        first, last = _workload(t.n_bins, ranges)
+        _check_cells(first.size, t.size, "range")
+        blocks = _range_weights(plan, first, last, consistency)
+        return float(_variance_of(plan, blocks, frequencies).mean())
+    _check_cells(t.n_bins, t.size, "prefix")
     ends = np.arange(t.n_bins, dtype=np.int64)
     prefix_weights = _range_weights(plan, np.zeros_like(ends), ends, consistency)
     if ranges == "prefix":
         return float(_variance_of(plan, prefix_weights, frequencies).mean())
     total = _prefix_pair_sum(plan, np.concatenate(prefix_weights), frequencies)
     return total / (t.n_bins * (t.n_bins + 1) / 2)
+
+
+def _workload(n: int, ranges: str) -> tuple[IntArray, IntArray]:
+    if ranges == "prefix":
+        ends = np.arange(n, dtype=np.int64)
+        return np.zeros_like(ends), ends
+    first, last = np.triu_indices(n)
+    return first.astype(np.int64), last.astype(np.int64)
+
+
+def _check_cells(rows: int, nodes: int, what: str) -> None:
+    if rows * nodes > MAX_DENSE_CELLS:
+        raise ValueError(
+            f"domain: this average needs every {what}'s weights on every node, "
+            f"{rows} x {nodes} > {MAX_DENSE_CELLS:,} cells; use a smaller domain, noise only, "
+            "no consistency or no GRR level"
+        )
 
 
 def _prefix_pair_sum(
@@ -353,8 +379,9 @@ def _prefix_pair_sum(
     rows = prefix_weights.shape[0] + 1
     total = 0.0
     covariances = level_covariances(plan, frequencies)
-    for (nodes, _), (d, u) in zip(plan.level_items, covariances, strict=True):
-        w = prefix_weights[:, nodes] / plan.replicas[nodes]
+    levels = zip(plan.level_items, covariances, replica_weights(plan), strict=True)
+    for (nodes, _), (d, u), share in levels:
+        w = prefix_weights[:, nodes] * share
         total += rows * ((w**2) @ d).sum() - (w.sum(axis=0) ** 2) @ d
         wu = np.concatenate(([0.0], w @ u))
         total -= all_range_sum(wu[:, None], np.ones(1))
