@@ -98,7 +98,9 @@ def simulate_flat(
         raise ValueError(f"oracle must be one of {ORACLES}, got {oracle!r}")
     e = _validate.ldp_epsilon(eps)
     raw = np.asarray(histogram)
-    n = _validate.counts("histogram", raw, size=max(raw.size, 2) if raw.ndim == 1 else -1)
+    if raw.ndim != 1 or raw.size < 2:
+        raise ValueError(f"histogram must be a 1-D array of >= 2 counts, got shape {raw.shape}")
+    n = _validate.counts("histogram", raw, size=raw.size)
     m = int(n.sum())
     if per_user:
         stat = user_statistic(oracle, _users(n, rng), e, n.size, rng=rng)
