@@ -2,11 +2,12 @@
 
 The reference the aggregate draws (:mod:`dpcore.ldp.ranges.aggregate`) are tested against:
 memory and time grow with the number of users (OUE and OLH also with the domain), so it is
-for small populations. OLH hashes with the 2-universal family
-``H(v) = ((a v + b) mod P) mod g``, ``P = 2^31 - 1``, ``(a, b)`` drawn per user (the authors'
-code seeds xxhash32 with the user's index; any such concrete family has no exact aggregate
-law, see :func:`dpcore.ldp.ranges.aggregate.aggregate_statistic`). Wang et al., USENIX
-Security 2017; Cormode, Kulkarni, Srivastava, PVLDB 2019.
+for small populations. OLH hashes with multiply-add-shift,
+``H(v) = (((a v + b) mod 2^64) >> 32) g >> 32`` with ``a`` odd and ``b`` drawn per user: the
+32-bit hash is 2-independent (Dietzfelbinger, STACS 1996), its map onto ``[g]`` uniform to
+within ``g / 2^32``. (The authors' code seeds xxhash32 with the user's index; no concrete
+family has an exact aggregate law: :func:`dpcore.ldp.ranges.aggregate.aggregate_statistic`.)
+Wang et al., USENIX Security 2017; Cormode, Kulkarni, Srivastava, PVLDB 2019.
 """
 
 from __future__ import annotations
@@ -27,7 +28,6 @@ from dpcore.ldp.ranges.oracles import (
 FloatArray = NDArray[np.float64]
 IntArray = NDArray[np.int64]
 
-HASH_PRIME = 2**31 - 1
 _CELLS = 2**21  # users x items per block of the OUE and OLH loops
 
 
@@ -108,15 +108,26 @@ def _oue(items: IntArray, eps: float, k: int, rng: np.random.Generator) -> Float
 def _olh(items: IntArray, eps: float, k: int, rng: np.random.Generator) -> FloatArray:
     g = olh_hash_range(eps)
     p, _ = support_probabilities("olh", eps, k)
-    a = rng.integers(1, HASH_PRIME, size=items.size, dtype=np.int64)
-    b = rng.integers(0, HASH_PRIME, size=items.size, dtype=np.int64)
-    hashed = (a * items + b) % HASH_PRIME % g
-    other = rng.integers(0, g - 1, size=items.size, dtype=np.int64)
+    a = rng.integers(0, 2**64, size=items.size, dtype=np.uint64) | np.uint64(1)
+    b = rng.integers(0, 2**64, size=items.size, dtype=np.uint64)
+    hashed = _hash(a, b, items.astype(np.uint64)[:, None], g)[:, 0]
+    other = rng.integers(0, g - 1, size=items.size, dtype=np.uint64)
     other += other >= hashed
-    report = np.where(rng.random(items.size) < p, hashed, other)
-    values = np.arange(k, dtype=np.int64)
+    report = np.where(rng.random(items.size) < p, hashed, other)[:, None]
+    values = np.arange(k, dtype=np.uint64)
     counts = np.zeros(k, dtype=np.int64)
     for block in _blocks(items.size, k):
-        table = (a[block, None] * values + b[block, None]) % HASH_PRIME % g
-        counts += (table == report[block, None]).sum(axis=0)
+        counts += np.count_nonzero(_hash(a[block], b[block], values, g) == report[block], axis=0)
     return counts.astype(np.float64)
+
+
+def _hash(
+    a: NDArray[np.uint64], b: NDArray[np.uint64], values: NDArray[np.uint64], g: int
+) -> NDArray[np.uint64]:
+    """``((a v + b) mod 2^64 >> 32) g >> 32`` per user (row) and value (column), in place."""
+    table = np.multiply(a[:, None], values)
+    table += b[:, None]
+    table >>= np.uint64(32)
+    table *= np.uint64(g)
+    table >>= np.uint64(32)
+    return table
