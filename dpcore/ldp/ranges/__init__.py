@@ -4,7 +4,7 @@ Each method ships its estimator, its exact closed-form variances (one range, the
 all ranges or prefixes, with and without consistency, noise only or with the data terms) and
 two simulations -- every user drawn, or each aggregate drawn from its exact law. Cormode,
 Kulkarni, Srivastava, "Answering range queries under local differential privacy", PVLDB
-12(10), 2019; restated with worked values in the team's spec 07.
+12(10), 2019; restated with worked values in the team's notes on LDP range queries.
 """
 
 from dpcore.ldp.ranges.consistency import authors_consistency, blue_smoother

@@ -1,7 +1,7 @@
 """The collector's statistic drawn from its exact law: any number of users at the cost of a few.
 
 The users enter only through how many hold each item, and every oracle's statistic has a
-known law given those counts (the team's spec 07, section 9):
+known law given those counts (the team's notes on LDP range queries):
 
 * GRR is "keep the true item w.p. ``p - q``, else report a uniform item of ``[k]``":
   ``keep ~ Binomial(n_v, p - q)`` and ``counts = keep + Multinomial(m - sum keep, 1/k)``;

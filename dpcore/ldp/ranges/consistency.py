@@ -11,7 +11,7 @@ downward pass (its upward weight rounds to exactly 1). Hay, Rastogi, Miklau, Suc
 2010; Cormode, Kulkarni, Srivastava (CKS19), PVLDB 2019.
 
 **The authors' variant** (``weighted_averaging_itr`` in the CKS19 code, Tejasvk/RangeQueries;
-the team's spec 07, section 4): the same two passes with the weights one level off,
+the team's notes on LDP range queries): the same two passes with the weights one level off,
 ``w = (B^(H-l) - B^(H-l-1)) / (B^(H-l) - 1)`` at depth ``l`` -- the leaves' parents are not
 averaged and the root, known to be 1, is averaged with its noisy children. Kept to compare.
 """

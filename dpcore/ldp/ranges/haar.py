@@ -13,7 +13,7 @@ at ``k = 0``). Then, with ``m = N/h`` users per level,
 the coefficients uncorrelated (at most two non-zero terms per level). Averaged over all
 ranges, a coefficient's squared weight sums to ``((D+1) sum P^2 - (sum P)^2)/s^2`` with ``P``
 its prefix profile ``0, 1, .., s/2, .., 1, 0`` (zero outside the node), so the average is
-``O(D)``. Cormode, Kulkarni, Srivastava, PVLDB 2019; the team's spec 07, section 5.
+``O(D)``. Cormode, Kulkarni, Srivastava, PVLDB 2019; the team's notes on LDP range queries.
 """
 
 from __future__ import annotations

@@ -7,7 +7,7 @@ oracle over its nodes; a leaf above the deepest level (an uneven tree) is also a
 every deeper level -- its users report it there -- so each level partitions the domain and
 such a leaf's estimate combines its replicas (inverse-variance weights).
 
-Who reports (Cormode, Kulkarni, Srivastava, PVLDB 2019; the team's spec 07, section 3):
+Who reports (Cormode, Kulkarni, Srivastava, PVLDB 2019; the team's notes on LDP range queries):
 
 * ``"sample"``: each user draws one level uniformly and reports it at the full eps; the level's
   group of ``m ~ N/h`` users estimates its own histogram (the closed forms take ``m = N/h``);

@@ -4,7 +4,7 @@ Each user holds one item of ``[k]``; an oracle turns the users' reports into the
 statistic (support counts, or HRR's signed row sums) and the statistic into unbiased
 frequencies. The covariance of the estimates of a group of ``m`` users with item fractions
 ``f`` is ``diag(d) - u u^T`` (Wang, Blocki, Li, Jha, USENIX Security 2017; restated in the
-team's spec 07, section 2):
+team's notes on LDP range queries):
 
 .. math:: \\mathrm{pure}\\ (p, q):\\ d_v = \\frac{f_v p(1-p) + (1 - f_v) q(1-q)}{m (p-q)^2},
           \\quad u = 0 \\quad (\\mathrm{OUE},\\ \\mathrm{OLH})

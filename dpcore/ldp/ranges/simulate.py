@@ -7,7 +7,7 @@ cost what 10^3 do. ``per_user=True`` draws every user's level and report
 aggregate is the ideal-random-hash model; its per-user run hashes with a concrete
 2-universal family. Each level estimates its own group's histogram (the estimand of the
 closed forms), normalised by the group's actual size. Cormode, Kulkarni, Srivastava, PVLDB
-2019; the team's spec 07, section 9.
+2019; the team's notes on LDP range queries.
 """
 
 from __future__ import annotations

@@ -6,7 +6,7 @@ estimated *fraction* of users; the spec's tables divide by ``V/N`` (or ``c^2/N``
 Under level sampling the tree's noise-only average scales like ``(B-1) h^2 V/N`` -- levels share
 people, not budget -- so its best fan-out sits near ``argmin (B-1)/ln^2 B = 4.92``, against
 ``(B-1)/ln^3 B``'s 16.8 for central DP (Cormode, Kulkarni, Srivastava, PVLDB 2019; Qardaji,
-Yang, Li, PVLDB 2013; the team's spec 07, section 7).
+Yang, Li, PVLDB 2013; the team's notes on LDP range queries).
 """
 
 from __future__ import annotations

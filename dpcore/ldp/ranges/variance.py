@@ -4,8 +4,8 @@ A range ``[a, b]``'s estimated fraction is linear in the levels' item estimates,
 covariance is ``diag(d) - u u^T`` per level (:mod:`dpcore.ldp.ranges.oracles`), so its
 variance is exact given the linear map. Averages over a workload of ranges use two identities:
 
-* a node's share of the ranges whose decomposition uses it is spec 01's coverage probability
-  (:func:`dpcore.hist.coverage.coverage_probabilities`);
+* a node's share of the ranges whose decomposition uses it is its coverage probability
+  (:func:`dpcore.hist.coverage.coverage_probabilities`, LUE-DPTree eq. 3.5);
 * with the prefix functionals ``P_0 = 0, P_1, .., P_D`` (``P_j`` sums the first ``j`` items),
   ``sum_{i<j} ||P_j - P_i||^2 = (D+1) sum_j ||P_j||^2 - ||sum_j P_j||^2`` (any inner product).
 
@@ -13,7 +13,7 @@ Consistent trees reuse the central engine's exact errors (:mod:`dpcore.hist.blue
 the noise-only part; data terms under consistency need the estimator's weights on every
 node (:meth:`dpcore.hist.consistency.BlueSmoother.transpose`), ``O(D x nodes)``.
 Cormode, Kulkarni, Srivastava, PVLDB 2019; Wang et al., USENIX Security 2017; the team's
-spec 07, sections 2-4.
+notes on LDP range queries.
 """
 
 from __future__ import annotations
@@ -253,6 +253,14 @@ def _range_weights(
 ) -> list[FloatArray]:
     """Per block of ranges, the weight of every node's estimate in their answers (r x size)."""
     t = plan.tree
+    if consistency == "blue":
+        smoother = blue_smoother(plan)
+    elif consistency == "authors":
+        _check_cells(t.size, t.size, "node")
+        fanout = int(t.n_children[0])
+        leaf_map = authors_consistency(t, fanout, np.eye(t.size))[t.leaf_of_bin]
+    elif consistency != "none":
+        raise ValueError(f"consistency must be 'none', 'blue' or 'authors', got {consistency!r}")
     step = max(1, _BLOCK // t.size)
     blocks = []
     for start in range(0, first.size, step):
@@ -260,22 +268,15 @@ def _range_weights(
         if consistency == "none":
             blocks.append(used_nodes(plan, a, b).astype(np.float64))
             continue
-        picked = np.zeros((t.size, a.size))
-        for column, (lo, hi) in enumerate(zip(a.tolist(), b.tolist(), strict=True)):
-            picked[t.leaf_of_bin[lo : hi + 1], column] = 1.0
-        blocks.append(_consistent_weights(plan, picked, consistency).T)
+        bins = np.arange(t.n_bins)
+        picked = ((bins >= a[:, None]) & (bins <= b[:, None])).astype(np.float64)
+        if consistency == "authors":
+            blocks.append(picked @ leaf_map)
+            continue
+        on_nodes = np.zeros((t.size, a.size))
+        on_nodes[t.leaf_of_bin] = picked.T
+        blocks.append(smoother.transpose(on_nodes).T)
     return blocks
-
-
-def _consistent_weights(plan: LdpTree, picked: FloatArray, consistency: str) -> FloatArray:
-    """Weights of the node estimates in the answers picking ``picked`` (size x k) leaves."""
-    if consistency == "blue":
-        return blue_smoother(plan).transpose(picked)
-    if consistency == "authors":
-        fanout = int(plan.tree.n_children[0])
-        identity = np.eye(plan.tree.size)
-        return authors_consistency(plan.tree, fanout, identity).T @ picked
-    raise ValueError(f"consistency must be 'none', 'blue' or 'authors', got {consistency!r}")
 
 
 def _variance_of(
