@@ -122,6 +122,12 @@ def headline() -> None:
             f"{fanout:>3} {none:>8.2f} {blue:>8.2f} {blue_ref:>7.2f} "
             f"{(blue - blue_ref) / blue_ref:>+8.2%} {authors:>8.2f} {authors_ref:>7.2f}"
         )
+    grr_top = ("grr", "grr", "grr", "oue", "oue", "oue", "oue", "oue")  # K = 2, 4, 8 < 10.15
+    for oracle, label in ((grr_top, "GRR at levels 1-3, OUE below"), ("oue", "OUE everywhere")):
+        plan = ranges.ldp_tree(256, 2, eps=1.0, users=users, oracle=oracle)
+        none, blue = (ranges.tree_average_variance(plan, consistency=c) / unit
+                      for c in ("none", "blue"))  # fmt: skip
+        print(f"B = 2, {label:<29}: none {none:6.2f}, consistent {blue:6.2f}")
     flat = ranges.average_variance("flat-oue", domain=256, eps=1.0, users=users) / unit
     haar = ranges.average_variance("haar-hrr", domain=256, eps=1.0, users=users)
     c2 = ((math.e + 1) / (math.e - 1)) ** 2 / users

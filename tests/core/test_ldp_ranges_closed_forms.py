@@ -172,8 +172,9 @@ def dense_weights(tree, rows, owner, cov0, ranges, consistency):
                     w[mine] = precision[mine] / precision[mine].sum()
             out.append(w)
         return np.array(out)
-    # constrained GLS: min (y - A x)^T S^-1 (y - A x) s.t. sum(x) = 1
-    precision = np.linalg.inv(cov0)
+    # constrained weighted least squares: min (y - A x)^T W (y - A x) s.t. sum(x) = 1 with
+    # W = diag(1 / marginal noise-only variance): the GLS (BLUE) when levels are uncorrelated
+    precision = np.diag(1 / np.diag(cov0))
     info = rows.T @ precision @ rows
     inv = np.linalg.inv(info)
     one = np.ones(tree.n_bins)
@@ -226,7 +227,22 @@ def test_tree_closed_forms_match_the_dense_oracle(
     assert prefix == pytest.approx(expected[a == 0].mean(), rel=1e-9)
 
 
-def test_grr_levels_without_consistency_match_the_dense_oracle():
+def test_blue_is_the_gls_for_uncorrelated_levels():
+    # the dense oracle's diagonal weights equal the full GLS when no level covaries
+    tree = kary_tree(12, 3)
+    rows, owner, cov0 = measurements(tree, ("hrr", "olh", "oue"), EPS, 5000, False, np.zeros(12))
+    ranges = [(a, b) for a in range(12) for b in range(a, 12)]
+    wls = dense_weights(tree, rows, owner, cov0, ranges, "blue")
+    info = rows.T @ np.linalg.inv(cov0) @ rows
+    inv = np.linalg.inv(info)
+    one = np.ones(12)
+    gls = (inv - np.outer(inv @ one, one @ inv) / (one @ inv @ one)) @ rows.T @ np.linalg.inv(cov0)
+    for (a, b), w in zip(ranges, wls, strict=True):
+        np.testing.assert_allclose(w, gls[a : b + 1].sum(axis=0), atol=1e-12)
+
+
+@pytest.mark.parametrize("consistency", ["none", "blue"])
+def test_grr_levels_match_the_dense_oracle(consistency):
     domain, fanout, users = 16, 2, 4000
     tree = kary_tree(domain, fanout)
     oracles = ("grr", "grr", "oue", "oue")
@@ -235,16 +251,18 @@ def test_grr_levels_without_consistency_match_the_dense_oracle():
     rows, owner, cov0 = measurements(tree, oracles, EPS, users, False, np.zeros(domain))
     _, _, cov = measurements(tree, oracles, EPS, users, False, f)
     ranges = [(a, b) for a in range(domain) for b in range(a, domain)]
-    weights = dense_weights(tree, rows, owner, cov0, ranges, "none")
-    expected = np.einsum("ri,ij,rj->r", weights, cov, weights)
+    weights = dense_weights(tree, rows, owner, cov0, ranges, consistency)
     a, b = np.array(ranges).T
-    got = tree_range_variance(plan, a, b, frequencies=f)
-    np.testing.assert_allclose(got, expected, rtol=1e-9, atol=1e-12 * expected.max())
-    average = tree_average_variance(plan, frequencies=f)
-    assert average == pytest.approx(expected.mean(), rel=1e-9)
-    # summing GRR's node variances would overstate it (negative covariances)
-    independent = np.einsum("ri,i,ri->r", weights, np.diag(cov), weights)
-    assert (independent >= expected - 1e-15).all() and (independent > expected * 1.01).any()
+    for freqs, covariance in ((None, cov0), (f, cov)):
+        expected = np.einsum("ri,ij,rj->r", weights, covariance, weights)
+        got = tree_range_variance(plan, a, b, consistency=consistency, frequencies=freqs)
+        np.testing.assert_allclose(got, expected, rtol=1e-9, atol=1e-12 * expected.max())
+        average = tree_average_variance(plan, consistency=consistency, frequencies=freqs)
+        assert average == pytest.approx(expected.mean(), rel=1e-9)
+    if consistency == "none":
+        # summing GRR's node variances would overstate it (negative covariances)
+        independent = np.einsum("ri,i,ri->r", weights, np.diag(cov), weights)
+        assert (independent >= expected - 1e-15).all() and (independent > expected * 1.01).any()
 
 
 @pytest.mark.parametrize("oracle", ["grr", "oue", "olh", "hrr"])

@@ -167,6 +167,8 @@ def _decomposition_sum(tree, nodes, a, b):
         ("split", "olh", 1.0, "blue"),
         ("sample", "hrr", 0.5, "blue"),
         ("sample", "oue", 0.5, "authors"),
+        ("split", ("grr", "grr", "oue", "oue"), 1.0, "blue"),  # GRR top: weighted LS
+        ("split", ("grr", "grr", "oue", "oue"), 1.0, "none"),
     ],
 )
 def test_tree_closed_forms_match_simulation(levels, oracle, eps, consistency):

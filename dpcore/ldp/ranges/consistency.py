@@ -10,6 +10,11 @@ budget ``EXACT_BUDGET``: a variance of ``2e-300``, zero to float64, which pins i
 downward pass (its upward weight rounds to exactly 1). Hay, Rastogi, Miklau, Suciu, PVLDB
 2010; Cormode, Kulkarni, Srivastava (CKS19), PVLDB 2019.
 
+A GRR level (cheaper than OUE where ``K < 3 e^eps + 2``: the top levels of a small-``B`` tree)
+enters the same weighted least squares with its marginal variance; its estimates covary
+(negatively), so the map is then a weighted least squares rather than the BLUE, and its exact
+variance takes the covariance in full (:mod:`dpcore.ldp.ranges.variance`).
+
 **The authors' variant** (``weighted_averaging_itr`` in the CKS19 code, Tejasvk/RangeQueries;
 the team's notes on LDP range queries): the same two passes with the weights one level off,
 ``w = (B^(H-l) - B^(H-l-1)) / (B^(H-l) - 1)`` at depth ``l`` -- the leaves' parents are not
@@ -53,7 +58,9 @@ def blue_budgets(plan: LdpTree) -> FloatArray:
 
 
 def blue_smoother(plan: LdpTree) -> BlueSmoother:
-    """The BLUE of ``plan`` as the engine's linear map (apply it, or run it transposed).
+    """The consistency of ``plan`` as the engine's linear map (apply it, or run it transposed).
+
+    The exact BLUE when no level uses GRR; with GRR levels, the weighted least squares above.
 
     Parameters
     ----------
@@ -64,18 +71,7 @@ def blue_smoother(plan: LdpTree) -> BlueSmoother:
     -------
     BlueSmoother
         The two-pass map from node estimates to consistent node estimates.
-
-    Raises
-    ------
-    ValueError
-        If a level uses GRR: its estimates are correlated and the engine's weighted least
-        squares would not be the BLUE (use OUE, OLH or HRR).
     """
-    if "grr" in plan.oracles:
-        raise ValueError(
-            "oracle: GRR's estimates are correlated; the exact BLUE here needs uncorrelated "
-            "levels ('oue', 'olh', 'hrr')"
-        )
     return BlueSmoother.build(plan.tree, blue_budgets(plan))
 
 

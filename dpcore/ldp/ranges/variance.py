@@ -210,7 +210,8 @@ def tree_range_variance(
 
     Without consistency the answer sums the decomposition's node estimates (a node reported
     at several levels combines them: :func:`dpcore.ldp.ranges.hierarchy.replica_weights`);
-    with it, the sum of the consistent leaves (``"blue"``: the exact BLUE, root known;
+    with it, the sum of the consistent leaves (``"blue"``: the exact BLUE, root known -- a
+    weighted least squares when GRR levels covary;
     ``"authors"``: the CKS19 code's map).
 
     .. math:: \\mathrm{Var}[\\hat Q] = \\sum_l \\Big(\\sum_x c_{lx}^2 d_{lx}
@@ -235,13 +236,13 @@ def tree_range_variance(
     Raises
     ------
     ValueError
-        If a range is invalid, ``consistency`` is unknown, a GRR level meets consistency, or
-        the authors' map meets a domain that is not a power of the fan-out.
+        If a range is invalid, ``consistency`` is unknown, or the authors' map meets a domain
+        that is not a power of the fan-out.
     """
     first, last = _validate.ranges(plan.tree.n_bins, a, b)
     shape = first.shape
     first, last = first.ravel(), last.ravel()
-    if consistency == "blue" and frequencies is None:
+    if consistency == "blue" and frequencies is None and "grr" not in plan.oracles:
         out = blue_range_errors(plan.tree, blue_budgets(plan), first, last)
         return np.asarray(out.reshape(shape), dtype=np.float64)
     weights = _range_weights(plan, first, last, consistency)
@@ -307,8 +308,9 @@ def tree_average_variance(
 
     No consistency, uncorrelated levels: ``sum_x sigma_x^2 p_x`` (``p_x`` the coverage
     probability), ``O(nodes)``. Exact BLUE, noise only: the central engine's
-    :func:`dpcore.hist.blue_error.blue_expected_error`, ``O(D h)``. Otherwise (data terms under
-    consistency, the authors' map) every prefix's node weights, ``O(D x nodes)``; GRR levels
+    :func:`dpcore.hist.blue_error.blue_expected_error`, ``O(D h)``. Otherwise (data terms or GRR
+    levels under consistency, the authors' map) every prefix's node weights, ``O(D x nodes)``;
+    GRR levels
     without consistency (not a consistent estimator: no prefix identity) every range's,
     ``O(D^2 x nodes)``; both up to ``MAX_DENSE_CELLS``.
 
@@ -340,7 +342,7 @@ def tree_average_variance(
     correlated = "grr" in plan.oracles
     if consistency == "none" and not correlated:
         return float(node_variances(plan, frequencies) @ coverage_probabilities(t, workload))
-    if consistency == "blue" and frequencies is None:
+    if consistency == "blue" and frequencies is None and not correlated:
         return blue_expected_error(t, blue_budgets(plan), workload)
     if consistency == "none":  # GRR levels: not consistent, so every range is enumerated
         first, last = _workload(t.n_bins, ranges)
