@@ -36,14 +36,15 @@ MIN_BUDGET = 1e-300
 """Smallest positive budget accepted: below it ``1/eps`` and the noise overflow float64."""
 
 
-def positive(name: str, value: Any, *, upper: float = math.inf) -> float:
-    """``value`` as a float in ``(0, upper]`` (finite), else ValueError naming ``name``."""
+def positive(name: str, value: Any, *, upper: float = math.inf, lower: float = MIN_BUDGET) -> float:
+    """``value`` as a float in ``[lower, upper]`` (finite; ``lower`` defaults to the smallest
+    budget), else ValueError naming ``name``."""
     try:
         x = float(value)
     except (TypeError, ValueError):
         raise ValueError(f"{name} must be a number in (0, {upper:g}], got {value!r}") from None
-    if not (math.isfinite(x) and MIN_BUDGET <= x <= upper):
-        accepted = f"[{MIN_BUDGET:g}, {upper:g}]"
+    if not (math.isfinite(x) and lower <= x <= upper):
+        accepted = f"[{lower:g}, {upper:g}]"
         raise ValueError(f"{name} must be a positive number in {accepted}, got {x}")
     return x
 
@@ -164,9 +165,10 @@ def _not_perturbable(name: str, value: float, scale: float) -> ValueError:
     )
 
 
-def ldp_epsilon(eps: Any) -> float:
-    """A local-DP ``eps`` in ``[1e-300, MAX_LDP_EPS]`` (float64 stays exact there)."""
-    return positive("eps", eps, upper=MAX_LDP_EPS)
+def ldp_epsilon(eps: Any, *, lower: float = MIN_BUDGET) -> float:
+    """A local-DP ``eps`` in ``[lower, MAX_LDP_EPS]`` (float64 stays exact there; ``lower``
+    defaults to ``1e-300``, a caller whose formulas square ``e^eps - 1`` needs more)."""
+    return positive("eps", eps, upper=MAX_LDP_EPS, lower=lower)
 
 
 _CHUNK = 2**20

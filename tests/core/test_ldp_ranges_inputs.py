@@ -7,6 +7,7 @@ import pytest
 
 from dpcore.ldp.ranges import (
     average_variance,
+    flat_average_variance,
     ldp_tree,
     optimal_fanout,
     simulate_flat,
@@ -33,7 +34,18 @@ def test_eps_outside_its_bounds_is_refused(eps):
 
 def test_eps_at_its_bounds_is_accepted():
     assert np.isfinite(_hh(eps=10.0)) and _hh(eps=10.0) > 0
-    assert average_variance("flat-oue", domain=64, eps=1e-3, users=10) > 0
+    for method in ("flat-oue", "flat-grr", "flat-olh", "flat-hrr", "haar-hrr"):
+        tiny = average_variance(method, domain=64, eps=1e-4, users=10)
+        assert np.isfinite(tiny) and tiny > 0
+    # V(eps) ~ 4/eps^2 as eps -> 0: the closed form keeps its accuracy at the bound
+    flat = average_variance("flat-oue", domain=64, eps=1e-4, users=10)
+    v = 4 * np.exp(1e-4) / np.expm1(1e-4) ** 2
+    assert flat == pytest.approx(v * (64 + 2) / 3 / 10, rel=1e-9)
+
+
+def test_eps_too_small_for_float64_is_refused_with_the_accepted_range():
+    with pytest.raises(ValueError, match=r"eps must be a positive number in \[0\.0001, 10\]"):
+        average_variance("flat-oue", domain=64, eps=1e-5, users=10)
 
 
 def test_users_fewer_than_levels_are_refused():
@@ -100,6 +112,8 @@ def test_oracles_and_levels_are_checked():
         ldp_tree(64, 4, eps=1.0, users=100, oracle="rappor")
     with pytest.raises(ValueError, match=r"oracle must be one of.*one per level"):
         ldp_tree(64, 4, eps=1.0, users=100, oracle=("oue", "oue"))
+    with pytest.raises(ValueError, match="oracle must be one of"):
+        flat_average_variance("rappor", domain=8, eps=1.0, users=10)
     with pytest.raises(ValueError, match="levels must be"):
         ldp_tree(64, 4, eps=1.0, users=100, levels="all")  # type: ignore[arg-type]
     with pytest.raises(ValueError, match="oracle must be one of"):

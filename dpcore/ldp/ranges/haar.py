@@ -23,7 +23,7 @@ from numpy.typing import ArrayLike, NDArray
 
 from dpcore import _validate
 from dpcore.ldp.ranges.hierarchy import MAX_DOMAIN
-from dpcore.ldp.ranges.oracles import hrr_scale
+from dpcore.ldp.ranges.oracles import checked_eps, hrr_scale
 
 FloatArray = NDArray[np.float64]
 IntArray = NDArray[np.int64]
@@ -104,7 +104,7 @@ def coefficient_variances(
         If an argument is invalid, naming it.
     """
     h = haar_levels(domain)
-    e = _validate.ldp_epsilon(eps)
+    e = checked_eps(eps)
     n = _validate.whole("users", users, lower=h)
     mass = np.zeros(domain - 1)
     if frequencies is not None:

@@ -26,7 +26,7 @@ from numpy.typing import ArrayLike, NDArray
 
 from dpcore import _validate
 from dpcore.hist.tree import Tree, kary_tree
-from dpcore.ldp.ranges.oracles import ORACLES, covariance_factors
+from dpcore.ldp.ranges.oracles import ORACLES, checked_eps, covariance_factors
 
 FloatArray = NDArray[np.float64]
 IntArray = NDArray[np.int64]
@@ -132,7 +132,7 @@ def ldp_tree(
     """
     d = _validate.whole("domain", domain, lower=2, upper=MAX_DOMAIN)
     b = _validate.whole("fanout", fanout, lower=2, upper=d)
-    e = _validate.ldp_epsilon(eps)
+    e = checked_eps(eps)
     tree = kary_tree(d, b)
     h = tree.height - 1
     if levels not in ("sample", "split"):

@@ -29,6 +29,7 @@ from typing import Literal, get_args
 import numpy as np
 from numpy.typing import NDArray
 
+from dpcore import _validate
 from dpcore.ldp.oracles import grr_probabilities
 
 FloatArray = NDArray[np.float64]
@@ -36,6 +37,22 @@ IntArray = NDArray[np.int64]
 
 OracleName = Literal["grr", "oue", "olh", "hrr"]
 ORACLES: tuple[str, ...] = get_args(OracleName)
+
+MIN_EPS = 1e-4
+"""Smallest eps accepted for range queries: ``p - q ~ eps/4`` is a difference of numbers near
+1/2, so its relative rounding grows like ``1e-16/eps`` (1e-12 here), and it is squared (below
+``1e-154`` it underflows to 0)."""
+
+
+def checked_eps(eps: object) -> float:
+    """``eps`` in ``[MIN_EPS, 10]``, else ValueError naming it and the accepted range.
+
+    Examples
+    --------
+    >>> checked_eps(1)
+    1.0
+    """
+    return _validate.ldp_epsilon(eps, lower=MIN_EPS)
 
 
 def olh_hash_range(eps: float) -> int:

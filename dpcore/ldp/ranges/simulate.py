@@ -19,7 +19,7 @@ from dpcore import _validate
 from dpcore.ldp.ranges.aggregate import aggregate_statistic, split_levels
 from dpcore.ldp.ranges.haar import haar_levels
 from dpcore.ldp.ranges.hierarchy import LdpTree, node_estimates
-from dpcore.ldp.ranges.oracles import ORACLES, estimate
+from dpcore.ldp.ranges.oracles import ORACLES, checked_eps, estimate
 from dpcore.ldp.ranges.reports import user_statistic
 
 FloatArray = NDArray[np.float64]
@@ -96,7 +96,7 @@ def simulate_flat(
     """
     if oracle not in ORACLES:
         raise ValueError(f"oracle must be one of {ORACLES}, got {oracle!r}")
-    e = _validate.ldp_epsilon(eps)
+    e = checked_eps(eps)
     raw = np.asarray(histogram)
     if raw.ndim != 1 or raw.size < 2:
         raise ValueError(f"histogram must be a 1-D array of >= 2 counts, got shape {raw.shape}")
@@ -191,7 +191,7 @@ def simulate_haar(
     """
     raw = np.asarray(histogram)
     h = haar_levels(raw.size)
-    e = _validate.ldp_epsilon(eps)
+    e = checked_eps(eps)
     n = _validate.counts("histogram", raw, size=raw.size)
     _validate.whole("users (the histogram's sum)", int(n.sum()), lower=h)
     values = np.arange(n.size, dtype=np.int64)

@@ -94,10 +94,9 @@ def average_variance(
     if family == "haar":
         return haar_average_variance(domain, eps, users, frequencies=frequencies)
     if family == "flat":
-        d = _validate.whole("domain", domain, lower=2, upper=MAX_DOMAIN)
-        e = _validate.ldp_epsilon(eps)
-        n = _validate.whole("users", users, lower=1)
-        return flat_average_variance(oracle, eps=e, users=n, domain=d, frequencies=frequencies)
+        return flat_average_variance(
+            oracle, eps=eps, users=users, domain=domain, frequencies=frequencies
+        )
     if fanout is None:
         raise ValueError("fanout must be a whole number >= 2 for the hh-* methods, got None")
     plan = ldp_tree(domain, fanout, eps=eps, users=users, oracle=oracle)

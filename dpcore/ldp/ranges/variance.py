@@ -28,12 +28,13 @@ from dpcore.hist.blue_error import blue_expected_error, blue_range_errors
 from dpcore.hist.coverage import coverage_probabilities
 from dpcore.ldp.ranges.consistency import authors_consistency, blue_budgets, blue_smoother
 from dpcore.ldp.ranges.hierarchy import (
+    MAX_DOMAIN,
     LdpTree,
     level_covariances,
     node_variances,
     replica_weights,
 )
-from dpcore.ldp.ranges.oracles import covariance_factors
+from dpcore.ldp.ranges.oracles import ORACLES, checked_eps, covariance_factors
 
 FloatArray = NDArray[np.float64]
 IntArray = NDArray[np.int64]
@@ -149,6 +150,7 @@ def flat_average_variance(
         If ``frequencies`` or ``ranges`` is invalid.
     """
     d, u = _flat_factors(oracle, eps, users, domain, frequencies)
+    domain = d.size
     u_prefix = np.concatenate(([0.0], np.cumsum(u)))
     if ranges == "prefix":
         return float((np.cumsum(d) - u_prefix[1:] ** 2).mean())
@@ -161,10 +163,14 @@ def flat_average_variance(
 def _flat_factors(
     oracle: str, eps: float, users: int, domain: int, frequencies: ArrayLike | None
 ) -> tuple[FloatArray, FloatArray]:
+    if oracle not in ORACLES:
+        raise ValueError(f"oracle must be one of {ORACLES}, got {oracle!r}")
+    d = _validate.whole("domain", domain, lower=2, upper=MAX_DOMAIN)
+    n = _validate.whole("users", users, lower=1)
     f = None
     if frequencies is not None:
-        f = _validate.finite_array("frequencies", frequencies, size=domain, nonnegative=True)
-    return covariance_factors(oracle, eps, domain, float(users), f)
+        f = _validate.finite_array("frequencies", frequencies, size=d, nonnegative=True)
+    return covariance_factors(oracle, checked_eps(eps), d, float(n), f)
 
 
 def _check_range_set(ranges: str) -> None:
