@@ -25,7 +25,6 @@ import numpy as np
 from dpcore.hist import blue_error, budget, coverage
 from dpcore.hist.tree import kary_tree
 from dpcore.ldp import ranges
-from dpcore.ldp.ranges import variance
 
 FANOUT = 4
 ISSUE_256 = {2: (12.40, 14.15), 4: (11.80, 12.85), 16: (14.73, 15.02)}  # BLUE, authors' code
@@ -68,8 +67,7 @@ def closed_forms(repeats: int) -> None:
     small = 256
     plan = ranges.ldp_tree(small, FANOUT, eps=1.0, users=users)
     a, b = np.triu_indices(small)
-    enumerated, secs = _timed(lambda: variance._variance_of(
-        plan, variance._range_weights(plan, a, b, "none"), None).mean(), repeats)  # fmt: skip
+    enumerated, secs = _timed(lambda: ranges.tree_range_variance(plan, a, b).mean(), repeats)
     closed = ranges.tree_average_variance(plan)
     big = ranges.ldp_tree(d, FANOUT, eps=1.0, users=users).tree.size
     scale = (d * (d + 1) / 2 * big) / (a.size * plan.tree.size)

@@ -30,6 +30,7 @@ from dpcore.ldp.ranges import (
 )
 from dpcore.ldp.ranges.aggregate import aggregate_statistic
 from dpcore.ldp.ranges.oracles import estimate
+from dpcore.ldp.ranges.population import group_sizes, partition_groups, sampling_variance
 from dpcore.ldp.ranges.reports import user_statistic
 
 REPS = 300
@@ -155,9 +156,14 @@ def _range_answers(plan, nodes, consistency):
 
 
 def _decomposition_sum(tree, nodes, a, b):
-    inside = (tree.lo >= a) & (tree.hi <= b)
-    used = inside & ~np.where(tree.parent >= 0, inside[np.maximum(tree.parent, 0)], False)
-    return nodes[used].sum()
+    return _decomposition(tree, np.atleast_1d(a), np.atleast_1d(b))[0] @ nodes
+
+
+def _decomposition(tree, a, b):
+    """Per range, its canonical nodes by definition: inside it, the parent not."""
+    inside = (tree.lo >= a[:, None]) & (tree.hi <= b[:, None])
+    parent_inside = np.where(tree.parent >= 0, inside[:, np.maximum(tree.parent, 0)], False)
+    return (inside & ~parent_inside).astype(np.float64)
 
 
 @pytest.mark.parametrize(
@@ -230,3 +236,54 @@ def test_a_hundred_million_users_cost_what_a_thousand_do():
     expected = tree_range_variance(plan, a, b, consistency="blue", frequencies=hist / users)
     ratio = np.array(answers).var(axis=0, ddof=1) / expected
     assert ((ratio > 0.5) & (ratio < 1.7)).all(), ratio  # 60 reps: SE of a variance ~ 0.18
+
+
+@pytest.mark.parametrize("consistency", ["none", "blue"])
+def test_random_partition_against_the_population_adds_the_sampling_term(consistency):
+    # at eps = 6 (V = 0.0099) the groups' own deviation rivals the oracles' data terms
+    users, reps = 20_000, 400
+    plan = ldp_tree(16, 4, eps=6.0, users=users)
+    rng = np.random.default_rng(19)
+    hist = draw_histogram(np.r_[np.full(8, 4.0), np.ones(8)], users, rng=rng)
+    f = hist / users
+    a, b = np.array([0, 3, 5, 1, 0]), np.array([0, 6, 13, 14, 7])
+    noise = tree_range_variance(plan, a, b, consistency=consistency, frequencies=f)
+    expected = noise + sampling_variance(plan, a, b, frequencies=f, consistency=consistency)
+    samples = []
+    for per_user in (False, True):
+        answers = []
+        for _ in range(reps):
+            nodes = simulate_tree(plan, hist, rng=rng, groups="partition", per_user=per_user)
+            answers.append(_answers(plan, nodes, consistency, a, b))
+        samples.append(np.array(answers))
+    _same_law(*samples)
+    truth = np.array([f[lo : hi + 1].sum() for lo, hi in zip(a, b, strict=True)])
+    for sample in samples:
+        assert (np.abs(sample.mean(axis=0) - truth) <= 4.5 * np.sqrt(expected / reps)).all()
+        ratio = sample.var(axis=0, ddof=1) / expected
+        assert ((ratio > 0.72) & (ratio < 1.35)).all(), ratio
+        assert (sample.var(axis=0, ddof=1) / noise).max() > 1.3  # without the term: misses
+
+
+def _answers(plan, nodes, consistency, a, b):
+    tree = plan.tree
+    if consistency == "none":
+        return np.array(
+            [_decomposition_sum(tree, nodes, lo, hi) for lo, hi in zip(a, b, strict=True)]
+        )
+    leaves = blue_smoother(plan).apply(nodes)[tree.leaf_of_bin]
+    prefix = np.concatenate(([0.0], np.cumsum(leaves)))
+    return prefix[b + 1] - prefix[a]
+
+
+def test_independent_levels_and_the_partition_differ_only_in_group_sizes():
+    plan = ldp_tree(16, 4, eps=1.0, users=1000)
+    hist = draw_histogram(np.ones(16), 1000, rng=np.random.default_rng(20))
+    groups = partition_groups(hist, 2, rng=np.random.default_rng(21))
+    assert groups.sum(axis=1).tolist() == group_sizes(1000, 2).tolist() == [500, 500]
+    np.testing.assert_array_equal(groups.sum(axis=0), hist)
+    with pytest.raises(ValueError, match="groups must be"):
+        simulate_tree(plan, hist, rng=np.random.default_rng(0), groups="fixed")
+    assert np.all(sampling_variance(
+        ldp_tree(16, 4, eps=1.0, users=1000, levels="split"), 0, 5, frequencies=hist / 1000
+    ) == 0)  # fmt: skip

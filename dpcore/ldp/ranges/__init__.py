@@ -16,6 +16,7 @@ from dpcore.ldp.ranges.haar import (
 )
 from dpcore.ldp.ranges.hierarchy import LdpTree, ldp_tree, node_estimates, node_variances
 from dpcore.ldp.ranges.oracles import ORACLES, covariance_factors, estimate, noise_constant
+from dpcore.ldp.ranges.population import partition_groups, sampling_variance
 from dpcore.ldp.ranges.simulate import draw_histogram, simulate_flat, simulate_haar, simulate_tree
 from dpcore.ldp.ranges.summary import METHODS, average_variance, optimal_fanout
 from dpcore.ldp.ranges.variance import (
@@ -46,6 +47,8 @@ __all__ = [
     "node_variances",
     "noise_constant",
     "optimal_fanout",
+    "partition_groups",
+    "sampling_variance",
     "simulate_flat",
     "simulate_haar",
     "simulate_tree",

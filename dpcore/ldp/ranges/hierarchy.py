@@ -10,7 +10,8 @@ such a leaf's estimate combines its replicas (inverse-variance weights).
 Who reports (Cormode, Kulkarni, Srivastava, PVLDB 2019; the team's notes on LDP range queries):
 
 * ``"sample"``: each user draws one level uniformly and reports it at the full eps; the level's
-  group of ``m ~ N/h`` users estimates its own histogram (the closed forms take ``m = N/h``);
+  group of ``m ~ N/h`` users estimates its own histogram (the closed forms take ``m = N/h``;
+  against the population, :mod:`dpcore.ldp.ranges.population` adds the groups' deviation);
 * ``"split"``: every user reports every level at ``eps/h``; ``m = N``.
 """
 

@@ -5,12 +5,15 @@
 cost what 10^3 do. ``per_user=True`` draws every user's level and report
 (:mod:`dpcore.ldp.ranges.reports`): the reference the aggregate is tested against. OLH's
 aggregate is the ideal-random-hash model; its per-user run hashes with a concrete
-2-universal family. Each level estimates its own group's histogram (the estimand of the
-closed forms), normalised by the group's actual size. Cormode, Kulkarni, Srivastava, PVLDB
-2019; the team's notes on LDP range queries.
+2-independent family. Each level estimates its own group's histogram (the estimand of the
+closed forms), normalised by the group's actual size; against the whole population a random
+partition into groups adds :func:`dpcore.ldp.ranges.population.sampling_variance`.
+Cormode, Kulkarni, Srivastava, PVLDB 2019; the team's notes on LDP range queries.
 """
 
 from __future__ import annotations
+
+from typing import Literal
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -20,10 +23,13 @@ from dpcore.ldp.ranges.aggregate import aggregate_statistic, split_levels
 from dpcore.ldp.ranges.haar import haar_levels
 from dpcore.ldp.ranges.hierarchy import LdpTree, node_estimates
 from dpcore.ldp.ranges.oracles import ORACLES, checked_eps, estimate
+from dpcore.ldp.ranges.population import group_sizes, partition_groups
 from dpcore.ldp.ranges.reports import user_statistic
 
 FloatArray = NDArray[np.float64]
 IntArray = NDArray[np.int64]
+
+Groups = Literal["independent", "partition"]
 
 
 def draw_histogram(
@@ -110,7 +116,12 @@ def simulate_flat(
 
 
 def simulate_tree(
-    plan: LdpTree, histogram: ArrayLike, *, rng: np.random.Generator, per_user: bool = False
+    plan: LdpTree,
+    histogram: ArrayLike,
+    *,
+    rng: np.random.Generator,
+    per_user: bool = False,
+    groups: Groups = "independent",
 ) -> FloatArray:
     """One HH_B collection: every node's estimate (replicas combined, root 1, no consistency).
 
@@ -124,6 +135,10 @@ def simulate_tree(
         Source of the randomness.
     per_user : bool, default False
         Draw every user's level and report instead of the aggregates.
+    groups : {"independent", "partition"}, default "independent"
+        Sampled levels: each user draws her level independently (CKS19), or users are split
+        at random into groups of :func:`dpcore.ldp.ranges.population.group_sizes` (AHEAD;
+        fewer than 10^9 users).
 
     Returns
     -------
@@ -134,16 +149,24 @@ def simulate_tree(
     Raises
     ------
     ValueError
-        If ``histogram`` is not ``domain`` whole numbers ``>= 0`` summing to ``plan.users``.
+        If ``histogram`` is not ``domain`` whole numbers ``>= 0`` summing to ``plan.users``, or
+        ``groups`` is unknown.
     """
+    if groups not in ("independent", "partition"):
+        raise ValueError(f"groups must be 'independent' or 'partition', got {groups!r}")
+    sampled = plan.levels_mode == "sample"
     n = _validate.counts("histogram", histogram, size=plan.tree.n_bins)
     if int(n.sum()) != plan.users:
         raise ValueError(f"histogram must sum to plan.users = {plan.users}, got {int(n.sum())}")
     h, eps = plan.levels, plan.level_eps
     estimates = []
     if per_user:
-        items = _users(n, rng)
-        level = rng.integers(0, h, size=items.size) if plan.levels_mode == "sample" else None
+        items = _users(n, rng)  # in random order: consecutive blocks are a random partition
+        level = None
+        if sampled and groups == "partition":
+            level = np.repeat(np.arange(h), group_sizes(items.size, h))
+        elif sampled:
+            level = rng.integers(0, h, size=items.size)
         for depth, ((nodes, item_of_bin), name) in enumerate(
             zip(plan.level_items, plan.oracles, strict=True)
         ):
@@ -151,11 +174,15 @@ def simulate_tree(
             stat = user_statistic(name, item_of_bin[mine], eps, nodes.size, rng=rng)
             estimates.append(estimate(name, stat, mine.size, eps, nodes.size))
         return node_estimates(plan, estimates)
-    groups = split_levels(n, h, rng=rng) if plan.levels_mode == "sample" else None
+    counts = None
+    if sampled and groups == "partition":
+        counts = partition_groups(n, h, rng=rng)
+    elif sampled:
+        counts = split_levels(n, h, rng=rng)
     for depth, ((nodes, item_of_bin), name) in enumerate(
         zip(plan.level_items, plan.oracles, strict=True)
     ):
-        group = n if groups is None else groups[depth]
+        group = n if counts is None else counts[depth]
         holders = np.bincount(item_of_bin, weights=group, minlength=nodes.size)
         stat = aggregate_statistic(name, holders.astype(np.int64), eps, rng=rng)
         estimates.append(estimate(name, stat, int(group.sum()), eps, nodes.size))

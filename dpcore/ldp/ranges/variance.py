@@ -251,14 +251,37 @@ def tree_range_variance(
     if consistency == "blue" and frequencies is None and "grr" not in plan.oracles:
         out = blue_range_errors(plan.tree, blue_budgets(plan), first, last)
         return np.asarray(out.reshape(shape), dtype=np.float64)
-    weights = _range_weights(plan, first, last, consistency)
+    weights = answer_weights(plan, first, last, consistency)
     return _variance_of(plan, weights, frequencies).reshape(shape)
 
 
-def _range_weights(
+def answer_weights(
     plan: LdpTree, first: IntArray, last: IntArray, consistency: str
 ) -> list[FloatArray]:
-    """Per block of ranges, the weight of every node's estimate in their answers (r x size)."""
+    """The weight of every node's estimate in each range's answer, in blocks of ranges.
+
+    Parameters
+    ----------
+    plan : LdpTree
+        The collection.
+    first, last : ndarray of int64, shape (r,)
+        Valid range starts and ends.
+    consistency : {"none", "blue", "authors"}
+        The post-processing.
+
+    Returns
+    -------
+    list of ndarray of float64
+        Blocks of rows (ranges, in order) by ``tree.size`` columns (node estimates; a node
+        reported at several levels is weighted further by
+        :func:`dpcore.ldp.ranges.hierarchy.replica_weights`).
+
+    Raises
+    ------
+    ValueError
+        If ``consistency`` is unknown, or the authors' map meets an incomplete tree or more
+        than ``MAX_DENSE_CELLS`` node pairs.
+    """
     t = plan.tree
     if consistency == "blue":
         smoother = blue_smoother(plan)
@@ -353,11 +376,11 @@ def tree_average_variance(
     if consistency == "none":  # GRR levels: not consistent, so every range is enumerated
         first, last = _workload(t.n_bins, ranges)
         _check_cells(first.size, t.size, "range")
-        blocks = _range_weights(plan, first, last, consistency)
+        blocks = answer_weights(plan, first, last, consistency)
         return float(_variance_of(plan, blocks, frequencies).mean())
     _check_cells(t.n_bins, t.size, "prefix")
     ends = np.arange(t.n_bins, dtype=np.int64)
-    prefix_weights = _range_weights(plan, np.zeros_like(ends), ends, consistency)
+    prefix_weights = answer_weights(plan, np.zeros_like(ends), ends, consistency)
     if ranges == "prefix":
         return float(_variance_of(plan, prefix_weights, frequencies).mean())
     total = _prefix_pair_sum(plan, np.concatenate(prefix_weights), frequencies)
