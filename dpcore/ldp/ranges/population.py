@@ -3,7 +3,8 @@
 With levels sampled, level ``l`` estimates the histogram ``g_l`` of its own group; the closed
 forms of :mod:`dpcore.ldp.ranges.variance` are the errors against those. Against the whole
 population (CKS19's and AHEAD's experiments) the group's own deviation adds: for users split
-at random into groups of sizes ``m_l`` (AHEAD's ``user_record_partition``) and an answer
+at random into groups of fixed sizes ``m_l`` (a random partition; AHEAD's code, like
+CKS19's, draws each user's group independently instead) and an answer
 ``sum_l c_l . g_l`` (``c_l(x)``: the weight of the level-``l`` item holding ``x``), sampling
 without replacement gives exactly
 

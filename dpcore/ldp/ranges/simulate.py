@@ -136,9 +136,9 @@ def simulate_tree(
     per_user : bool, default False
         Draw every user's level and report instead of the aggregates.
     groups : {"independent", "partition"}, default "independent"
-        Sampled levels: each user draws her level independently (CKS19), or users are split
-        at random into groups of :func:`dpcore.ldp.ranges.population.group_sizes` (AHEAD;
-        fewer than 10^9 users).
+        Sampled levels: each user draws her level independently (the CKS19 and AHEAD code),
+        or users are split at random into groups of
+        :func:`dpcore.ldp.ranges.population.group_sizes` (fewer than 10^9 users).
 
     Returns
     -------
