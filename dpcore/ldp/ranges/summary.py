@@ -61,17 +61,20 @@ def average_variance(
         ``hh-*`` only: post-process by the exact BLUE (root known). ``haar-hrr`` is consistent
         by construction and flat estimates are not post-processed: True raises for them.
     frequencies : array_like of float, shape (domain,), optional
-        Items' fractions: adds the data terms; None: the noise-only part.
+        Items' fractions: adds the data terms; None: the noise-only part. With
+        ``consistent=True`` it costs ``O(D x nodes)`` (``D`` up to a few thousand).
 
     Returns
     -------
     float
-        The average variance.
+        The average variance, against each level group's own histogram (the population's
+        extra term: :mod:`dpcore.ldp.ranges.population`).
 
     Raises
     ------
     ValueError
-        If an argument is outside the ranges above, naming it.
+        If an argument is outside the ranges above, naming it, or ``frequencies`` with
+        ``consistent=True`` exceeds ``dpcore.ldp.ranges.variance.MAX_DENSE_CELLS``.
 
     Examples
     --------
