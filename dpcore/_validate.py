@@ -36,14 +36,15 @@ MIN_BUDGET = 1e-300
 """Smallest positive budget accepted: below it ``1/eps`` and the noise overflow float64."""
 
 
-def positive(name: str, value: Any, *, upper: float = math.inf) -> float:
-    """``value`` as a float in ``(0, upper]`` (finite), else ValueError naming ``name``."""
+def positive(name: str, value: Any, *, upper: float = math.inf, lower: float = MIN_BUDGET) -> float:
+    """``value`` as a float in ``[lower, upper]`` (finite; ``lower`` defaults to the smallest
+    budget), else ValueError naming ``name``."""
     try:
         x = float(value)
     except (TypeError, ValueError):
         raise ValueError(f"{name} must be a number in (0, {upper:g}], got {value!r}") from None
-    if not (math.isfinite(x) and MIN_BUDGET <= x <= upper):
-        accepted = f"[{MIN_BUDGET:g}, {upper:g}]"
+    if not (math.isfinite(x) and lower <= x <= upper):
+        accepted = f"[{lower:g}, {upper:g}]"
         raise ValueError(f"{name} must be a positive number in {accepted}, got {x}")
     return x
 
@@ -106,6 +107,19 @@ def whole(name: str, value: Any, *, lower: int = 1, upper: int | None = None) ->
     ):
         raise ValueError(f"{name} must be a whole number {accepted}, got {value!r}")
     return number
+
+
+def counts(name: str, values: ArrayLike, *, size: int) -> NDArray[np.int64]:
+    """``values`` as a 1-D int64 array of ``size`` whole numbers ``>= 0`` (e.g. users per item),
+    else ValueError naming ``name`` and the first offending entry."""
+    array = finite_array(name, values, size=size, nonnegative=True)
+    fractional = array != np.floor(array)
+    if fractional.any():
+        i = int(np.argmax(fractional))
+        raise ValueError(f"{name}[{i}] is {array[i]}; accepted: whole numbers >= 0")
+    if array.size and array.max() >= 2.0**62:
+        raise ValueError(f"{name} must stay below 2^62 (int64 sums), got {array.max():g}")
+    return array.astype(np.int64)
 
 
 def ranges(
@@ -175,9 +189,10 @@ def _not_perturbable(name: str, value: float, scale: float) -> ValueError:
     )
 
 
-def ldp_epsilon(eps: Any) -> float:
-    """A local-DP ``eps`` in ``[1e-300, MAX_LDP_EPS]`` (float64 stays exact there)."""
-    return positive("eps", eps, upper=MAX_LDP_EPS)
+def ldp_epsilon(eps: Any, *, lower: float = MIN_BUDGET) -> float:
+    """A local-DP ``eps`` in ``[lower, MAX_LDP_EPS]`` (float64 stays exact there; ``lower``
+    defaults to ``1e-300``, a caller whose formulas square ``e^eps - 1`` needs more)."""
+    return positive("eps", eps, upper=MAX_LDP_EPS, lower=lower)
 
 
 _CHUNK = 2**20

@@ -1,0 +1,57 @@
+"""Range queries under local DP: flat oracles, hierarchical histograms HH_B and HaarHRR.
+
+Each method ships its estimator, its exact closed-form variances (one range, the average over
+all ranges or prefixes, with and without consistency, noise only or with the data terms) and
+two simulations -- every user drawn, or each aggregate drawn from its exact law. Cormode,
+Kulkarni, Srivastava, "Answering range queries under local differential privacy", PVLDB
+12(10), 2019; restated with worked values in the team's notes on LDP range queries.
+"""
+
+from dpcore.ldp.ranges.consistency import authors_consistency, blue_smoother
+from dpcore.ldp.ranges.haar import (
+    coefficient_fractions,
+    haar_average_variance,
+    haar_leaves,
+    haar_range_variance,
+)
+from dpcore.ldp.ranges.hierarchy import LdpTree, ldp_tree, node_estimates, node_variances
+from dpcore.ldp.ranges.oracles import ORACLES, covariance_factors, estimate, noise_constant
+from dpcore.ldp.ranges.population import partition_groups, sampling_variance
+from dpcore.ldp.ranges.simulate import draw_histogram, simulate_flat, simulate_haar, simulate_tree
+from dpcore.ldp.ranges.summary import METHODS, average_variance, optimal_fanout
+from dpcore.ldp.ranges.variance import (
+    flat_average_variance,
+    flat_range_variance,
+    tree_average_variance,
+    tree_range_variance,
+)
+
+__all__ = [
+    "METHODS",
+    "ORACLES",
+    "LdpTree",
+    "authors_consistency",
+    "average_variance",
+    "blue_smoother",
+    "coefficient_fractions",
+    "covariance_factors",
+    "draw_histogram",
+    "estimate",
+    "flat_average_variance",
+    "flat_range_variance",
+    "haar_average_variance",
+    "haar_leaves",
+    "haar_range_variance",
+    "ldp_tree",
+    "node_estimates",
+    "node_variances",
+    "noise_constant",
+    "optimal_fanout",
+    "partition_groups",
+    "sampling_variance",
+    "simulate_flat",
+    "simulate_haar",
+    "simulate_tree",
+    "tree_average_variance",
+    "tree_range_variance",
+]
