@@ -241,3 +241,52 @@ def sample_rectangles(
         for d in range(dims.size):
             lo[k, d] = rng.randint(0, dims[d] - width[k, d] + 1)
     return lo, lo + width - 1
+
+
+def lattice_rectangles(shape: Sequence[int], size: Sequence[int], most: int = 400) -> IntArray:
+    """Rectangles of one ``size`` placed on a lattice of positions over the grid: per axis
+    ``m`` first cells evenly spread from the first to the last that fits (all of them when
+    fewer), ``m = floor(most^(1/ndim))``.
+
+    Parameters
+    ----------
+    shape : sequence of int
+        The grid's cells per axis.
+    size : sequence of int
+        Cells per axis of every rectangle, ``1..shape[d]``.
+    most : int, default 400
+        Most rectangles returned, ``>= 1``.
+
+    Returns
+    -------
+    ndarray of int64, shape (m, 2, ndim)
+        Each rectangle's first and last cell per axis (a listed workload).
+
+    Raises
+    ------
+    ValueError
+        If ``size`` does not fit the grid or ``most < 1``.
+
+    Examples
+    --------
+    >>> lattice_rectangles((4, 4), (3, 3)).tolist()
+    [[[0, 0], [2, 2]], [[0, 1], [2, 3]], [[1, 0], [3, 2]], [[1, 1], [3, 3]]]
+    >>> lattice_rectangles((64, 64), (1, 1), most=100)[[0, 1, -1], 0].tolist()
+    [[0, 0], [0, 7], [63, 63]]
+    """
+    dims = np.asarray(shape, dtype=np.int64)
+    side = np.asarray(size, dtype=np.int64)
+    if side.shape != dims.shape or np.any(side < 1) or np.any(side > dims):
+        raise ValueError(
+            f"size must have 1..n cells per axis of the grid {tuple(dims.tolist())}, got "
+            f"{tuple(side.tolist())}"
+        )
+    if most < 1:
+        raise ValueError(f"most must be at least 1, got {most}")
+    per_axis = max(1, int(np.floor(most ** (1 / dims.size) + 1e-9)))
+    axes = [
+        np.unique(np.round(np.linspace(0, f - 1, min(per_axis, f))).astype(np.int64))
+        for f in (dims - side + 1).tolist()
+    ]
+    first = np.stack(np.meshgrid(*axes, indexing="ij"), axis=-1).reshape(-1, dims.size)
+    return np.stack([first, first + side - 1], axis=1).astype(np.int64)

@@ -375,6 +375,45 @@ def canonical_decomposition(tree: BoxTree, lo: Sequence[int], hi: Sequence[int])
     return np.flatnonzero(inside & ~parent_inside)
 
 
+def level_of_cells(tree: BoxTree, depth: int) -> IntArray:
+    """The node at ``depth`` holding each cell (the cell's leaf where it is shallower).
+
+    Parameters
+    ----------
+    tree : BoxTree
+        A region tree whose leaves are single cells (:func:`quadtree`, :func:`kd_tree`).
+    depth : int
+        0 (the root) to ``tree.height - 1`` (the leaves).
+
+    Returns
+    -------
+    ndarray of int64, shape tree.shape
+        A node index per cell.
+
+    Raises
+    ------
+    ValueError
+        If ``depth`` is outside ``0..tree.height - 1`` or a leaf is not a single cell.
+
+    Examples
+    --------
+    >>> level_of_cells(quadtree((4, 4)), 1).tolist()
+    [[1, 1, 2, 2], [1, 1, 2, 2], [3, 3, 4, 4], [3, 3, 4, 4]]
+    """
+    if not 0 <= depth < tree.height:
+        raise ValueError(f"depth must be in 0..{tree.height - 1}, got {depth}")
+    leaves = np.flatnonzero(tree.is_leaf)
+    if np.any(tree.lo[leaves] != tree.hi[leaves]):
+        raise ValueError("every leaf must be a single cell")
+    node = np.full(tree.shape, -1, dtype=np.int64)
+    node[tuple(tree.lo[leaves].T)] = leaves
+    while True:  # climb, one level per pass, until no cell is below the depth
+        deep = tree.depth[node] > depth
+        if not deep.any():
+            return node
+        node[deep] = tree.parent[node[deep]]
+
+
 def check_box(shape: Sequence[int], lo: ArrayLike, hi: ArrayLike) -> tuple[IntArray, IntArray]:
     """Boxes as int arrays, checked to lie in the grid: ``0 <= lo <= hi < shape`` per axis.
 
