@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import numpy as np
+import pandas as pd
 import plotly.graph_objects as go
 from numpy.typing import NDArray
 from plotly.subplots import make_subplots
@@ -94,4 +95,185 @@ def grid_heatmaps(
         },
         margin={"l": 10, "r": 10, "t": 80, "b": 10},
     )
+    return fig
+
+
+COLOURS = {"Identity": "#009E73", "raw tree": "#0072B2", "after BLUE": "#D55E00"}
+"""Okabe and Ito's colour-blind-safe colours, one per way of answering."""
+
+
+def _outlines(lo: NDArray[np.int64], hi: NDArray[np.int64]) -> tuple[list[float | None], ...]:
+    """Boxes (rows ``lo[:, 0]..hi[:, 0]``, columns ``lo[:, 1]..hi[:, 1]``) as one closed
+    polyline each, separated by gaps: x runs along the columns, y down the rows."""
+    xs: list[float | None] = []
+    ys: list[float | None] = []
+    for (r0, c0), (r1, c1) in zip(lo.tolist(), hi.tolist(), strict=True):
+        left, right, top, bottom = c0 - 0.5, c1 + 0.5, r0 - 0.5, r1 + 0.5
+        xs += [left, right, right, left, left, None]
+        ys += [top, top, bottom, bottom, top, None]
+    return xs, ys
+
+
+def tree_map(
+    values: FloatArray,
+    *,
+    title: str,
+    colour_title: str,
+    nodes: tuple[NDArray[np.int64], NDArray[np.int64]] | None,
+    decomposition: tuple[NDArray[np.int64], NDArray[np.int64]] | None,
+) -> go.Figure:
+    """One level of a region tree over the map: each cell coloured by its node's value, the
+    level's node boundaries (white) and a rectangle's canonical decomposition (orange); no
+    legend (the page says what the outlines are).
+
+    Parameters
+    ----------
+    values : ndarray of float64, shape (n_rows, n_cols)
+        The value of each cell's node at the level (NaN: not measured).
+    title, colour_title : str
+        The figure's and the colour bar's titles.
+    nodes : (lo, hi) of ndarray of int64, shape (m, 2), optional
+        The level's node boxes (None: too many to draw).
+    decomposition : (lo, hi) of ndarray of int64, shape (k, 2), optional
+        The boxes of a rectangle's canonical decomposition.
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+    """
+    rows, cols = values.shape
+    fig = go.Figure(
+        go.Heatmap(
+            z=values,
+            x=np.arange(cols),
+            y=np.arange(rows),
+            colorscale="Viridis",
+            colorbar={"title": {"text": colour_title}, "thickness": 12},
+            name=colour_title,
+            hovertemplate=f"row %{{y}}, column %{{x}}: {colour_title} %{{z:.4g}}<extra></extra>",
+        )
+    )
+    for boxes, name, line in (
+        (nodes, "nodes of this level", {"color": "rgba(255,255,255,0.75)", "width": 1}),
+        (decomposition, "the rectangle's decomposition", {"color": "#D55E00", "width": 3}),
+    ):
+        if boxes is None:
+            continue
+        xs, ys = _outlines(*boxes)
+        fig.add_trace(
+            go.Scatter(
+                x=xs,
+                y=ys,
+                mode="lines",
+                line=line,
+                name=name,
+                hoverinfo="skip",
+                showlegend=False,
+            )
+        )
+    fig.update_yaxes(
+        title_text="row", autorange="reversed", scaleanchor="x", constrain="domain",
+        constraintoward="top",
+    )  # fmt: skip
+    fig.update_xaxes(title_text="column", constrain="domain", range=[-0.5, cols - 0.5])
+    fig.update_layout(
+        title={"text": title},
+        margin={"l": 10, "r": 10, "t": 60, "b": 10},
+    )
+    return fig
+
+
+def error_lines(
+    frame: pd.DataFrame, *, x: str, x_title: str, title: str, log_x: bool, mark: str = ""
+) -> go.Figure:
+    """Expected squared error against ``x``, one line per way of answering (columns named
+    as :data:`COLOURS`), on a log y axis; ``mark`` names a column of booleans whose rows are
+    ringed on the "after BLUE" line (the best fan-out, the crossover).
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        Column ``x`` and one column per way of answering present in :data:`COLOURS`.
+    x, x_title, title : str
+        The x column, its axis title, and the figure's title.
+    log_x : bool
+        A log x axis.
+    mark : str, optional
+        A boolean column: its true rows get a ring on every line.
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+    """
+    fig = go.Figure()
+    for name, colour in COLOURS.items():
+        if name not in frame:
+            continue
+        fig.add_trace(
+            go.Scatter(
+                x=frame[x],
+                y=frame[name],
+                mode="lines+markers",
+                name=name,
+                line={"color": colour, "dash": "dot" if name == "Identity" else "solid"},
+                hovertemplate=f"{name}<br>{x_title} %{{x}}: %{{y:,.4g}}<extra></extra>",
+            )
+        )
+        if mark and frame[mark].any() and name == "after BLUE":
+            marked = frame[frame[mark]]
+            fig.add_trace(
+                go.Scatter(
+                    x=marked[x],
+                    y=marked[name],
+                    mode="markers",
+                    marker={"size": 16, "symbol": "circle-open", "color": colour},
+                    showlegend=False,
+                    hoverinfo="skip",
+                )
+            )
+    fig.update_xaxes(title_text=x_title, type="log" if log_x else "linear")
+    fig.update_yaxes(title_text="expected squared error of one rectangle", type="log")
+    fig.update_layout(title={"text": title}, legend={"orientation": "h", "y": -0.25, "x": 0})
+    return fig
+
+
+def simulated_against_exact(table: pd.DataFrame, *, title: str) -> go.Figure:
+    """The simulated mean squared error (with its interval) beside the exact value, for the
+    raw tree and after BLUE.
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        Rows "raw tree" and "after BLUE" (column ``answer``) with columns ``exact``,
+        ``simulated`` and ``half-width``.
+    title : str
+        The figure's title.
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+    """
+    fig = go.Figure()
+    fig.add_trace(
+        go.Bar(
+            x=table["answer"],
+            y=table["exact"],
+            name="exact",
+            marker={"color": "#BBBBBB"},
+            hovertemplate="%{x}: exact %{y:,.4g}<extra></extra>",
+        )
+    )
+    fig.add_trace(
+        go.Scatter(
+            x=table["answer"],
+            y=table["simulated"],
+            mode="markers",
+            name="simulated (95% interval)",
+            marker={"color": [COLOURS[a] for a in table["answer"]], "size": 12},
+            error_y={"type": "data", "array": table["half-width"], "thickness": 2},
+            hovertemplate="%{x}: simulated %{y:,.4g}<extra></extra>",
+        )
+    )
+    fig.update_yaxes(title_text="mean squared error of a rectangle")
+    fig.update_layout(title={"text": title}, legend={"orientation": "h", "y": -0.2, "x": 0})
     return fig

@@ -7,14 +7,15 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-import pandas as pd
 import streamlit as st
 
-from dpui.kit import downloads, present, references, session_memory, state, untrusted
-from dpui.kit.page import Page, View
+from dpui.kit import present, session_memory, state, untrusted
+from dpui.kit.page import Page, View, sections
 from dpui.kit.sidebar import HEADERS
 from dpui.spatial import data
 from dpui.spatial import view as sv
+from dpui.spatial.sections import PARAMS as sections_params
+from dpui.spatial.sections import SECTION, SECTIONS
 from dpui.spatial.view import BUDGETS, FANOUT, SEED, SOURCE, X0, X1, Y0, Y1
 
 
@@ -84,7 +85,7 @@ def extra() -> Mapping[str, Any]:
 
 
 def body(view: View | None) -> None:
-    """The heatmaps, the rectangle's answers, then the exact errors of every rule."""
+    """The heatmaps, then one part below them (:mod:`dpui.spatial.sections`)."""
     assert view is not None
     detail: sv.Detail = view.detail
     rows, cols = detail.grid.shape
@@ -98,72 +99,7 @@ def body(view: View | None) -> None:
             "grid after BLUE."
         ),
     )
-    st.header("The rectangle")
-    if detail.problem is not None or detail.answers is None:
-        st.error(f"{detail.problem} Nothing is answered for it; change it in Settings.")
-    else:
-        rectangle(detail)
-    st.header("Expected error of a random rectangle")
-    errors(detail)
-
-
-def rectangle(detail: sv.Detail) -> None:
-    got = detail.answers
-    assert got is not None
-    x0, x1, y0, y1 = detail.box
-    m = st.columns(4)
-    m[0].metric("True answer", f"{got.true:,.0f}")
-    m[1].metric("Raw tree", f"{got.raw:,.1f}", help="The noisy sum of its decomposition's nodes.")
-    m[2].metric("After BLUE", f"{got.blue:,.1f}")
-    m[3].metric(
-        "Nodes in its canonical decomposition",
-        f"{got.nodes:,}",
-        help="The largest tree nodes inside the rectangle whose parent is not.",
-    )
-    unmeasured = (
-        f" {got.unmeasured:,} of them are not measured and are answered by their children."
-        if got.unmeasured
-        else ""
-    )
-    table = pd.DataFrame(
-        {
-            "answer": ["raw tree", "after BLUE"],
-            "error of this release": [got.raw - got.true, got.blue - got.true],
-            "exact expected squared error": [got.raw_error, got.blue_error],
-        }
-    )
-    present.table(table)
-    st.caption(
-        f"Rows {x0}..{x1}, columns {y0}..{y1}: {(x1 - x0 + 1) * (y1 - y0 + 1):,} cells."
-        f"{unmeasured} The answers come from one simulated release (noise seed in Settings); "
-        "the expected squared errors are exact: raw, the noise variances of the decomposition's "
-        "nodes summed; after BLUE, the Gauss-Markov variance of this rectangle."
-    )
-
-
-def errors(detail: sv.Detail) -> None:
-    table_col, text_col = present.columns([3, 2])
-    present.table(detail.errors, where=table_col)
-    text_col.latex(r"\text{raw: } E[\mathrm{err}^2] = \sum_x p_x \frac{2}{\varepsilon_x^2}")
-    text_col.latex(r"\text{BLUE: } E[\mathrm{err}^2] = \mathrm{tr}(G\,\Sigma)")
-    text_col.latex(r"\text{Identity: } \frac{2\,E[\mathrm{area}]}{\varepsilon^2}")
-    text_col.markdown(
-        "$p_x$: the chance that a random rectangle's decomposition uses node $x$; $G = G_1 "
-        "\\otimes G_2$ the rectangles' Gram matrix, $\\Sigma$ the covariance of the cells "
-        "after BLUE."
-    )
-    st.caption(
-        "Expected squared error of one rectangle, in counts squared (Identity has no tree: "
-        "its one value is in both columns). "
-        f"Exact, not simulated: {detail.fanout}×{detail.fanout} tree over {detail.grid.shape[0]} "
-        f"x {detail.grid.shape[1]} cells ({detail.nodes:,} nodes), ε = {detail.eps:g}, one "
-        "rectangle drawn as DPBench draws them (a width per axis uniform, then a position "
-        f"uniform) {references.cite('hay-2016')}. Noise only: the errors do not depend on the "
-        "data. Per-node and per-level budgets minimise the raw error; BLUE lowers every rule's."
-    )
-    downloads.csv_button(
-        "Download the expected errors (CSV)", detail.errors, "spatial_expected_errors.csv"
-    )
+    sections("Below the heatmaps", SECTION, SECTIONS, detail)
 
 
 PAGE = Page(
@@ -191,7 +127,7 @@ PAGE = Page(
         "a 2-D histogram chosen in Settings (bundled examples coarsened from DPBench's real "
         "grids, or your upload), not the sidebar's 1-D dataset; only the sidebar's ε is used."
     ),
-    params=sv.PARAMS,
+    params=(*sv.PARAMS, *sections_params),
     pinned=sv.PINNED,
     controls=controls,
     cost=sv.cost,

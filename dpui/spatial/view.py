@@ -85,11 +85,13 @@ def rectangle_problem(shape: tuple[int, int], box: tuple[int, int, int, int]) ->
 
 @dataclass(frozen=True)
 class Release:
-    """One release of a region tree: its budgets, the true, noisy (unmeasured nodes filled
-    by their children) and BLUE-consistent node values, and each node's raw variance."""
+    """One release of a region tree: its budgets, each node's coverage probability (DPBench's
+    random rectangles), the true, noisy (unmeasured nodes filled by their children) and
+    BLUE-consistent node values, and each node's raw variance."""
 
     tree: regions.BoxTree
     budgets: FloatArray
+    coverage: FloatArray
     truth: FloatArray
     noisy: FloatArray
     consistent: FloatArray
@@ -114,6 +116,7 @@ def released(counts: FloatArray, fanout: int, rule: str, eps: float, seed: int) 
     return Release(
         tree,
         budgets,
+        coverage,
         truth,
         queries.fill_unmeasured(tree, noisy),
         consistency.blue(tree, noisy, budgets),
@@ -192,9 +195,11 @@ def cost(inputs: Inputs) -> Estimate | None:
     )
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class Detail:
-    """What the page's body draws."""
+    """What the page's body draws. Equal and hashed by what identifies the view (the data,
+    the tree, its budgets, ε, the rectangle and the noise seed): a section's "Run it" request is
+    kept under it (:func:`dpui.kit.limits.allow_or_offer`)."""
 
     grid: Grid
     rule: str
@@ -205,6 +210,27 @@ class Detail:
     problem: str | None
     answers: Answers | None
     errors: pd.DataFrame
+    release: Release
+    seed: int
+
+    def _identity(self) -> tuple[object, ...]:
+        grid = self.grid
+        return (
+            grid.name,
+            grid.shape,
+            grid.total,
+            self.rule,
+            self.fanout,
+            self.eps,
+            self.box,
+            self.seed,
+        )
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Detail) and self._identity() == other._identity()
+
+    def __hash__(self) -> int:
+        return hash(self._identity())
 
 
 def view(inputs: Inputs) -> View:
@@ -250,7 +276,7 @@ def view(inputs: Inputs) -> View:
         figure,
         stamp,
         numbers,
-        detail=Detail(grid, rule, fanout, eps, rel.tree.size, box, problem, got, errors),
+        detail=Detail(grid, rule, fanout, eps, rel.tree.size, box, problem, got, errors, rel, seed),
         share="",
         kind="grids",
         note="Expected errors are exact (DPBench's random rectangles); answers are one release.",

@@ -3,6 +3,7 @@ rectangle, uploads, and the numbers shown against dpcore and independent formula
 
 from __future__ import annotations
 
+import json
 import time
 import tracemalloc
 from pathlib import Path
@@ -20,6 +21,7 @@ from dpui.kit import byte_cache, chart_text, examples, limits
 from dpui.kit.page import Inputs
 from dpui.spatial import data, figures
 from dpui.spatial import view as sv
+from dpui.spatial.sections import COLOUR, LEVEL, RELEASES, SECTION
 from tests.uploads import uploader
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -52,7 +54,11 @@ def test_default_view_shows_the_rectangle_and_dpcores_exact_errors():
     counts = _stroke()
     x0, x1, y0, y1 = (p.default for p in (sv.X0, sv.X1, sv.Y0, sv.Y1))
     assert _number(_metric(at, "True answer")) == counts[x0 : x1 + 1, y0 : y1 + 1].sum()
-    errors = at.dataframe[1].value
+    at = _page()
+    at.query_params[SECTION.name] = "rules"
+    at.run()
+    assert not at.exception and not _errors(at)
+    errors = at.dataframe[0].value
     for row, rule in enumerate(SPATIAL_BUDGETS):
         for column, consistent in (("raw tree", False), ("after BLUE", True)):
             expected = spatial.expected_error((32, 32), budgets=rule, consistent=consistent)
@@ -97,12 +103,13 @@ def test_fanout_changes_the_tree_and_a_bad_link_falls_back():
     at = _page()
     at.query_params[sv.BUDGETS.name] = "best"
     at.query_params[sv.FANOUT.name] = "4"
+    at.query_params[SECTION.name] = "rules"
     at.run()
     assert not at.exception
     assert any("sp_budgets=best" in str(w.value) for w in at.warning)
     assert at.selectbox(key=sv.BUDGETS.name).value == "per-node"
     expected = spatial.expected_error((32, 32), fanout=(4, 4), budgets="geometric")
-    assert at.dataframe[1].value["after BLUE"].iloc[2] == pytest.approx(expected, rel=1e-12)
+    assert at.dataframe[0].value["after BLUE"].iloc[2] == pytest.approx(expected, rel=1e-12)
 
 
 def test_upload_waits_for_a_file_reads_points_and_keeps_it_after_a_bad_file():
@@ -176,3 +183,82 @@ def test_the_memory_and_time_estimate_holds_at_128():
         tracemalloc.stop()
     assert peak <= 2 * estimate.cost.megabytes
     assert seconds <= 2 * estimate.cost.seconds
+
+
+def _section(show: str, **query: str) -> AppTest:
+    at = _page()
+    at.query_params[SECTION.name] = show
+    for name, value in query.items():
+        at.query_params[name] = value
+    at.run()
+    assert not at.exception and not _errors(at), _errors(at)
+    return at
+
+
+def _trace(at: AppTest, key: str, which: int | str = 0) -> dict:
+    """Trace ``which`` (its index, or its name) of chart ``key``."""
+    chart = next(c for c in at.get("plotly_chart") if key in str(c.proto.id))
+    data = json.loads(chart.proto.spec)["data"]
+    return (
+        data[which] if isinstance(which, int) else next(t for t in data if t.get("name") == which)
+    )
+
+
+@pytest.mark.parametrize("colour", ["coverage", "budget", "noise"])
+def test_the_tree_over_the_map_colours_each_cell_by_its_nodes_value(colour):
+    at = _section("rectangle", **{LEVEL.name: "2", COLOUR.name: colour})
+    z = np.array(_trace(at, "sp_tree_map")["z"], dtype=float)
+    tree = spatial.regions.quadtree((32, 32))
+    rel = sv.released(_stroke(), 2, "per-node", 1.0, 0)
+    node_values = {
+        "coverage": spatial.coverage_probabilities(tree, "random rectangles"),
+        "budget": rel.budgets,
+        "noise": np.sqrt(2) / rel.budgets,
+    }[colour]
+    # level 2 of the quadtree: 16 nodes of 8 x 8 cells, numbered 5..20 breadth-first
+    for node in range(5, 21):
+        (r0, c0), (r1, c1) = tree.lo[node], tree.hi[node]
+        assert (r1 - r0, c1 - c0) == (7, 7)
+        np.testing.assert_allclose(z[r0 : r1 + 1, c0 : c1 + 1], node_values[node])
+    outlines = _trace(at, "sp_tree_map", 1)
+    assert outlines["x"].count(None) == 16  # one closed outline per node of the level
+
+
+def test_a_level_link_beyond_the_tree_is_kept_inside_it():
+    at = _section("rectangle", **{LEVEL.name: "24"})  # the 32 x 32 quadtree has 6 levels
+    z = np.array(_trace(at, "sp_tree_map")["z"], dtype=float)
+    assert z.shape == (32, 32) and np.isfinite(z).all()
+
+
+def test_error_vs_size_finds_where_the_tree_starts_to_beat_identity():
+    at = _section("size")
+    identity, raw, blue = (
+        _trace(at, "sp_by_size", name) for name in ("Identity", "raw tree", "after BLUE")
+    )
+    area = np.array(identity["x"], dtype=float)
+    np.testing.assert_allclose(identity["y"], 2 * area)  # 2 * area / eps^2, eps = 1
+    # one cell: the tree's leaf measurement alone is noisier than Identity's single cell
+    assert blue["y"][0] > identity["y"][0] and blue["y"][-1] < identity["y"][-1]
+    assert all(b <= r * (1 + 1e-12) for b, r in zip(blue["y"], raw["y"], strict=True))
+    crossing = next(
+        k for k, (b, i) in enumerate(zip(blue["y"], identity["y"], strict=True)) if b < i
+    )
+    words = " ".join(str(c.value) for c in at.caption)
+    assert f"({int(area[crossing]):,} cells) up" in words
+
+
+def test_error_vs_fanout_is_dpcores_and_marks_the_best():
+    at = _section("fanout")
+    blue = _trace(at, "sp_by_fanout", "after BLUE")
+    for b, value in zip(blue["x"], blue["y"], strict=True):
+        assert value == pytest.approx(spatial.expected_error((32, 32), fanout=(b, b)), rel=1e-12)
+    best = int(blue["x"][int(np.argmin(blue["y"]))])
+    assert any(f"the {best}×{best} tree is best" in str(c.value) for c in at.caption)
+
+
+def test_the_simulation_agrees_with_the_exact_errors_of_its_rectangles():
+    at = _section("simulation", **{RELEASES.name: "100"})
+    table = at.dataframe[0].value
+    for row in table.to_dict("records"):
+        assert abs(row["simulated"] - row["exact"]) <= 4 * row["half-width"] / 1.98, row
+    assert len(table) == 2
