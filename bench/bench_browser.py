@@ -79,6 +79,7 @@ PINNED = {  # a pinned view A on each page (the pin parameter is itself a query 
     "tree_budgets": urlencode({"pin": "tb_tree=16&tb_alloc=uniform&eps=0.5"}),
 }
 KV_BIG = "kv_users=100000&kv_reps=10"
+GOWALLA = "sp_data=gowalla-128x128"
 ANSWER = "Expected error, BLUE"  # a number of the range explorer that follows the range
 TREE_SEED = Change("tree_budgets", "Noise seed", "number", "tb_seed", (1, 0))
 EXPLORER = Change(
@@ -197,6 +198,17 @@ CHANGES = (
         "",
         (OPTIMISED, OPTIMISED),
         tag="first click, fresh server",
+    ),
+    # the Spatial data page at DPBench's 2-D scale (issue 38: a change within 1 s at 128 x 128)
+    Change("spatial", "Noise seed", "number", "sp_seed", (1, 0), query=GOWALLA, tag="128 x 128"),
+    Change(
+        "spatial",
+        "Fan-out b (b × b)",
+        "number",
+        "sp_fanout",
+        (4, 2),
+        query=GOWALLA,
+        tag="128 x 128, fan-out",
     ),
     # every algorithm recomputed on new inputs: the issue's target for the first result
     Change("which_algorithm", "Seed", "number", "wa_seed", (1, 0), target_s=3.0),

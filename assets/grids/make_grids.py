@@ -9,7 +9,9 @@ from ``../shared/data/2d/`` (see its README for provenance); the full grids are 
 * ``md-salary-64x64`` -- Maryland state employees 2012, annual salary x overtime (70,526
   people), 4 x 4 blocks, written in long form ``x,y,count`` (non-zero cells only);
 * ``sf-taxi-64x64``   -- start points of San Francisco taxi traces (CRAWDAD epfl/mobility,
-  464,040 trips), 4 x 4 blocks, long form.
+  464,040 trips), 4 x 4 blocks, long form;
+* ``gowalla-128x128`` -- Gowalla check-ins (DPBench's GOWALLA), 2 x 2 blocks, long form: the
+  one example at DPBench's 128 x 128 scale.
 
 Usage, from the repository's root: ``PYTHONPATH=. python assets/grids/make_grids.py``
 (writes ``<name>.csv`` beside it).
@@ -31,6 +33,7 @@ GRIDS: dict[str, tuple[str, int, Literal["grid", "long"]]] = {
     "stroke-32x32": ("STROKE", 8, "grid"),
     "md-salary-64x64": ("MD-SAL-2D", 4, "long"),
     "sf-taxi-64x64": ("SF-CABS-S", 4, "long"),
+    "gowalla-128x128": ("GOWALLA", 2, "long"),
 }
 
 

@@ -24,6 +24,8 @@ DESCRIPTIONS = {
     "(DPBench's MD-SAL-2D, 4 x 4 blocks summed)",
     "sf-taxi-64x64": "San Francisco taxi trips: start points, 464,040 trips (DPBench's "
     "SF-CABS-S, 4 x 4 blocks summed)",
+    "gowalla-128x128": "Gowalla check-in locations, 6,442,863 check-ins (DPBench's GOWALLA, "
+    "2 x 2 blocks summed)",
 }
 UPLOAD = "upload"
 SOURCES: tuple[str, ...] = (*DESCRIPTIONS, UPLOAD)
