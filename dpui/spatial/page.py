@@ -5,6 +5,7 @@ ways, and the exact expected error of a random rectangle under every budget rule
 from __future__ import annotations
 
 from collections.abc import Mapping
+from functools import partial
 from typing import Any
 
 import streamlit as st
@@ -98,7 +99,10 @@ def body(view: View | None) -> None:
             f"counts (total {detail.grid.total:,.0f}), the cells of one noisy release, and the "
             "grid after BLUE."
         ),
+        on_select=partial(sv.select_box, "sp_grids", detail.grid.shape),
+        selection_mode="box",
     )
+    st.caption("Drag a box on a heatmap to choose the rectangle (or type it in Settings).")
     sections("Below the heatmaps", SECTION, SECTIONS, detail)
 
 

@@ -10,6 +10,7 @@ error is exact.
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -81,6 +82,48 @@ def rectangle_problem(shape: tuple[int, int], box: tuple[int, int, int, int]) ->
             f"{rows} rows and {cols} columns: rows are 0..{rows - 1}, columns 0..{cols - 1}."
         )
     return None
+
+
+def box_from_selection(
+    selection: Mapping[str, Any], shape: tuple[int, ...]
+) -> tuple[int, int, int, int] | None:
+    """The rectangle (``x0, x1, y0, y1``: rows, then columns) a box dragged on the heatmaps
+    selects: the cells it touches, inside the grid; None without a box.
+
+    >>> box_from_selection({"box": [{"x": [3.6, 9.2], "y": [12.1, 4.7]}]}, (32, 32))
+    (5, 12, 4, 9)
+    >>> box_from_selection({"box": [{"x": [-3, 0.2], "y": [30.6, 40]}]}, (32, 32))
+    (31, 31, 0, 0)
+    >>> box_from_selection({"box": []}, (32, 32)) is None
+    True
+    """
+    for box in selection.get("box", []):
+        xs, ys = box.get("x", []), box.get("y", [])
+        numbers = [*xs, *ys]
+        if len(xs) != 2 or len(ys) != 2 or not all(isinstance(v, int | float) for v in numbers):
+            continue
+        (r0, r1), (c0, c1) = (_cells(ys, shape[0]), _cells(xs, shape[1]))
+        return r0, r1, c0, c1
+    return None
+
+
+def _cells(ends: Sequence[float], n: int) -> tuple[int, int]:
+    """The cells ``0..n-1`` from the one holding the interval's lower end to the one
+    holding its upper end (cell ``c`` spans ``c - 0.5 .. c + 0.5``)."""
+    lo, hi = sorted(float(v) for v in ends)
+    return (
+        min(max(int(np.floor(lo + 0.5)), 0), n - 1),
+        min(max(int(np.floor(hi + 0.5)), 0), n - 1),
+    )
+
+
+def select_box(chart_key: str, shape: tuple[int, ...]) -> None:
+    """``on_select`` callback of the heatmaps: a dragged box sets the rectangle."""
+    event = st.session_state.get(chart_key)
+    chosen = box_from_selection(event["selection"], shape) if event else None
+    if chosen is not None:
+        for param, value in zip((X0, X1, Y0, Y1), chosen, strict=True):
+            st.session_state[param.name] = value
 
 
 @dataclass(frozen=True)

@@ -141,3 +141,26 @@ def test_a_redrawn_chart_is_computed_once(server, browser):
     assert {"hist_chart", "range_chart"} <= set(page.evaluate(REDRAWN))  # they were redrawn
     assert [c for c in recalcs if c != "tree_chart"] == []
     page.close()
+
+
+@pytest.mark.browser
+def test_dragging_a_box_on_the_spatial_heatmaps_sets_the_rectangle(server, browser):
+    page = browser.new_page()
+    page.set_viewport_size({"width": 1280, "height": 720})
+    page.goto(f"{server}/spatial", wait_until="domcontentloaded")
+    chart = page.locator('[data-testid="stPlotlyChart"]').first  # the three heatmaps
+    chart.wait_for(timeout=60_000)
+    chart.scroll_into_view_if_needed()
+    settle(page)
+    area = chart.locator(".nsewdrag").first.bounding_box()  # the first panel: 32 x 32 cells
+    assert area is not None
+    cell = area["width"] / 32  # square cells: the panel spans columns -0.5 .. 31.5
+    # from the centre of cell (row 2, column 3) to the centre of cell (row 9, column 14)
+    page.mouse.move(area["x"] + 3.5 * cell, area["y"] + 2.5 * cell)
+    page.mouse.down()
+    page.mouse.move(area["x"] + 14.5 * cell, area["y"] + 9.5 * cell, steps=8)
+    page.mouse.up()
+    expect(page).to_have_url(re.compile(r"sp_x0=2&sp_x1=9&sp_y0=3&sp_y1=14"), timeout=30_000)
+    settle(page)
+    assert page.locator('[data-testid="stException"]').count() == 0
+    page.close()
