@@ -26,9 +26,10 @@ from numpy.typing import ArrayLike, NDArray
 
 from dpcore import _validate
 from dpcore.hist.blue_error import GaussMarkovTree
+from dpcore.hist.consistency import BlueSmoother
 from dpcore.hist.raw_error import effective_raw_variances
 from dpcore.spatial.rectangles import Rectangles, coverage_probabilities, rectangle_workload
-from dpcore.spatial.regions import BoxTree, box_cells, box_sums, summed_area_table
+from dpcore.spatial.regions import BoxTree, box_cells, box_sums, check_box, summed_area_table
 
 FloatArray = NDArray[np.float64]
 IntArray = NDArray[np.int64]
@@ -240,3 +241,42 @@ def identity_error(
     """
     eps = _validate.positive("epsilon", eps)
     return 2.0 * rectangle_workload(workload, shape).expected_area() / eps**2
+
+
+def blue_rectangle_weights(
+    tree: BoxTree, budgets: ArrayLike, lo: ArrayLike, hi: ArrayLike
+) -> FloatArray:
+    """Weight of every node's measurement in the BLUE-consistent answer to one rectangle.
+
+    The consistent answer (the sum of the consistent cells in ``[lo, hi]``) is
+    ``sum_x c_x h~_x``; ``c`` is returned (0 on unmeasured nodes), in ``O(nodes)`` by the
+    tree engine's smoother (:class:`dpcore.hist.consistency.BlueSmoother`), as for an
+    interval tree's range. Its error is ``sum_x c_x^2 2 / eps_x^2``.
+
+    Parameters
+    ----------
+    tree : BoxTree
+        A region tree whose leaves are single cells.
+    budgets : array_like of float, shape (tree.size,)
+        Per-node budgets: 0 (not measured) or in ``[1e-300, inf)``.
+    lo, hi : array_like of int
+        The rectangle's first and last cell per axis (inclusive, inside the grid).
+
+    Returns
+    -------
+    ndarray of float64, shape (tree.size,)
+        The weights ``c``.
+
+    Raises
+    ------
+    ValueError
+        If the rectangle is not inside the grid, a leaf is not a single cell, or
+        ``budgets`` is invalid.
+    """
+    q_lo, q_hi = check_box(tree.shape, lo, hi)
+    leaves = tree.is_leaf
+    if np.any(tree.lo[leaves] != tree.hi[leaves]):
+        raise ValueError("every leaf must be a single cell")
+    inside = (tree.lo >= q_lo.reshape(-1)).all(axis=1) & (tree.hi <= q_hi.reshape(-1)).all(axis=1)
+    inside &= leaves
+    return BlueSmoother.build(tree, budgets).transpose(inside.astype(np.float64))

@@ -9,6 +9,7 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
+from dpcore.spatial import error as spatial_error
 from dpcore.spatial import regions
 from dpui.kit import downloads, present, references, state
 from dpui.kit.page import Estimate, Section
@@ -22,7 +23,10 @@ COLOURS = {
     "coverage": "coverage probability p_x",
     "budget": "budget ε_x",
     "noise": "noise std √2/ε_x",
+    "weight": "BLUE weight c_x",
 }
+SHORT = {"coverage": "p_x", "budget": "ε_x", "noise": "std", "weight": "c_x"}
+"""The colour bar's title of each colouring."""
 COLOUR = ChoiceParam("sp_colour", "coverage", tuple(COLOURS))
 RELEASES = IntParam("sp_releases", 200, 20, 5000)
 MOST_OUTLINES = 1024
@@ -48,11 +52,11 @@ def the_rectangle(d: sv.Detail) -> None:
     answers and exact errors."""
     rel = d.release
     depth = min(int(state.get(LEVEL)), rel.tree.height - 1)
-    values = {
-        "coverage": rel.coverage,
-        "budget": rel.budgets,
-        "noise": np.where(rel.budgets > 0, np.sqrt(2.0) / np.maximum(rel.budgets, 1e-300), np.nan),
-    }[str(state.get(COLOUR))]
+    colour = str(state.get(COLOUR))
+    if colour == "weight" and d.answers is None:
+        colour = "coverage"  # no rectangle, no weights: say so below the map
+        st.caption("No rectangle to weigh (see below): coloured by coverage instead.")
+    values = _node_values(d, colour)
     cells = regions.level_of_cells(rel.tree, depth)
     shown = np.unique(cells)
     outlines = (rel.tree.lo[shown], rel.tree.hi[shown]) if shown.size <= MOST_OUTLINES else None
@@ -61,12 +65,12 @@ def the_rectangle(d: sv.Detail) -> None:
         x0, x1, y0, y1 = d.box
         nodes = regions.canonical_decomposition(rel.tree, (x0, y0), (x1, y1))
         decomposition = (rel.tree.lo[nodes], rel.tree.hi[nodes])
-    label = COLOURS[str(state.get(COLOUR))]
+    label = COLOURS[colour]
     present.show_chart(
         figures.tree_map(
             values[cells],
             title=f"Level {depth} of the {d.fanout}×{d.fanout} tree: {label}",
-            colour_title=label.split(" ")[0] if label != COLOURS["noise"] else "noise std",
+            colour_title=SHORT[colour],
             nodes=outlines,
             decomposition=decomposition,
         ),
@@ -82,12 +86,28 @@ def the_rectangle(d: sv.Detail) -> None:
         "White lines: the level's nodes"
         + (f" (not drawn: {shown.size:,} of them)" if outlines is None else "")
         + ". Orange: the rectangle's canonical decomposition (its nodes may be at any level). "
-        "Coverage p_x: the chance a DPBench random rectangle's decomposition uses the node."
+        "Coverage p_x: the chance a DPBench random rectangle's decomposition uses the node. "
+        "BLUE weight c_x: how much the node's noisy measurement counts in the rectangle's "
+        "answer after BLUE (the answer is the sum of c_x times each measurement; nodes "
+        "outside the rectangle count too, and can weigh less than 0)."
     )
     if d.problem is not None or d.answers is None:
         st.error(f"{d.problem} Nothing is answered for it; change it in Settings.")
         return
     _answers(d)
+
+
+def _node_values(d: sv.Detail, colour: str) -> np.ndarray:
+    """Every node's value for ``colour`` (NaN for the noise of an unmeasured node)."""
+    rel = d.release
+    if colour == "coverage":
+        return rel.coverage
+    if colour == "budget":
+        return rel.budgets
+    if colour == "noise":
+        return np.where(rel.budgets > 0, np.sqrt(2.0) / np.maximum(rel.budgets, 1e-300), np.nan)
+    x0, x1, y0, y1 = d.box
+    return spatial_error.blue_rectangle_weights(rel.tree, rel.budgets, (x0, y0), (x1, y1))
 
 
 def _answers(d: sv.Detail) -> None:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from dpcore.hist import consistency
 from dpcore.spatial import error, rectangles, regions, simulate
 from dpcore.spatial.rules import tree_budgets
 
@@ -108,3 +109,24 @@ def test_the_node_of_a_level_over_each_cell_is_the_one_whose_box_holds_it(shape,
             assert tree.depth[node] == depth or (tree.is_leaf[node] and tree.depth[node] < depth)
     with pytest.raises(ValueError, match="depth must be"):
         regions.level_of_cells(tree, tree.height)
+
+
+@pytest.mark.parametrize(
+    ("shape", "fanout", "box"),
+    [((8, 8), (2, 2), ((1, 2), (5, 6))), ((9, 7), (3, 3), ((0, 0), (8, 3)))],
+)
+def test_blue_weights_give_the_consistent_answer_and_its_exact_error(shape, fanout, box):
+    tree = regions.quadtree(shape, fanout)
+    rng = np.random.default_rng(7)
+    budgets = rng.uniform(0.3, 1.5, tree.size)
+    weights = error.blue_rectangle_weights(tree, budgets, *box)
+    (r0, c0), (r1, c1) = box
+    for _ in range(3):  # linear: the weights applied to any measurements give BLUE's answer
+        noisy = rng.normal(0, 10, tree.size)
+        consistent = consistency.blue(tree, noisy, budgets)
+        cells = regions.level_of_cells(tree, tree.height - 1)[r0 : r1 + 1, c0 : c1 + 1]
+        assert weights @ noisy == pytest.approx(consistent[cells].sum(), rel=1e-10)
+    # and the variance of that answer is the exact error after BLUE of the listed rectangle
+    variance = np.sum(weights**2 * 2 / budgets**2)
+    listed = np.array([[box[0], box[1]]])
+    assert variance == pytest.approx(error.blue_expected_error(tree, budgets, listed), rel=1e-9)

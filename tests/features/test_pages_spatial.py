@@ -262,3 +262,20 @@ def test_the_simulation_agrees_with_the_exact_errors_of_its_rectangles():
     for row in table.to_dict("records"):
         assert abs(row["simulated"] - row["exact"]) <= 4 * row["half-width"] / 1.98, row
     assert len(table) == 2
+
+
+def test_the_map_coloured_by_blue_weights_shows_the_rectangles_weights():
+    at = _section("rectangle", **{LEVEL.name: "5", COLOUR.name: "weight"})  # the leaves
+    z = np.array(_trace(at, "sp_tree_map")["z"], dtype=float)
+    x0, x1, y0, y1 = (p.default for p in (sv.X0, sv.X1, sv.Y0, sv.Y1))
+    rel = sv.released(_stroke(), 2, "per-node", 1.0, 0)
+    weights = spatial.error.blue_rectangle_weights(rel.tree, rel.budgets, (x0, y0), (x1, y1))
+    leaves = spatial.regions.level_of_cells(rel.tree, 5)
+    np.testing.assert_allclose(z, weights[leaves])
+    assert z[x0 : x1 + 1, y0 : y1 + 1].mean() > np.abs(z[:4, :4]).mean()  # inside weighs more
+    # a rectangle outside the grid: no weights, coverage instead, said
+    at = _page()
+    at.query_params.update({SECTION.name: "rectangle", COLOUR.name: "weight", sv.X1.name: "99"})
+    at.run()
+    assert not at.exception and any("not inside the grid" in e for e in _errors(at))
+    assert any("coloured by coverage instead" in str(c.value) for c in at.caption)
