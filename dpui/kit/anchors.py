@@ -17,10 +17,11 @@ from dpui.kit import references
 
 _HEADINGS = "_anchors.headings"
 
-# our own fixed script (the id is checked by the caller against the page's own entries, so no
-# user text reaches it): scroll to the entry once it is drawn, then hold it there for 3 s while
-# the page above it may still grow (on a loaded machine it drifted out of view), unless the
-# user scrolls first; with a sticky bar (a CSS selector, or null), the entry lands under it
+# our own fixed script (the id is checked by the caller against the page's own entries, a
+# selector is our own constant, so no user text reaches it): scroll to the entry once it is
+# drawn, then hold it there for 3 s while the page above it may still grow (on a loaded
+# machine it drifted out of view), unless the user scrolls first; with a sticky bar (a CSS
+# selector, or null), the entry lands under it
 _SCROLL_TO = """
 <script>
 (() => {
@@ -30,7 +31,7 @@ _SCROLL_TO = """
   const stop = () => { user = true; };
   events.forEach(e => addEventListener(e, stop, {capture: true, once: true}));
   const go = () => {
-    const target = user ? null : document.getElementById(%s);
+    const target = user ? null : %s;
     if (target) {
       const bar = below && document.querySelector(below);
       const offset = bar ? Math.max(bar.getBoundingClientRect().bottom, 0) : 0;
@@ -60,8 +61,15 @@ def scroll_to(anchor: str, *, below: str | None = None) -> None:
     """Scroll to the element whose id is ``anchor`` (a heading's anchor, checked by the caller
     against the page's own), once it is drawn; under the sticky bar matched by the CSS
     selector ``below``, if any (our own constant, never user text)."""
-    script = _SCROLL_TO % (json.dumps(below), json.dumps(anchor))
-    st.html(script, unsafe_allow_javascript=True)
+    found = f"document.getElementById({json.dumps(anchor)})"
+    st.html(_SCROLL_TO % (json.dumps(below), found), unsafe_allow_javascript=True)
+
+
+def scroll_to_first(selector: str, *, below: str | None = None) -> None:
+    """Scroll to the first element matching the CSS ``selector`` (our own constant, never
+    user text) once it is drawn, as :func:`scroll_to` does."""
+    found = f"document.querySelector({json.dumps(selector)})"
+    st.html(_SCROLL_TO % (json.dumps(below), found), unsafe_allow_javascript=True)
 
 
 def heading(text: str, anchor: str) -> None:

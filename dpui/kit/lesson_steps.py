@@ -39,6 +39,10 @@ _LESSON, _PREVIOUS, _AT, _GOING, _ARRIVING, _REVEALED = (
     "_lesson.revealed",
 )
 _TOAST, _SCROLL = "_lesson.toast", "_lesson.scroll"
+FIRST_FIGURE = '[data-testid="stPlotlyChart"]'
+"""Where a step without a section opens: its page's first figure, under the step bar (the
+page's title and toolbar scroll under it), so that the figure and the step's answer share
+one 1280x720 screen."""
 DROPPED = (present.PRESENT.name, present.EXPORT.name, lesson.URL_KEY, pin.URL_KEY)
 """Link parameters a step does not keep in its link: how the app is shown, not what it shows
 (a pinned view becomes the step's baseline)."""
@@ -349,8 +353,9 @@ def hidden(page: str) -> bool:
 
 
 def open_section(page: str) -> None:
-    """After page ``page`` drew its view: scroll to the section the step just opened names, once
-    its figure shows; a page that no longer draws that section stays at its top, and says so."""
+    """After page ``page`` drew its view: scroll to the section the step just opened names, or
+    to its first figure, once it shows; a page that no longer draws the section stays at its
+    top, and says so."""
     at = position()
     if at is None or not st.session_state.get(_SCROLL) or not present.presenting():
         return
@@ -358,7 +363,8 @@ def open_section(page: str) -> None:
     if step.page != page or not revealed(at):
         return
     st.session_state[_SCROLL] = False
-    if not step.section:
+    if not step.section:  # the page's first figure under the bar, with the step's answer
+        anchors.scroll_to_first(FIRST_FIGURE, below=".st-key-dp-lesson-bar")
         return
     if step.section in anchors.headings_drawn():
         anchors.scroll_to(step.section, below=".st-key-dp-lesson-bar")

@@ -6,7 +6,12 @@ import re
 import pytest
 from playwright.sync_api import expect
 
+from dpui import registry
+from dpui.kit import lesson
+from dpui.reference import lesson_page
 from tests.browser.settle import settle
+
+TARGETS = lesson_page.targets(registry.PAGES)
 
 
 @pytest.mark.browser
@@ -82,4 +87,41 @@ def test_a_lessons_short_link_shows_full_screen_as_a_code_a_hall_can_scan(server
     expect(page.locator(".dp-qr-full")).to_contain_text("works only on this computer")
     page.get_by_role("button", name="Close the QR code").click()
     expect(page.locator(".dp-qr-full")).to_have_count(0, timeout=30_000)
+    page.close()
+
+
+@pytest.mark.browser
+def test_every_step_of_the_bundled_lesson_shows_its_answer_and_figure_on_one_screen(
+    server, browser
+):
+    """Issue 35's target: after Reveal, each step's answer and the figure that answers it
+    (its section's heading, or the page's first figure) inside one 1280x720 screen."""
+    lessons = lesson.from_json(lesson_page.EXAMPLE.read_bytes(), TARGETS)
+    page = browser.new_page()
+    page.set_viewport_size({"width": 1280, "height": 720})
+    page.goto(f"{server}/lesson", wait_until="domcontentloaded")
+    page.get_by_role("button", name="Load the example: DP histograms in 50 minutes").click()
+    page.get_by_text("Loaded 10 steps from the example lesson").wait_for(timeout=60_000)
+    page.get_by_role("button", name="Present the lesson").click()
+    counter = page.get_by_text(re.compile(r"^Step \d+ of 10$"))
+    for k, step in enumerate(lessons.steps, start=1):
+        expect(counter).to_have_text(f"Step {k} of 10", timeout=90_000)
+        settle(page)
+        if page.get_by_role("button", name="Reveal").count():
+            page.keyboard.press("ArrowRight")
+            settle(page)
+        answer = page.locator(".dp-lesson-answer")
+        expect(answer).to_be_in_viewport(ratio=1, timeout=30_000)
+        if step.section:
+            shown = page.locator(f"#{step.section}")
+        else:
+            shown = page.locator('[data-testid="stPlotlyChart"]').first
+        shown.wait_for(timeout=60_000)
+        page.wait_for_timeout(3500)  # the scroll holds for 3 s: both must stay on screen
+        for element, what in ((answer, "answer"), (shown, "figure")):
+            box = element.bounding_box()
+            assert box is not None, (k, what)
+            assert box["y"] >= -1 and box["y"] + box["height"] <= 721, (k, what, box)
+        if k < len(lessons.steps):
+            page.keyboard.press("ArrowRight")
     page.close()
