@@ -17,6 +17,7 @@ ESTIMATE = "#D55E00"
 CLAIM = "#000000"
 TRUE = "#009E73"
 HEADROOM = 1.15  # the y axis reaches this far above the highest finite value drawn
+INFINITY_AT = 1.08  # infinite values are drawn this far above it, under the axis's top
 
 
 def bound_vs_runs(
@@ -40,8 +41,8 @@ def bound_vs_runs(
         Runs per input of each audit, increasing.
     lower, estimate, upper : array
         Each audit's bound, its point estimate (may be infinite or NaN) and the upper end of
-        the event's interval (may be infinite); infinite values are drawn at the top of the
-        axis and said in the hover text.
+        the event's interval (may be infinite); infinite values, and upper ends above
+        everything else, are drawn near the top of the axis (the hover text has them).
     claimed : float
         The claimed ε.
     true_epsilon : float or None
@@ -58,11 +59,15 @@ def bound_vs_runs(
     plotly.graph_objects.Figure
     """
     finite_true = true_epsilon is not None and math.isfinite(true_epsilon)
-    shown = [claimed, *lower, *estimate[np.isfinite(estimate)]]
+    finite = estimate[np.isfinite(estimate)]
+    shown = [claimed, *lower, *finite]  # the band's upper end is cut where it goes higher
     if finite_true:
         shown.append(float(true_epsilon))  # type: ignore[arg-type]
-    top = HEADROOM * max(max(shown), 0.05)
-    bottom = min(0.0, float(np.min(estimate[np.isfinite(estimate)], initial=0.0)) * HEADROOM)
+    high = max(max(shown), 0.05)
+    cap = high * INFINITY_AT  # where infinite values are drawn
+    top = high * HEADROOM
+    lowest = float(np.min(finite, initial=0.0))
+    bottom = lowest - 0.05 * top if lowest < 0 else 0.0
     pct = f"{100 * confidence:.4g} %"
     ends = (float(runs[0]) / 1.5, float(runs[-1]) * 1.5)
     fig = go.Figure()
@@ -80,7 +85,7 @@ def bound_vs_runs(
     fig.add_trace(
         go.Scatter(
             x=runs,
-            y=np.minimum(upper, top),
+            y=np.minimum(upper, cap),
             mode="lines",
             name=f"the event's loss, {pct} interval",
             fill="tonexty",
@@ -94,7 +99,7 @@ def bound_vs_runs(
         go.Scatter(
             x=runs,
             y=np.where(
-                np.isposinf(estimate), top, np.where(np.isfinite(estimate), estimate, np.nan)
+                np.isposinf(estimate), cap, np.where(np.isfinite(estimate), estimate, np.nan)
             ),
             mode="markers",
             name="point estimate (not a bound)",
@@ -103,8 +108,23 @@ def bound_vs_runs(
             hovertemplate="%{x:,} runs: estimate %{customdata}<extra></extra>",
         )
     )
+    kind = "exact" if exact else "true"
+    if finite_true:
+        truth = f"{kind} ε = {true_epsilon:.4g}"
+    else:
+        truth = f"{kind} ε = ∞ (off the chart)" if true_epsilon is not None else "true ε unknown"
     fig.add_trace(
-        go.Scatter(
+        go.Scatter(  # no points when the true ε cannot be drawn: its legend entry says why
+            x=ends if finite_true else [],
+            y=(true_epsilon, true_epsilon) if finite_true else [],
+            mode="lines",
+            name=truth,
+            line={"color": TRUE, "width": 3, "dash": "dashdot"},
+            hoverinfo="skip",
+        )
+    )
+    fig.add_trace(
+        go.Scatter(  # last: drawn over the true ε when they are equal
             x=ends,
             y=(claimed, claimed),
             mode="lines",
@@ -113,30 +133,6 @@ def bound_vs_runs(
             hoverinfo="skip",
         )
     )
-    if finite_true:
-        kind = "exact" if exact else "true"
-        fig.add_trace(
-            go.Scatter(
-                x=ends,
-                y=(true_epsilon, true_epsilon),
-                mode="lines",
-                name=f"{kind} ε = {true_epsilon:.4g}",
-                line={"color": TRUE, "width": 2, "dash": "dashdot"},
-                hoverinfo="skip",
-            )
-        )
-    else:
-        fig.add_annotation(
-            text="true ε = ∞ (off the chart)" if true_epsilon is not None else "true ε unknown",
-            xref="paper",
-            yref="paper",
-            x=1,
-            y=1,
-            xanchor="right",
-            yanchor="top",
-            showarrow=False,
-            font={"color": TRUE},
-        )
     fig.update_layout(title={"text": title}, hovermode="closest")
     fig.update_xaxes(
         type="log",

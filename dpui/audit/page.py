@@ -63,7 +63,7 @@ def body(view: View | None) -> None:
     assert view is not None
     r: au.Result = view.detail
     verdict = au.verdict(r)
-    present.show_chart(view.figure, view.stamp, key="au_chart", alt=verdict.headline)
+    present.show_chart(view.figure, view.stamp, key="au_chart", alt=alt(r, verdict))
     shout = st.error if verdict.violation else st.info
     shout(
         f"**{verdict.headline}** {verdict.reason}",
@@ -91,6 +91,17 @@ def body(view: View | None) -> None:
     event(r)
     about(r)
     present.prose(references.prose("audit.md"))
+
+
+def alt(r: au.Result, verdict: au.Verdict) -> str:
+    """The chart's finding in words: the verdict, and what the points near its top stand for."""
+    infinite = any(math.isinf(p.upper) or math.isinf(p.audit.point_estimate) for p in r.points)
+    return verdict.headline + (
+        " Points at the top of the chart stand for values off the chart or infinite (no run "
+        "of the other input in the event)."
+        if infinite
+        else ""
+    )
 
 
 def numbers(view: View) -> None:
@@ -135,8 +146,8 @@ def event(r: au.Result) -> None:
         rows.append(
             {
                 "input": name + (" (favoured)" if favoured else ""),
-                "runs in S": hits,
-                "runs counted": runs,
+                "runs in S": f"{hits:,}",
+                "runs counted": f"{runs:,}",
                 "share in S": hits / runs,
                 "bound used": f"P ≥ {float(lo):.4g}" if favoured else f"P ≤ {float(hi):.4g}",
             }

@@ -249,7 +249,10 @@ def test_the_figure_draws_infinite_values_at_its_top_and_says_so():
     )
     top = fig.layout.yaxis.range[1]
     assert top == pytest.approx(1.15 * 2.0)
-    assert list(fig.data[1].y) == [top, top]  # the band's upper end, clipped
-    assert fig.data[2].y[1] == top and fig.data[2].customdata[1] == "∞"
-    assert "true ε = ∞" in fig.layout.annotations[0].text
+    cap = 1.08 * 2.0
+    assert list(fig.data[1].y) == pytest.approx([cap, cap])  # the band's upper ends, cut
+    assert fig.data[1].customdata[0] == "∞" and fig.data[1].customdata[1] == "4.000"
+    assert fig.data[2].y[1] == pytest.approx(cap) and fig.data[2].customdata[1] == "∞"
+    assert fig.data[3].name == "true ε = ∞ (off the chart)" and len(fig.data[3].x) == 0
+    assert fig.data[-1].name == "claimed ε = 1"  # drawn last, over an equal true ε
     assert fig.layout.xaxis.type == "log"
