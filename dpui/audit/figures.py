@@ -115,8 +115,8 @@ def bound_vs_runs(
         truth = f"{kind} ε = ∞ (off the chart)" if true_epsilon is not None else "true ε unknown"
     fig.add_trace(
         go.Scatter(  # no points when the true ε cannot be drawn: its legend entry says why
-            x=ends if finite_true else [],
-            y=(true_epsilon, true_epsilon) if finite_true else [],
+            x=ends if finite_true else ends[:1],
+            y=(true_epsilon, true_epsilon) if finite_true else [None],
             mode="lines",
             name=truth,
             line={"color": TRUE, "width": 3, "dash": "dashdot"},

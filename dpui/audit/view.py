@@ -254,8 +254,8 @@ def verdict(result: Result) -> Verdict:
             f"Violation shown at {pct}: ε ≥ {audit.epsilon:.3f}, above the claimed ε = {claim:g}."
         )
         reason = (
-            f"Were the mechanism {claim:g}-DP, an audit would reach a bound this high in at most "
-            f"{100 * (1 - audit.confidence):.3g} % of runs of this test ({runs:,} runs per "
+            f"Were the mechanism {claim:g}-DP, an audit like this one would reach a bound this "
+            f"high at most {100 * (1 - audit.confidence):.3g} % of the time ({runs:,} runs per "
             f"input, {held:,} of them counted after {audit.training_runs:,} chose the event)."
         )
         if true is not None and true <= claim * (1 + 1e-9):
@@ -264,6 +264,8 @@ def verdict(result: Result) -> Verdict:
                 f"one of the at most {100 * (1 - audit.confidence):.3g} % that err (try another "
                 "seed)."
             )
+        elif true is None:
+            gallery = f"The gallery agrees that it is buggy; its true ε is {true_words(entry)}."
         else:
             gallery = f"The gallery agrees: its true ε is {true_words(entry)}."
         return Verdict(True, headline, reason, gallery)

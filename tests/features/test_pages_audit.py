@@ -253,6 +253,6 @@ def test_the_figure_draws_infinite_values_at_its_top_and_says_so():
     assert list(fig.data[1].y) == pytest.approx([cap, cap])  # the band's upper ends, cut
     assert fig.data[1].customdata[0] == "∞" and fig.data[1].customdata[1] == "4.000"
     assert fig.data[2].y[1] == pytest.approx(cap) and fig.data[2].customdata[1] == "∞"
-    assert fig.data[3].name == "true ε = ∞ (off the chart)" and len(fig.data[3].x) == 0
+    assert fig.data[3].name == "true ε = ∞ (off the chart)" and fig.data[3].y == (None,)
     assert fig.data[-1].name == "claimed ε = 1"  # drawn last, over an equal true ε
     assert fig.layout.xaxis.type == "log"
