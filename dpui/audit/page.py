@@ -15,10 +15,15 @@ from dpui.kit import limits, present, references, state
 from dpui.kit.page import Page, View
 from dpui.kit.sidebar import EPSILON
 
+_FULL_RUN = "_au.full_run"
+"""Set by the "Use ε = ..." button: the sidebar's ε changed, and only a full run redraws it."""
+
 
 def controls() -> None:
-    """The mechanism, the runs, the confidence, the random seed and (where the gallery has one) the
-    mechanism's own score."""
+    """The mechanism, the runs, the confidence, the random seed and (where the gallery has
+    one) the mechanism's own score."""
+    if st.session_state.pop(_FULL_RUN, False):
+        st.rerun()  # this part of the page runs on its own; the sidebar shows the new ε
     c1, c2, c3 = st.columns([1.8, 1, 1])
     c1.selectbox("Mechanism", tuple(MECHANISMS), format_func=label, key=au.MECHANISM.name)
     c2.number_input(
@@ -52,6 +57,7 @@ def controls() -> None:
 
 def _use_claim(claim: float) -> None:
     state.put({EPSILON.name: claim})
+    st.session_state[_FULL_RUN] = True
 
 
 def _show_exhibit() -> None:
@@ -83,10 +89,7 @@ def body(view: View | None) -> None:
             + (", where its bug shows" if mechanism.known_bug else "")
             + f"; the sidebar's ε, its claim here, is {r.claim:g}."
         )
-        if right.button(
-            f"Use ε = {mechanism.claim:.4g}", on_click=_use_claim, args=(mechanism.claim,)
-        ):
-            st.rerun()  # the sidebar's ε is drawn outside this part of the page
+        right.button(f"Use ε = {mechanism.claim:.4g}", on_click=_use_claim, args=(mechanism.claim,))
     numbers(view)
     event(r)
     about(r)
@@ -163,6 +166,13 @@ def about(r: au.Result) -> None:
         f"Claimed ε = {entry.claimed_epsilon:g}"
         + (f", δ = {entry.claimed_delta:g}" if entry.claimed_delta else "")
         + f"; true ε = {au.true_words(entry)}."
+        + (
+            " The exact ε is the largest |ln P(o | D) − ln P(o | D′)| over its outputs: where "
+            "the output distribution is finite and known, it settles what an audit can only "
+            "approach."
+            if entry.law is not None
+            else ""
+        )
     )
     if r.key == EXHIBIT:
         st.warning(

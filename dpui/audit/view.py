@@ -220,7 +220,7 @@ def true_words(entry: Entry) -> str:
         return "unknown (it grows with the number of queries)"
     value = "∞" if math.isinf(entry.true_epsilon) else f"{entry.true_epsilon:.4g}"
     if entry.law is not None:
-        return f"{value}, exact: the largest |ln P(o | D) − ln P(o | D′)| over its outputs"
+        return f"{value} (exact, from its output distribution)"
     return f"{value} (proved)"
 
 
