@@ -312,8 +312,8 @@ def key_numbers(result: Result) -> dict[str, float]:
 def stamp(values: Mapping[str, Any], entry: Entry) -> dict[str, Any]:
     """The settings printed on the view's chart."""
     return {
-        "mechanism": values[MECHANISM.name],
-        "ε": values[EPSILON.name],
+        "mechanism": MECHANISMS[str(values[MECHANISM.name])].label,
+        "claimed ε": values[EPSILON.name],
         "runs": values[RUNS.name],
         "confidence": values[CONFIDENCE.name],
         "seed": values[SEED.name],
@@ -360,7 +360,7 @@ def view(inputs: Inputs) -> View:
         true_epsilon=entry.true_epsilon,
         exact=entry.law is not None,
         confidence=confidence,
-        title=f"{mechanism.label}: lower bound on ε",
+        title="Lower bound on ε against the runs",
     )
     described = (
         f"{label(key)}, claimed ε = {claim:g}, {chosen.rungs[-1]:,} runs per input, "
