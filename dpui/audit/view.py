@@ -19,6 +19,7 @@ import numpy as np
 import streamlit as st
 
 from dpcore.audit import Audit, lower_bound
+from dpcore.audit.auditor import TRAIN_SHARE
 from dpcore.audit.bounds import clopper_pearson, epsilon_lower_bound
 from dpcore.audit.gallery import Entry
 from dpui.audit import figures
@@ -57,6 +58,24 @@ def ladder(runs: int) -> tuple[int, ...]:
     """
     rungs = [m * 10**k for k in range(2, 12) for m in (1, 3) if m * 10**k < runs]
     return (*rungs, runs)
+
+
+@st.cache_data(max_entries=64, show_spinner=False)
+def fewest_runs(confidence: float, delta: float) -> int:
+    """The fewest runs per input for which an audit can bound ε above 0 at ``confidence``
+    and ``delta``: its counted runs (the rest after :data:`dpcore.audit.auditor.TRAIN_SHARE`)
+    all in the event on one input, none on the other.
+
+    >>> fewest_runs(0.95, 0.0)
+    8
+    """
+    alpha, n = 1.0 - confidence, 3
+    while n < 100_000:
+        counted = n - max(2, round(TRAIN_SHARE * n))
+        if float(epsilon_lower_bound(counted, counted, 0, counted, alpha=alpha, delta=delta)) > 0:
+            return n
+        n += 1
+    return n
 
 
 def ladder_cost(mechanism: Mechanism, rungs: tuple[int, ...]) -> limits.Cost:
@@ -171,28 +190,27 @@ def audits(
     seed: int,
     use_score: bool,
 ) -> tuple[Point, ...]:
-    """Every rung's audit, with a progress bar over the rungs not cached yet; rungs too few
-    for any bound are left out (``ValueError`` from the top rung)."""
+    """Every rung's audit, with a progress bar over the rungs not cached yet (``ValueError``
+    as :func:`dpcore.audit.lower_bound`)."""
     total, done = sum(rungs), 0
     bar: list[Any] = []
     points = []
-    for runs in rungs:
+    try:
+        for runs in rungs:
 
-        def announce(runs: int = runs, done: int = done) -> None:
-            if not bar:
-                bar.append(st.progress(0.0))
-            bar[0].progress(
-                done / total, text=f"Auditing with {runs:,} runs per input ({done / total:.0%})…"
-            )
+            def announce(runs: int = runs, done: int = done) -> None:
+                if not bar:
+                    bar.append(st.progress(0.0))
+                bar[0].progress(
+                    done / total,
+                    text=f"Auditing with {runs:,} runs per input ({done / total:.0%})…",
+                )
 
-        try:
             points.append(audit_at(key, claim, runs, confidence, seed, use_score, announce))
-        except ValueError:
-            if runs == rungs[-1]:
-                raise
-        done += runs
-    if bar:
-        bar[0].empty()
+            done += runs
+    finally:
+        if bar:
+            bar[0].empty()
     return tuple(points)
 
 
@@ -309,12 +327,14 @@ def key_numbers(result: Result) -> dict[str, float]:
     }
 
 
-def stamp(values: Mapping[str, Any], entry: Entry) -> dict[str, Any]:
-    """The settings printed on the view's chart."""
+def stamp(values: Mapping[str, Any], entry: Entry, chosen: Plan) -> dict[str, Any]:
+    """The settings printed on the view's chart (the runs audited, and those asked for when
+    the work limit cut the ladder)."""
     return {
         "mechanism": MECHANISMS[str(values[MECHANISM.name])].label,
         "claimed ε": values[EPSILON.name],
-        "runs": values[RUNS.name],
+        "runs": chosen.rungs[-1],
+        "asked": chosen.wanted if chosen.cut else None,
         "confidence": values[CONFIDENCE.name],
         "seed": values[SEED.name],
         "own score": bool(values[SCORE.name]) if entry.score is not None else None,
@@ -344,12 +364,19 @@ def view(inputs: Inputs) -> View:
     chosen = plan(mechanism, int(inputs[RUNS]))
     confidence, seed = float(inputs[CONFIDENCE]), int(inputs[SEED])
     use_score = bool(inputs[SCORE])
-    try:
-        points = audits(key, claim, chosen.rungs, confidence, seed, use_score)
-    except ValueError as err:
+    fewest = fewest_runs(confidence, entry.claimed_delta)
+    if chosen.rungs[-1] < fewest:
         raise Refused(
-            f"No bound can be computed: {err}. Choose more runs, or a lower confidence."
-        ) from None
+            f"No bound can be computed: {chosen.rungs[-1]:,} runs per input are too few at "
+            f"{100 * confidence:.4g} % confidence. Even if every counted run landed in the "
+            f"event on one input and none on the other, the bound would not rise above 0. "
+            f"Choose at least {fewest:,} runs, or a lower confidence."
+        )
+    rungs = tuple(n for n in chosen.rungs if n >= fewest)
+    try:
+        points = audits(key, claim, rungs, confidence, seed, use_score)
+    except ValueError as err:
+        raise Refused(f"No bound can be computed: {err}") from None
     result = Result(key, entry, claim, chosen, points, confidence, seed, use_score)
     figure = figures.bound_vs_runs(
         np.array([p.runs for p in points], dtype=np.float64),
@@ -369,7 +396,7 @@ def view(inputs: Inputs) -> View:
     return View(
         described,
         figure,
-        stamp(inputs.values, entry),
+        stamp(inputs.values, entry, chosen),
         key_numbers(result),
         detail=result,
         share="xy",

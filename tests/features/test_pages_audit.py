@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from dpcore.audit import gallery
+from dpcore.audit import gallery, lower_bound
 from dpui import registry
 from dpui.audit import figures, menu
 from dpui.audit import view as au
@@ -105,7 +105,10 @@ def test_bad_link_values_fall_back_with_a_notice():
 def test_too_few_runs_for_any_bound_are_refused_in_words_and_the_settings_kept():
     at = page(au_runs="10", au_conf="0.9999")
     assert not at.exception
-    assert any("No bound can be computed" in w.value and "too few" in w.value for w in at.warning)
+    assert any(
+        "No bound can be computed" in w.value and "at least 21" in w.value for w in at.warning
+    )
+    assert not at.get("progress")  # no progress bar left behind
     assert at.number_input(key=au.RUNS.name).value == 10
 
 
@@ -202,6 +205,23 @@ def test_the_cost_model_holds_at_a_million_runs(key):
     au.audit_at(key, 1.0, 1_000_000, 0.95, 0, True)
     measured = time.process_time() - start
     assert measured <= au.ladder_cost(mechanism, (1_000_000,)).seconds
+
+
+@pytest.mark.parametrize(("confidence", "delta"), [(0.5, 0.0), (0.95, 0.0), (0.9999, 1e-5)])
+def test_fewest_runs_is_where_the_auditor_starts_to_accept(confidence, delta):
+    fewest = au.fewest_runs(confidence, delta)
+    entry = gallery.randomized_response()
+    rng = np.random.default_rng(0)
+
+    def audit(n: int) -> None:
+        lower_bound(
+            entry.sample_d, entry.sample_d_prime, samples=n, confidence=confidence,
+            delta=delta, rng=rng,
+        )  # fmt: skip
+
+    audit(fewest)
+    with pytest.raises(ValueError, match="too few"):
+        audit(fewest - 1)
 
 
 def test_a_plan_over_the_limit_keeps_the_rungs_that_fit(monkeypatch):
