@@ -2,10 +2,10 @@
 
 The page audits one gallery mechanism (:mod:`dpui.audit.menu`) run at the sidebar's ε, its
 claim, at a ladder of run counts (100, 300, 1,000, ... up to the number chosen): each rung is
-its own audit (:func:`dpcore.audit.lower_bound`) seeded from the random seed and its run count, so a
-rung is the same whatever the ladder's top, and is cached on its own. Rungs not cached yet
-are computed with a progress bar. A ladder over the work limit is cut at its last rung that
-fits (the body says so).
+its own audit (:func:`dpcore.audit.lower_bound`) seeded from the random seed and its run
+count, so a rung is the same whatever the ladder's top, and is cached on its own. Rungs not
+cached yet are computed with a progress bar. A ladder over the work limit is cut at its last
+rung that fits (the body says so).
 """
 
 from __future__ import annotations
@@ -39,7 +39,6 @@ SCORE = BoolParam("au_score", True)
 PARAMS = (MECHANISM, RUNS, CONFIDENCE, SEED, SCORE)
 PINNED = (*PARAMS, EPSILON)
 
-FIRST_RUNG = 100
 AUDIT_SECONDS = 0.006
 """CPU seconds of one audit beyond its runs: choosing the event among about 600 cuts and
 planning their bounds (1-8 ms measured at 1,000 runs, November 2026)."""
@@ -140,15 +139,19 @@ class Point:
 
     @property
     def favours_d(self) -> bool:
-        """Whether the event is more likely on D (the auditor's event says which)."""
-        return not self.audit.event.endswith("D'")
+        return favours_d(self.audit)
+
+
+def favours_d(audit: Audit) -> bool:
+    """Whether the audit's event is more likely on D (its description ends with the input
+    it favours, D or D')."""
+    return not audit.event.endswith("D'")
 
 
 def _upper(audit: Audit) -> float:
     c, alpha = audit.counts, 1.0 - audit.confidence
-    d_side, d_prime_side = (c.hits_d, c.runs_d), (c.hits_d_prime, c.runs_d_prime)
-    favoured, other = (d_side, d_prime_side)
-    if audit.event.endswith("D'"):
+    favoured, other = (c.hits_d, c.runs_d), (c.hits_d_prime, c.runs_d_prime)
+    if not favours_d(audit):
         favoured, other = other, favoured
     _, p_hi = clopper_pearson(favoured[0], favoured[1], alpha / 2)
     p_lo, _ = clopper_pearson(other[0], other[1], alpha / 2)
