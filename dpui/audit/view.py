@@ -304,9 +304,15 @@ def verdict(result: Result) -> Verdict:
             f"the highest bound possible at {pct} is {top:.3g}."
         )
     if true is None or true > claim * (1 + 1e-9):
+        how = (
+            "it shows in the score the gallery gives for its outputs (Use its own score, in "
+            "Settings), which an audit of the values alone does not find"
+            if entry.score is not None and not result.use_score
+            else "more runs, or a better event, would show it"
+        )
         gallery = (
             f"In fact it is not {claim:g}-DP: the gallery's true ε is {true_words(entry)}. This "
-            "audit missed it: more runs, or a better event, would show it."
+            f"audit missed it: {how}."
         )
     else:
         gallery = (

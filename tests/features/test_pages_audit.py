@@ -73,7 +73,7 @@ def test_the_exhibit_is_caught_only_with_its_own_score():
     at.toggle(key=au.SCORE.name).set_value(False).run()
     assert not at.exception
     assert any("No violation found" in i.value for i in at.info)
-    assert "In fact it is not 1-DP" in texts(at)
+    assert "In fact it is not 1-DP" in texts(at) and "Use its own score" in texts(at)
 
 
 def test_the_exhibit_button_opens_the_exhibit():
