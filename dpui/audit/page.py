@@ -14,6 +14,7 @@ from dpui.audit.menu import EXHIBIT, MECHANISMS, label
 from dpui.kit import limits, present, references, state
 from dpui.kit.page import Page, View
 from dpui.kit.sidebar import EPSILON
+from dpui.reference import glossary
 
 _FULL_RUN = "_au.full_run"
 """Set by the "Use ε = ..." button: the sidebar's ε changed, and only a full run redraws it."""
@@ -138,7 +139,7 @@ def event(r: au.Result) -> None:
         r"$\varepsilon \ge \ln\frac{p_{lo} - \delta}{p'_{hi}}$"
         f" with δ = {audit.delta:g}: the favoured input's lower bound over the other's upper "
         f"bound, each at {100 * (1 - alpha / 2):.4g} % so that both hold at "
-        f"{100 * audit.confidence:.4g} %."
+        f"{100 * audit.confidence:.4g} % (see {glossary.link('privacy-audit')})."
     )
     rows = []
     for name, hits, runs, favoured in (
