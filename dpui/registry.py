@@ -4,6 +4,7 @@ it; each page is declared once, in its feature's package."""
 from __future__ import annotations
 
 from dpui.algorithms.page import PAGE as WHICH_ALGORITHM
+from dpui.audit.page import PAGE as AUDIT
 from dpui.errors.analysis_page import PAGE as ERROR_ANALYSIS
 from dpui.errors.matrix_page import PAGE as MATRIX_PRIVELET
 from dpui.kit.page import Page
@@ -22,6 +23,7 @@ from dpui.tree.page import PAGE as TREE_BUDGETS
 PAGES: tuple[Page, ...] = (
     HOME,
     EPSILON,
+    AUDIT,
     TREE_BUDGETS,
     ERROR_ANALYSIS,
     MATRIX_PRIVELET,

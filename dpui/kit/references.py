@@ -329,6 +329,73 @@ REFERENCES: tuple[Reference, ...] = (
         "Quadtrees and kd-trees over 2-D data, the geometric per-level budgets, and exact "
         "least-squares consistency for one budget per level.",
     ),
+    Reference(
+        "ding-2018",
+        "Ding et al. 2018 (StatDP)",
+        "Zeyu Ding, Yuxin Wang, Guanhong Wang, Danfeng Zhang and Daniel Kifer",
+        "Detecting violations of differential privacy",
+        "ACM CCS",
+        "2018",
+        "Auditing a mechanism from its runs: an event chosen on separate runs, then a "
+        "hypothesis test of the claimed ε; the buggy noisy max and sparse vector variants.",
+    ),
+    Reference(
+        "bichsel-2021",
+        "Bichsel et al. 2021 (DP-Sniper)",
+        "Benjamin Bichsel, Samuel Steffen, Ilija Bogunovic and Martin Vechev",
+        "DP-Sniper: black-box discovery of differential privacy violations using classifiers",
+        "IEEE Symposium on Security and Privacy",
+        "2021",
+        "A lower bound on ε with Clopper–Pearson confidence from an event learned on separate "
+        "runs; the gallery of correct and buggy mechanisms with their true ε.",
+    ),
+    Reference(
+        "jagielski-2020",
+        "Jagielski, Ullman and Oprea 2020 (auditing)",
+        "Matthew Jagielski, Jonathan Ullman and Alina Oprea",
+        "Auditing differentially private machine learning: how private is private SGD?",
+        "NeurIPS",
+        "2020",
+        "The ε lower bound from a distinguisher's false positive and false negative rates, "
+        "each with its Clopper–Pearson bound.",
+    ),
+    Reference(
+        "clopper-pearson-1934",
+        "Clopper and Pearson 1934",
+        "C. J. Clopper and E. S. Pearson",
+        "The use of confidence or fiducial limits illustrated in the case of the binomial",
+        "Biometrika 26(4)",
+        "1934",
+        "Exact confidence bounds for a binomial proportion from Beta quantiles.",
+    ),
+    Reference(
+        "lyu-2017",
+        "Lyu, Su and Li 2017 (sparse vector)",
+        "Min Lyu, Dong Su and Ninghui Li",
+        "Understanding the sparse vector technique for differential privacy",
+        "PVLDB 10(6)",
+        "2017",
+        "The sparse vector technique's variants, which of them are private, and at what ε.",
+    ),
+    Reference(
+        "balcer-vadhan-2017",
+        "Balcer and Vadhan 2017 (finite computers)",
+        "Victor Balcer and Salil Vadhan",
+        "Differential privacy on finite computers",
+        "ITCS (arXiv 1709.05396)",
+        "2018",
+        "The truncated geometric sampled with integers only, and its exact ε ln(1 + 2^−k).",
+    ),
+    Reference(
+        "mironov-2012",
+        "Mironov 2012 (floating point)",
+        "Ilya Mironov",
+        "On significance of the least significant bits for differential privacy",
+        "ACM CCS",
+        "2012",
+        "Laplace noise computed in floating point is not ε-DP: the output's last bits reveal "
+        "the input; the snapping mechanism repairs it.",
+    ),
 )
 
 _NUMBER = {ref.key: i for i, ref in enumerate(REFERENCES, start=1)}

@@ -286,6 +286,17 @@ TERMS: tuple[Term, ...] = (
         "let least squares or linear programming recover almost every bit [@dinur-nissim-2003]; "
         "answers that are ε-DP with a modest total ε leave the attacker near chance.",
     ),
+    Term(
+        "privacy-audit",
+        "Privacy audit",
+        "Testing a mechanism's ε from its outputs alone: run it many times on two neighbouring "
+        "inputs, pick an event $S$ on some runs and count it on the others; Clopper–Pearson "
+        "bounds on the two probabilities give a lower bound "
+        "$\\varepsilon \\ge \\ln \\frac{p_{lo} - \\delta}{p'_{hi}}$ that holds with a stated "
+        "confidence [@bichsel-2021]. A bound above the claimed ε shows a violation; a bound "
+        "below it proves nothing, since rare or unexamined events escape any finite number of "
+        "runs [@ding-2018].",
+    ),
 )
 
 _KEYS = {term.key for term in TERMS}
