@@ -46,6 +46,10 @@ PARAMS = (PRESENT, EXPORT)
 # slide export: laid out at 1280x720 CSS px, PNG rendered at 1.5x = 1920x1080 px
 SLIDE_WIDTH, SLIDE_HEIGHT, PNG_SCALE = 1280, 720, 1.5
 PRESENT_AXIS_FONT, PRESENT_TICK_FONT, PRESENT_LINE, PRESENT_HEIGHT = 20, 18, 4.0, 480
+KEEP_HEIGHT = {"dp": "keep height"}
+"""A figure's ``layout.meta`` when its height is computed from its content (a row per
+method, a panel per part): presenting keeps it (squeezed to one projector height its rows
+and labels print over each other); such a figure is never a page's main figure."""
 STAMP_FONT, STAMP_WIDTH = 11, 60
 TABLE_HELP = "The chart's text alternative and its data as a table, for screen readers and copying."
 
@@ -531,11 +535,9 @@ def _restyle(out: go.Figure, *, presenting: bool) -> go.Figure:
             if values.size:
                 ax.update(log_ticks(float(values.min()), float(values.max())))
     if presenting:  # one height that fits a 720p projector under the title (legend rows add)
-        out.update_layout(
-            font_size=PRESENT_TICK_FONT,
-            legend_font_size=PRESENT_TICK_FONT,
-            height=PRESENT_HEIGHT,
-        )
+        out.update_layout(font_size=PRESENT_TICK_FONT, legend_font_size=PRESENT_TICK_FONT)
+        if out.layout.meta != KEEP_HEIGHT:
+            out.update_layout(height=PRESENT_HEIGHT)
         out.update_xaxes(title_font_size=PRESENT_AXIS_FONT, tickfont_size=PRESENT_TICK_FONT)
         out.update_yaxes(title_font_size=PRESENT_AXIS_FONT, tickfont_size=PRESENT_TICK_FONT)
         if out.layout.title.text:

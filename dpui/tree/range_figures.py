@@ -9,6 +9,7 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
+from dpui.kit.present import KEEP_HEIGHT
 from dpui.tree.error_spread import ErrorSpread
 
 COLOURS = {"raw tree": "#0072B2", "after BLUE": "#D55E00"}  # Okabe-Ito: colour-blind safe
@@ -142,6 +143,7 @@ def range_panels(
         "barmode": "overlay",
         "showlegend": False,
         "height": 90 + plot_px + 60,
+        "meta": KEEP_HEIGHT,  # its rows need their pixels, on a projector too
         "margin": {"t": 90, "l": 10, "r": 60, "b": 10},
         "annotations": annotations,
         "xaxis": {"anchor": "y", "title": {"text": "error of the range's answer (noisy − true)"}},
