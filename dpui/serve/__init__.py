@@ -1,0 +1,9 @@
+"""Serving a class: ``dp-explorer serve`` runs several app processes behind HAProxy.
+
+One Streamlit process runs one core of Python, so a class is served by N processes
+(*replicas*) on loopback ports and HAProxy in front, which keeps each browser on its replica
+with a cookie (a Streamlit session lives in one process) and sends a browser whose replica
+died to another one. :mod:`~dpui.serve.haproxy` writes and checks HAProxy's configuration,
+:mod:`~dpui.serve.processes` starts, watches and stops the processes, and
+:mod:`~dpui.serve.cli` is the command line. Nothing here imports Streamlit.
+"""
