@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs everything the test suite needs (Debian's chromium for the browser
-# tests, Debian's haproxy for the serve command's, the package with its test extras) and runs the whole suite:
-# lint, format check, type check, then pytest on parallel workers.
+# tests, Debian's haproxy for the serve command's, the package with its test
+# extras) and runs the whole suite: lint, format check, type check, then
+# pytest on parallel workers.
 # Extra arguments go to pytest (e.g. `-m "not browser"`, or `-n 0` for one process).
 set -euo pipefail
 cd "$(dirname "$0")/.."

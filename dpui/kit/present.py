@@ -40,6 +40,7 @@ from dpui.kit import (
     untrusted,
 )
 from dpui.kit.params import BoolParam, ChoiceParam
+from dpui.serve import reconnect
 
 PRESENT = BoolParam("present", False)
 EXPORT = ChoiceParam("export", "png", ("png", "svg"))
@@ -278,7 +279,7 @@ def header(page: Framed) -> DeltaGenerator:
         # one element with the other scripts: each st.html is a block of its own, and
         # another above the figure would push it off a 720p projector
         st.html(
-            _COPY_LINK + _FOCUSABLE_SCROLLERS + _SLIDE_ALT,
+            _COPY_LINK + _FOCUSABLE_SCROLLERS + _SLIDE_ALT + reconnect.SCRIPT,
             width="content",
             unsafe_allow_javascript=True,
         )

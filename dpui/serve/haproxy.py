@@ -80,9 +80,12 @@ defaults
     # an open websocket (one per tab) idles for a lecture's length at most
     timeout tunnel 2h
     timeout client-fin 5s
-    # a browser whose replica is gone goes to another one instead of failing
-    option redispatch
+    # a browser whose replica is gone goes to another one at the first retry (a retry on
+    # the same server would wait a second first), also when the replica died while it was
+    # answering (an empty response or a 502)
+    option redispatch 1
     retries 2
+    retry-on all-retryable-errors
 
 frontend class
     bind {host}:{port}
@@ -90,7 +93,8 @@ frontend class
 
 backend replicas
     balance leastconn
-    cookie {COOKIE} insert indirect nocache httponly attr SameSite=Lax
+    # not HttpOnly: the page reads it to notice that it moved to another replica
+    cookie {COOKIE} insert indirect nocache attr SameSite=Lax
     option httpchk
     http-check send meth GET uri {HEALTH}
     http-check expect status 200

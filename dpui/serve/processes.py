@@ -38,6 +38,11 @@ RESTARTS = 3
 
 RESTART_WINDOW = 60.0
 
+RESTART_DELAY = 5.0
+"""Seconds between a replica's death and its restart: its browsers reload on the other
+replicas first (each reruns its page there, about a second of CPU), and a starting replica
+(about 3 s of CPU to import Streamlit and the app) would compete with them for the cores."""
+
 TAIL_LINES = 15
 """Lines of a failed process's log shown to the user."""
 
@@ -119,6 +124,7 @@ class Process:
     health: str
     popen: subprocess.Popen[bytes] | None = None
     restarts: list[float] = field(default_factory=list)
+    died: float | None = None
 
     def start(self, *, cwd: Path, env: Mapping[str, str]) -> None:
         """Start the command in a session of its own, its output appended to the log."""
@@ -275,8 +281,9 @@ class Cluster:
     def watch(self, report: Callable[[str], None], *, every: float = 0.5) -> None:
         """Watch the processes until interrupted; restart a replica that dies.
 
-        HAProxy sends the dead replica's browsers to the others meanwhile; the restarted one
-        takes new browsers once its health check passes. A replica that died more than
+        HAProxy sends the dead replica's browsers to the others meanwhile; the replica is
+        restarted ``RESTART_DELAY`` seconds later and takes new browsers once its health
+        check passes. A replica that died more than
         ``RESTARTS`` times within ``RESTART_WINDOW`` seconds is left stopped.
 
         Parameters
@@ -302,15 +309,19 @@ class Cluster:
                 if status is None or replica.popen is None:
                     continue
                 now = time.monotonic()
-                replica.restarts = [t for t in replica.restarts if now - t < RESTART_WINDOW]
-                said = str(replica.failure(f"stopped with status {status}"))
-                if len(replica.restarts) >= RESTARTS:
-                    report(f"{said}\nit died {RESTARTS + 1} times in a minute: left stopped")
-                    replica.popen = None
-                    continue
-                report(f"{said}\nits browsers are sent to the other replicas; restarting it")
-                replica.restarts.append(now)
-                replica.start(cwd=self.app.parent, env=self.replica_env())
+                if replica.died is None:
+                    replica.died = now
+                    said = str(replica.failure(f"stopped with status {status}"))
+                    replica.restarts = [t for t in replica.restarts if now - t < RESTART_WINDOW]
+                    if len(replica.restarts) >= RESTARTS:
+                        report(f"{said}\nit died {RESTARTS + 1} times in a minute: left stopped")
+                        replica.popen = None
+                        continue
+                    report(f"{said}\nits browsers are sent to the other replicas; restarting it")
+                if now - replica.died >= RESTART_DELAY:
+                    replica.restarts.append(now)
+                    replica.died = None
+                    replica.start(cwd=self.app.parent, env=self.replica_env())
             if all(r.popen is None for r in replicas):
                 raise ServeError("every replica died repeatedly; see the messages above")
 
