@@ -66,8 +66,8 @@ def serve_class(replicas: int, env: dict[str, str] | None = None) -> Iterator[Se
     finally:
         if process.poll() is None:
             process.send_signal(signal.SIGINT)
-            try:
-                process.communicate(timeout=30)
-            except subprocess.TimeoutExpired:
-                process.kill()
-                process.communicate()
+        try:
+            process.communicate(timeout=30)  # also closes the pipes
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.communicate()

@@ -85,6 +85,17 @@ def test_two_replicas_behind_haproxy_sticky_by_cookie_and_ctrl_c_stops_everythin
         assert not [pid for pid in started | restarted if psutil.pid_exists(pid)]
 
 
+def test_a_killed_supervisor_takes_its_processes_with_it():
+    with serve_class(1) as served:
+        started = served.children()
+        served.process.kill()
+        served.process.wait(timeout=10)
+        deadline = time.monotonic() + 20
+        while [p for p in started if psutil.pid_exists(p)] and time.monotonic() < deadline:
+            time.sleep(0.2)
+        assert not [pid for pid in started if psutil.pid_exists(pid)]
+
+
 @pytest.fixture
 def listening() -> Iterator[int]:
     """A loopback port something listens on."""
@@ -143,12 +154,13 @@ def test_missing_haproxy_says_how_to_install_it(monkeypatch, capsys):
 def test_a_replica_that_fails_to_start_is_reported_with_its_output_and_nothing_is_left(
     listening, monkeypatch, capsys
 ):
-    # the replica's port is taken between the choice and the start: Streamlit exits
-    monkeypatch.setattr(processes, "free_port", lambda: listening)
+    # r2's port is taken between the choice and the start: Streamlit exits; r1 starts
+    ports = iter([free_port(), listening])
+    monkeypatch.setattr(processes, "free_port", lambda: next(ports))
     before = children()
     assert serve(["--replicas", "2"], free_port()) == 2
     err = capsys.readouterr().err
-    assert f"replica r1 (port {listening}) exited with status 1 while starting" in err
+    assert f"replica r2 (port {listening}) exited with status 1 while starting" in err
     assert f"Port {listening} is not available" in err  # the tail of Streamlit's output
     assert "Traceback" not in err
     assert children() == before
