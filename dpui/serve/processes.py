@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import contextlib
 import ctypes
+import errno
 import os
 import signal
 import socket
@@ -89,10 +90,15 @@ def check_port(host: str, port: int) -> None:
             s.bind((host, port))
             s.listen()
         except OSError as error:
-            reason = "is in use" if error.errno == 98 else f"cannot be used ({error.strerror})"
+            if error.errno == errno.EADDRINUSE:
+                raise ServeError(
+                    f"port {port} on {host} is in use: stop what listens there, or choose "
+                    "another port with --port"
+                ) from None
             raise ServeError(
-                f"port {port} on {host} {reason}: stop what listens there, or choose another "
-                "port with --port (1024-65535 without root)"
+                f"cannot listen on {host} port {port} ({error.strerror}): --host takes an "
+                "address of this machine (0.0.0.0 for all of them) and --port 1024-65535 "
+                "(lower ports need root)"
             ) from None
 
 

@@ -120,6 +120,7 @@ def serve(argv: list[str], port: int) -> int:
         ),
         (["--port", "70000"], "--port must be between 1 and 65535, got 70000"),
         (["--app", "/nonexistent/app.py"], "no app script at /nonexistent/app.py"),
+        (["--host", "no-such-host.invalid"], "cannot listen on no-such-host.invalid port"),
     ],
 )
 def test_bad_input_is_refused_before_anything_starts(argv, said, capsys):
