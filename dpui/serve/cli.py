@@ -143,7 +143,8 @@ def serve(args: argparse.Namespace) -> int:
             env=os.environ,
         )
         try:
-            print(f"starting {args.replicas} replicas of {args.app} (logs in {folder})", flush=True)
+            many = "replica" if args.replicas == 1 else "replicas"
+            print(f"starting {args.replicas} {many} of {args.app} (logs in {folder})", flush=True)
             cluster.start(program)
             for name, pid in cluster.pids().items():
                 print(f"{name}: pid {pid}", flush=True)
