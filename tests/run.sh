@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs everything the test suite needs (Debian's chromium for the browser
-# tests, the package with its test extras) and runs the whole suite:
-# lint, format check, type check, then pytest on parallel workers.
+# tests, Debian's haproxy for the serve command's, the package with its test
+# extras) and runs the whole suite: lint, format check, type check, then
+# pytest on parallel workers.
 # Extra arguments go to pytest (e.g. `-m "not browser"`, or `-n 0` for one process).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -11,6 +12,14 @@ if ! command -v chromium >/dev/null 2>&1; then
     [ "$(id -u)" -ne 0 ] && sudo="sudo"
     $sudo apt-get update -qq
     DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq chromium >/dev/null
+fi
+# HAProxy for `dp-explorer serve`'s tests (tests/features/test_serve.py, the failover test);
+# Debian puts it in /usr/sbin, which a user's PATH may lack
+if ! command -v haproxy >/dev/null 2>&1 && [ ! -x /usr/sbin/haproxy ]; then
+    sudo=""
+    [ "$(id -u)" -ne 0 ] && sudo="sudo"
+    $sudo apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq haproxy >/dev/null
 fi
 
 # playwright drives Debian's chromium; it must never fetch a browser of its own.

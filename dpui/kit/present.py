@@ -38,6 +38,7 @@ from dpui.kit import (
     state,
 )
 from dpui.kit.params import BoolParam, ChoiceParam
+from dpui.serve import reconnect
 
 PRESENT = BoolParam("present", False)
 EXPORT = ChoiceParam("export", "png", ("png", "svg"))
@@ -269,7 +270,7 @@ def header(page: Framed) -> DeltaGenerator:
         # one element with the other scripts: each st.html is a block of its own, and
         # another above the figure would push it off a 720p projector
         st.html(
-            _COPY_LINK + _FOCUSABLE_SCROLLERS + _SLIDE_ALT,
+            _COPY_LINK + _FOCUSABLE_SCROLLERS + _SLIDE_ALT + reconnect.SCRIPT,
             width="content",
             unsafe_allow_javascript=True,
         )

@@ -1,0 +1,73 @@
+"""``dp-explorer serve`` run from this checkout on 127.0.0.1: shared by the serve command's
+tests and the failover browser test."""
+
+from __future__ import annotations
+
+import os
+import re
+import signal
+import subprocess
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+
+import psutil
+
+from tests.served_app import ROOT, free_port
+
+
+@dataclass(frozen=True)
+class Served:
+    """A running ``dp-explorer serve``: HAProxy's URL, the command's process, each replica's
+    pid by its cookie value (``r1``, ``r2``, ...) and HAProxy's pid."""
+
+    url: str
+    process: subprocess.Popen[str]
+    replicas: dict[str, int]
+    haproxy: int
+
+    def children(self) -> set[int]:
+        """The pids of every process the command started and that still runs."""
+        return {c.pid for c in psutil.Process(self.process.pid).children(recursive=True)}
+
+
+@contextmanager
+def serve_class(replicas: int, env: dict[str, str] | None = None) -> Iterator[Served]:
+    """Run ``python -m dpui.serve --replicas N`` on a free loopback port (with extra
+    environment ``env``); yield it once it says it is serving; afterwards stop it with
+    SIGINT if it still runs (a test may have stopped it already)."""
+    port = free_port()
+    process = subprocess.Popen(
+        [
+            *(sys.executable, "-m", "dpui.serve", "--replicas", str(replicas)),
+            *("--port", str(port), "--host", "127.0.0.1"),
+        ],
+        cwd=ROOT,
+        env={**os.environ, **(env or {})},
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        pids: dict[str, int] = {}
+        assert process.stdout is not None
+        for line in process.stdout:
+            if found := re.match(r"replica (r\d+) \(port \d+\): pid (\d+)", line):
+                pids[found[1]] = int(found[2])
+            elif found := re.match(r"HAProxy: pid (\d+)", line):
+                pids["haproxy"] = int(found[1])
+            elif line.startswith("serving "):
+                break
+        else:
+            raise RuntimeError(f"dp-explorer serve did not start: {process.communicate()[1]}")
+        haproxy = pids.pop("haproxy")
+        yield Served(f"http://127.0.0.1:{port}", process, pids, haproxy)
+    finally:
+        if process.poll() is None:
+            process.send_signal(signal.SIGINT)
+        try:
+            process.communicate(timeout=30)  # also closes the pipes
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.communicate()
