@@ -83,12 +83,10 @@ def true_vs_noisy(labels: Sequence[str], true: FloatArray, noisy: FloatArray) ->
     if shown < k:
         title += f" (first {shown:,} of {k:,} entries)"
     _layout(fig, title=title, x="", y="value")
-    fig.update_yaxes(title_text="noise = noisy - true", row=2, col=1)
-    fig.update_layout(
-        height=520,
-        # above the plot, right of the title: never over the (rotated) entry names
-        legend={"orientation": "h", "yanchor": "bottom", "y": 1.01, "x": 1, "xanchor": "right"},
-    )
+    fig.update_yaxes(title_text="noise", row=2, col=1)  # noisy − true (the panel is low)
+    # the legend goes in rows between the title and the plot (dpui.kit.legend_rows): never
+    # over the (rotated) entry names, nor over the title on a phone
+    fig.update_layout(height=520)
     return fig
 
 

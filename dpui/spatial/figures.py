@@ -82,7 +82,8 @@ def grid_heatmaps(
             row=1,
             col=k,
         )
-        fig.update_xaxes(title_text="column", constrain="domain", row=1, col=k)
+        # one axis title (the chart's stamp goes under it and may run on under the others)
+        fig.update_xaxes(title_text="column" if k == 1 else "", constrain="domain", row=1, col=k)
     fig.update_yaxes(title_text="row", row=1, col=1)
     fig.update_layout(
         title={"text": title},

@@ -29,9 +29,12 @@ from dpui.mechanisms.laplace import SECTION as LAP_SECTION
 from dpui.mechanisms.laplace import SECTIONS as LAP_SECTIONS
 from dpui.papers.view import EXPERIMENT, EXPERIMENTS
 from dpui.registry import PAGES
+from dpui.spatial.sections import SECTION as SP_SECTION
+from dpui.spatial.sections import SECTIONS as SP_SECTIONS
 from dpui.tree.view import SECTION as TB_SECTION
 from dpui.tree.view import SECTIONS as TB_SECTIONS
 from tests.browser.settle import settle
+from tests.browser.text_boxes import overlapping_text
 
 WCAG_TAGS = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]
 FAILING = ("serious", "critical")
@@ -91,7 +94,8 @@ def test_no_serious_axe_violation_and_headings_in_order(server, browser, key, mo
     presenting, loaded once and checked for all a view must do: no exception and no console
     error; the toolbar first ("Copy link"); a charted page draws its charts; presenting at
     1280x720, the sidebar and settings are hidden and the main figure's box lies inside the
-    viewport (a projector); no serious axe violation and headings in order. Screenshots go to
+    viewport (a projector); no serious axe violation, no chart text printed over other chart
+    text, and headings in order. Screenshots go to
     ``$DP_EXPLORER_SCREENSHOTS`` when it is set (the sweep a lecturer does before class)."""
     page = browser.new_page()
     width, height = VIEWPORTS[viewport]
@@ -121,6 +125,7 @@ def test_no_serious_axe_violation_and_headings_in_order(server, browser, key, mo
             box = chart.bounding_box()
             assert box is not None and 0 <= box["y"] <= box["y"] + box["height"] <= height, box
     assert violations(page) == []
+    assert overlapping_text(page) == []
     headings = page.evaluate(HEADINGS)
     assert headings and headings[0][0] == 1, headings
     assert skipped_levels(headings) == []
@@ -137,6 +142,7 @@ OTHER_VIEWS = [
         ("laplace", LAP_SECTION, LAP_SECTIONS),
         ("kv_ldp", KV_SECTION, KV_SECTIONS),
         ("epsilon", PART, PARTS),
+        ("spatial", SP_SECTION, SP_SECTIONS),
     )
     for value in values
     if value != param.default
@@ -154,6 +160,7 @@ def test_every_other_section_has_no_serious_axe_violation(server, browser, key, 
     assert query in page.url  # the view was accepted (a rejected value leaves the link)
     assert page.locator('[data-testid="stException"]').count() == 0
     assert violations(page) == []
+    assert overlapping_text(page) == []
     assert skipped_levels(page.evaluate(HEADINGS)) == []
     page.close()
 
@@ -282,4 +289,23 @@ def test_the_exponential_mechanisms_animation_honours_reduced_motion(server, bro
     everything.focus()
     page.keyboard.press("Enter")
     page.get_by_text(re.compile(r"^([\d,]+) of \1 runs$")).wait_for(timeout=30_000)
+    page.close()
+
+
+@pytest.mark.browser
+def test_overlapping_text_finds_a_title_under_a_legend_and_only_that(browser):
+    """The check can fail: a chart's title and a legend entry drawn at one spot are found;
+    two tick labels of one axis at one spot (Plotly's own spacing) and far-apart text are
+    not."""
+    page = browser.new_page()
+    page.set_content(
+        '<div class="js-plotly-plot"><svg width="400" height="200">'
+        '<text class="gtitle" x="10" y="20" font-size="16">True vs noisy values</text>'
+        '<g class="legend"><text class="legendtext" x="40" y="22" font-size="14">noisy</text></g>'
+        '<g class="xtick"><text x="10" y="150">10</text></g>'
+        '<g class="xtick"><text x="12" y="150">20</text></g>'
+        '<text class="ytitle" x="300" y="100">value</text></svg></div>'
+    )
+    (found,) = overlapping_text(page)
+    assert found[1:5] == ["title", "True vs noisy values", "legend", "noisy"]
     page.close()
