@@ -1,0 +1,560 @@
+"""The "Range queries under local DP" page's parameters, cached computations, cost and view.
+
+N users hold values drawn from the sidebar histogram's shape (one multinomial draw, seeded:
+the population); each method's collection is simulated in aggregate
+(:mod:`dpcore.ldp.ranges.simulate`: 10^8 users cost what 10^3 do) and its exact closed form
+(:mod:`dpcore.ldp.ranges`) is evaluated on the same ranges. Quantity everywhere: the variance
+of a range's estimated *fraction* of users (fraction², unitless; times N² in users²).
+
+Estimands. The closed forms measure each level group's estimate against that group's own
+histogram; the simulation measures it against all N users' histogram, which adds the groups'
+own deviation when levels are sampled (at most ``0.25/m`` per node against ``V/m`` for the
+noise; zero for the flat oracle and for ε split across levels). HaarHRR needs a power-of-2
+domain: another domain is padded with empty items (stated on the page).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import streamlit as st
+from numpy.typing import NDArray
+from scipy.optimize import brentq
+
+from dpcore.hist import blue_error, budget, coverage
+from dpcore.hist.tree import kary_tree
+from dpcore.ldp import ranges
+from dpcore.ldp.ranges.oracles import MIN_EPS, hrr_scale, noise_constant
+from dpcore.ldp.ranges.variance import used_nodes
+from dpui.kit import limits
+from dpui.kit.page import Estimate, Inputs, Refused, View
+from dpui.kit.params import ChoiceParam, IntParam
+from dpui.kit.sidebar import EPSILON
+from dpui.ldp_ranges import figures
+
+FloatArray = NDArray[np.float64]
+
+MAX_EPS = 10.0
+"""Largest ε of the library's range-query oracles (above, e^ε overflows their probabilities'
+useful precision); the sidebar's larger values are clamped, and the page says so."""
+MAX_DOMAIN = 2**16
+"""Largest domain the page draws: its closed forms with the data terms are dense in
+ranges x nodes, and one simulated collection of every method is ~0.3 s at 2^16 items."""
+CELLS = 2**22
+"""Ranges x tree nodes evaluated at most (the starts per length shrink to stay within)."""
+MAX_STARTS = 16
+LENGTHS = 18
+"""Range lengths evaluated, log-spaced from 1 to the domain."""
+
+USERS = IntParam("lr_users", 100_000, 1, 100_000_000)
+FANOUT = IntParam("lr_fanout", 4, 2, 32)
+ORACLES = {"oue": "OUE", "olh": "OLH", "hrr": "HRR"}
+ORACLE = ChoiceParam("lr_oracle", "oue", tuple(ORACLES))
+LEVELS = {"sample": "sampled (each user reports one level at ε)", "split": "ε split over levels"}
+LEVEL_MODE = ChoiceParam("lr_levels", "sample", tuple(LEVELS))
+REPS = IntParam("lr_reps", 20, 0, 200)
+SEED = IntParam("lr_seed", 0, 0, 2**31 - 1)
+PARAMS = (USERS, FANOUT, ORACLE, LEVEL_MODE, REPS, SEED)
+PINNED = (*PARAMS, EPSILON)
+"""A view: the population, the tree, its oracle and levels, the simulation and the shared ε."""
+
+METHODS = ("flat", "raw", "blue", "haar")
+
+
+def method_names(oracle: str, fanout: int) -> dict[str, str]:
+    """Legend names of the four methods."""
+    fo = ORACLES[oracle]
+    return {
+        "flat": f"flat {fo}",
+        "raw": f"HH{fanout} {fo}, raw",
+        "blue": f"HH{fanout} {fo} + BLUE",
+        "haar": "HaarHRR",
+    }
+
+
+@dataclass(frozen=True)
+class Setting:
+    """The checked inputs every part of the page is computed from (hashable)."""
+
+    name: str
+    counts: tuple[float, ...]
+    users: int
+    fanout: int
+    oracle: str
+    levels: str
+    reps: int
+    seed: int
+    eps: float
+    sidebar_eps: float
+
+    @property
+    def domain(self) -> int:
+        return len(self.counts)
+
+    @property
+    def padded(self) -> int:
+        """HaarHRR's domain: the next power of 2 (the domain itself when it is one)."""
+        return 1 << (self.domain - 1).bit_length()
+
+    @property
+    def shape(self) -> FloatArray:
+        c = np.asarray(self.counts, dtype=np.float64)
+        return np.asarray(c / c.sum(), dtype=np.float64)
+
+    def names(self) -> dict[str, str]:
+        return method_names(self.oracle, self.fanout)
+
+    def stamp(self) -> dict[str, Any]:
+        return {
+            "data": self.name,
+            "N": f"{self.users:,}",
+            "ε": self.eps,
+            "B": self.fanout,
+            "oracle": ORACLES[self.oracle],
+            "levels": self.levels,
+            "reps": self.reps,
+            "seed": self.seed,
+        }
+
+
+def tree_levels(domain: int, fanout: int) -> int:
+    """``h``: levels below the root of the ``fanout``-ary tree over ``domain`` items."""
+    return kary_tree(domain, fanout).height - 1
+
+
+def tree_nodes(domain: int, fanout: int) -> int:
+    """Nodes of the ``fanout``-ary tree over ``domain`` items (without building it)."""
+    nodes, width = 1, domain
+    while width > 1:
+        nodes += width
+        width = -(-width // fanout)
+    return nodes
+
+
+def setting(inputs: Inputs) -> Setting:
+    """The view's checked setting; :class:`Refused` with the reason when it cannot be drawn."""
+    hist = inputs.hist
+    d = hist.n_bins
+    users, fanout = int(inputs[USERS]), int(inputs[FANOUT])
+    sidebar_eps = float(inputs[EPSILON])
+    if d < 2:
+        raise Refused(f"'{hist.name}' has {d} bin; ranges need a domain of at least 2 bins.")
+    if d > MAX_DOMAIN:
+        raise Refused(
+            f"'{hist.name}' has {d:,} bins; this page draws domains of up to {MAX_DOMAIN:,} "
+            "(its exact variances with the data terms are dense in ranges x tree nodes). "
+            "Choose a smaller dataset, or upload the histogram with fewer, wider bins. "
+            "`dpcore.ldp.ranges` computes the averages at up to 4,194,304 bins."
+        )
+    if not hist.counts.sum() > 0:
+        raise Refused(f"'{hist.name}' is all zeros: there is no shape to draw users from.")
+    if fanout > d:
+        raise Refused(f"Fan-out B = {fanout} is more than the domain's {d} bins: choose B ≤ {d}.")
+    s = Setting(
+        hist.name,
+        tuple(float(c) for c in hist.counts),
+        users,
+        fanout,
+        str(inputs[ORACLE]),
+        str(inputs[LEVEL_MODE]),
+        int(inputs[REPS]),
+        int(inputs[SEED]),
+        min(max(sidebar_eps, MIN_EPS), MAX_EPS),
+        sidebar_eps,
+    )
+    need = max(tree_levels(d, fanout) if s.levels == "sample" else 1, s.padded.bit_length() - 1)
+    if users < need:
+        raise Refused(
+            f"N = {users:,} user{'s' if users != 1 else ''} cannot fill the levels: with levels "
+            f"sampled every level needs at least one user, and here the tree has "
+            f"{tree_levels(d, fanout)} levels and HaarHRR {s.padded.bit_length() - 1}. "
+            f"Choose N ≥ {need}."
+        )
+    return s
+
+
+# --- the ranges evaluated --------------------------------------------------------------------
+
+
+def evaluated_ranges(domain: int, fanout: int) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
+    """Range starts and ends: :data:`LENGTHS` log-spaced lengths, each at up to
+    :data:`MAX_STARTS` evenly spaced starts (fewer on big trees, within :data:`CELLS`)."""
+    lengths = np.unique(np.round(np.geomspace(1, domain, LENGTHS)).astype(np.int64))
+    starts = max(1, min(MAX_STARTS, CELLS // (lengths.size * tree_nodes(domain, fanout))))
+    first, last = [], []
+    for r in lengths:
+        at = np.unique(np.round(np.linspace(0, domain - r, min(starts, domain - r + 1))))
+        first.append(at.astype(np.int64))
+        last.append(at.astype(np.int64) + r - 1)
+    return np.concatenate(first), np.concatenate(last)
+
+
+def starts_per_length(domain: int, fanout: int) -> int:
+    lengths = np.unique(np.round(np.geomspace(1, domain, LENGTHS)).astype(np.int64))
+    return max(1, min(MAX_STARTS, CELLS // (lengths.size * tree_nodes(domain, fanout))))
+
+
+def _plan(s: Setting) -> ranges.LdpTree:
+    return ranges.ldp_tree(
+        s.domain, s.fanout, eps=s.eps, users=s.users, oracle=s.oracle,
+        levels=s.levels,  # type: ignore[arg-type]
+    )  # fmt: skip
+
+
+def population(s: Setting) -> NDArray[np.int64]:
+    """The N users' histogram, drawn once from the sidebar histogram's shape (seeded)."""
+    return ranges.draw_histogram(s.shape, s.users, rng=np.random.default_rng([s.seed, 1]))
+
+
+def _padded(values: NDArray[Any], size: int) -> NDArray[Any]:
+    return np.concatenate([values, np.zeros(size - values.size, dtype=values.dtype)])
+
+
+def closed_forms(s: Setting, pop: NDArray[np.int64], first: Any, last: Any) -> dict[str, Any]:
+    """Each method's exact variance of every range (data terms of the population ``pop``)."""
+    f = pop / pop.sum()
+    plan = _plan(s)
+    kw = {"frequencies": f}
+    return {
+        "flat": ranges.flat_range_variance(
+            s.oracle, eps=s.eps, users=s.users, a=first, b=last, domain=s.domain, **kw
+        ),
+        "raw": ranges.tree_range_variance(plan, first, last, consistency="none", **kw),
+        "blue": ranges.tree_range_variance(plan, first, last, consistency="blue", **kw),
+        "haar": ranges.haar_range_variance(
+            s.padded, s.eps, s.users, first, last, frequencies=_padded(f, s.padded)
+        ),
+    }
+
+
+def _prefix_answers(leaves: FloatArray, first: Any, last: Any) -> FloatArray:
+    sums = np.concatenate(([0.0], np.cumsum(leaves)))
+    return np.asarray(sums[last + 1] - sums[first])
+
+
+def one_collection(s: Setting, pop: NDArray[np.int64], rng: np.random.Generator) -> dict[str, Any]:
+    """One simulated collection of every method: the flat and Haar leaves, the tree's raw
+    node estimates and its BLUE leaves."""
+    plan = _plan(s)
+    flat = ranges.simulate_flat(s.oracle, pop, s.eps, rng=rng)
+    nodes = ranges.simulate_tree(plan, pop, rng=rng)
+    blue = ranges.blue_smoother(plan).apply(nodes)[plan.tree.leaf_of_bin]
+    coefficients = ranges.simulate_haar(_padded(pop, s.padded), s.eps, rng=rng)
+    haar = ranges.haar_leaves(coefficients, s.padded)[: s.domain]
+    return {"flat": flat, "raw": nodes, "blue": blue, "haar": haar}
+
+
+@dataclass(frozen=True)
+class Curves:
+    """Error vs range length: per method and length, the closed form's mean over the ranges
+    evaluated, and the simulated mean squared error with its 95% interval."""
+
+    table: pd.DataFrame
+    starts: int
+    averages: dict[str, float]
+    """Noise-only closed-form average over all D(D+1)/2 ranges, per method."""
+
+
+@st.cache_data(max_entries=32, show_spinner="Computing the exact variances and simulating…")
+def curves(s: Setting) -> Curves:
+    """The main view's numbers (closed forms; ``s.reps`` simulated collections)."""
+    pop = population(s)
+    truth = pop / pop.sum()
+    first, last = evaluated_ranges(s.domain, s.fanout)
+    exact = closed_forms(s, pop, first, last)
+    true_answers = _prefix_answers(truth, first, last)
+    plan = _plan(s)
+    weights = used_nodes(plan, first, last).astype(np.float64) if s.reps else None
+    squared = {m: np.zeros((s.reps, first.size)) for m in METHODS}
+    rng = np.random.default_rng([s.seed, 2])
+    for rep in range(s.reps):
+        got = one_collection(s, pop, rng)
+        assert weights is not None
+        answers = {m: _prefix_answers(got[m], first, last) for m in ("flat", "blue", "haar")}
+        answers["raw"] = weights @ got["raw"]
+        for m in METHODS:
+            squared[m][rep] = (answers[m] - true_answers) ** 2
+    lengths = last - first + 1
+    rows = []
+    for m in METHODS:
+        for r in np.unique(lengths):
+            at = lengths == r
+            row = {"method": m, "length": int(r), "closed": float(exact[m][at].mean())}
+            if s.reps:
+                per_rep = squared[m][:, at].mean(axis=1)
+                mean = float(per_rep.mean())
+                half = 1.96 * float(per_rep.std(ddof=1)) / math.sqrt(s.reps) if s.reps > 1 else 0.0
+                row |= {"simulated": mean, "lo": max(mean - half, 0.0), "hi": mean + half}
+            rows.append(row)
+    averages = {
+        "flat": ranges.average_variance(
+            f"flat-{s.oracle}", domain=s.domain, eps=s.eps, users=s.users
+        ),
+        "raw": ranges.tree_average_variance(plan, consistency="none"),
+        "blue": ranges.tree_average_variance(plan, consistency="blue"),
+        "haar": ranges.haar_average_variance(s.padded, s.eps, s.users),
+    }
+    return Curves(pd.DataFrame(rows), starts_per_length(s.domain, s.fanout), averages)
+
+
+# --- the sections ------------------------------------------------------------------------------
+
+
+def fanout_candidates(domain: int) -> list[int]:
+    return [b for b in range(2, 33) if b <= domain]
+
+
+@st.cache_data(max_entries=32, show_spinner="Computing every fan-out's exact average…")
+def fanout_table(s: Setting) -> pd.DataFrame:
+    """Per fan-out, the noise-only average variance over all ranges: under local DP (this
+    page's oracle and levels, raw and BLUE; fraction²) and under central DP (Laplace, ε
+    split over the levels: raw with the root measured, BLUE without it -- Qardaji et al.'s
+    H_b; counts²)."""
+    rows = []
+    for b in fanout_candidates(s.domain):
+        plan = ranges.ldp_tree(
+            s.domain, b, eps=s.eps, users=s.users, oracle=s.oracle,
+            levels=s.levels,  # type: ignore[arg-type]
+        )  # fmt: skip
+        t = kary_tree(s.domain, b)
+        boost = budget.uniform_budgets(t, s.eps)
+        rows.append(
+            {
+                "B": b,
+                "LDP raw": ranges.tree_average_variance(plan, consistency="none"),
+                "LDP + BLUE": ranges.tree_average_variance(plan, consistency="blue"),
+                "central raw": budget.raw_expected_error(coverage.coverage_probabilities(t), boost),
+                "central + BLUE": blue_error.blue_expected_error(
+                    t, budget.uniform_budgets(t, s.eps, measure_root=False)
+                ),
+            }
+        )
+    return pd.DataFrame(rows)
+
+
+CROSS_GRID = np.geomspace(0.05, MAX_EPS, 33)
+
+
+def _averages_at(s: Setting, domain: int, eps: float) -> dict[str, float]:
+    """Noise-only averages over all ranges of ``domain`` at ``eps`` (fraction²)."""
+    plan = ranges.ldp_tree(
+        domain, min(s.fanout, domain), eps=eps, users=s.users, oracle=s.oracle,
+        levels=s.levels,  # type: ignore[arg-type]
+    )  # fmt: skip
+    return {
+        "flat": ranges.average_variance(f"flat-{s.oracle}", domain=domain, eps=eps, users=s.users),
+        "raw": ranges.tree_average_variance(plan, consistency="none"),
+        "blue": ranges.tree_average_variance(plan, consistency="blue"),
+        "haar": ranges.haar_average_variance(domain, eps, s.users),
+    }
+
+
+@dataclass(frozen=True)
+class Crossover:
+    table: pd.DataFrame
+    domain: int
+    crossings: dict[str, float | None]
+    """ε where HaarHRR equals the tree (BLUE, raw), or None when it does not on the grid."""
+
+
+@st.cache_data(max_entries=32, show_spinner="Computing the averages over ε…")
+def crossover(s: Setting) -> Crossover:
+    """Every method's average over ε (on the padded domain when it is not a power of 2, so
+    that HaarHRR and the tree answer the same ranges), and the ε where HaarHRR meets the
+    tree."""
+    d = s.padded
+    rows = [{"eps": float(e)} | _averages_at(s, d, float(e)) for e in CROSS_GRID]
+    table = pd.DataFrame(rows)
+    crossings: dict[str, float | None] = {}
+    for tree in ("blue", "raw"):
+        gap = np.log(table["haar"].to_numpy()) - np.log(table[tree].to_numpy())
+        change = np.flatnonzero(np.sign(gap[:-1]) != np.sign(gap[1:]))
+        if change.size == 0:
+            crossings[tree] = None
+            continue
+        i = int(change[0])
+
+        def diff(e: float, tree: str = tree) -> float:
+            at = _averages_at(s, d, e)
+            return math.log(at["haar"]) - math.log(at[tree])
+
+        crossings[tree] = float(brentq(diff, CROSS_GRID[i], CROSS_GRID[i + 1], xtol=1e-4))
+    return Crossover(table, d, crossings)
+
+
+def display_groups(domain: int) -> int:
+    """Bins per point of the release chart: up to 256 points, each a range of that width."""
+    return max(1, -(-domain // 256))
+
+
+@st.cache_data(max_entries=32, show_spinner="Simulating one collection…")
+def one_release(s: Setting) -> pd.DataFrame:
+    """The population's fractions and one simulated estimate of each method (the first
+    collection of the main view's simulation), summed over groups of
+    :func:`display_groups` bins."""
+    pop = population(s)
+    got = one_collection(s, pop, np.random.default_rng([s.seed, 2]))
+    plan = _plan(s)
+    raw_leaves = got["raw"][plan.tree.leaf_of_bin]
+    g = display_groups(s.domain)
+    first = np.arange(0, s.domain, g, dtype=np.int64)
+    last = np.minimum(first + g - 1, s.domain - 1)
+    frame = {"first bin": first, "last bin": last}
+    frame["true"] = _prefix_answers(pop / pop.sum(), first, last)
+    names = s.names()
+    for m, leaves in (("flat", got["flat"]), ("raw", raw_leaves), ("blue", got["blue"]),
+                      ("haar", got["haar"])):  # fmt: skip
+        frame[names[m]] = _prefix_answers(np.asarray(leaves, dtype=np.float64), first, last)
+    return pd.DataFrame(frame)
+
+
+# --- cost ----------------------------------------------------------------------------------
+
+
+def page_cost(domain: int, fanout: int, reps: int, padded: int, oracle: str = "oue") -> limits.Cost:
+    """The main view: the closed forms on the evaluated ranges (dense in ranges x nodes:
+    0.11 µs per cell, plus 1 µs per item and tree level) and ``reps`` collections of the
+    four methods (per collection 80 ns per item and tree level, 1.5 ns per item and level of
+    HaarHRR's padded domain, 22 ns per range and node for the raw tree's answers, and 1 ms
+    per tree level with HRR, whose aggregate draw works per occupied node), plus 0.12 s for
+    the frame and the figure; memory 24 bytes per cell. Fitted (non-negative least squares,
+    relative) on 36 settings, D = 256..65,536, B = 2..16, each oracle, both level modes,
+    0..20 collections, CPU time with cold caches, November 2026
+    (``bench/bench_ldp_ranges_page.py`` prints estimate beside measured): within 0.5-1.5x
+    of the measure; 0.17 s measured at 1,024 bins, B = 4, 20 collections."""
+    nodes = tree_nodes(domain, fanout)
+    h = max(1, tree_levels(domain, fanout))
+    lengths = np.unique(np.round(np.geomspace(1, domain, LENGTHS))).size
+    cells = lengths * starts_per_length(domain, fanout) * nodes
+    per_rep = domain * h * 80e-9 + padded * padded.bit_length() * 1.5e-9 + cells * 22e-9
+    if oracle == "hrr":
+        per_rep += h * 1e-3
+    seconds = 0.12 + cells * 0.11e-6 + domain * h * 1e-6 + reps * per_rep
+    return limits.Cost(seconds, (5e6 + cells * 24 + domain * h * 16) / limits.MB)
+
+
+def cost(inputs: Inputs) -> Estimate | None:
+    """What the main view set by ``inputs`` is estimated to cost (None when refused)."""
+    try:
+        s = setting(inputs)
+    except Refused:
+        return None
+    return Estimate(
+        f"{s.reps} simulated collections of {s.users:,} users over {s.domain:,} bins",
+        page_cost(s.domain, s.fanout, s.reps, s.padded, s.oracle),
+        smaller="lower Simulation repetitions (0: closed forms only), or use fewer bins",
+        library="dpcore.ldp.ranges.simulate_tree",
+    )
+
+
+def fanout_cost(s: Setting) -> Estimate:
+    """Four exact averages per fan-out 2..32: about 2 µs per item and fan-out (measured
+    1.5 µs, ``bench/bench_ldp_ranges_page.py``)."""
+    b = len(fanout_candidates(s.domain))
+    return Estimate(
+        f"the exact averages of {b} fan-outs over {s.domain:,} bins",
+        limits.Cost(0.02 + b * s.domain * 2e-6, (2e6 + s.domain * 400) / limits.MB),
+        smaller="use fewer bins",
+        library="dpcore.ldp.ranges.optimal_fanout",
+    )
+
+
+def crossover_cost(s: Setting) -> Estimate:
+    """Four averages at each of 33 ε and ~12 more for each of the two roots: about 0.12 µs
+    per item of the padded domain and level of the tree, per ε, and 0.04 s (measured 0.05 s
+    at 256 bins, 0.07 s at 1,024, 3.1 s at 65,536: ``bench/bench_ldp_ranges_page.py``)."""
+    evaluations = CROSS_GRID.size + 24
+    h = max(1, tree_levels(s.padded, min(s.fanout, s.padded)))
+    return Estimate(
+        f"the exact averages at {evaluations} values of ε over {s.padded:,} bins",
+        limits.Cost(0.04 + evaluations * s.padded * h * 0.12e-6, (2e6 + s.padded * 400) / 1e6),
+        smaller="use fewer bins",
+        library="dpcore.ldp.ranges.average_variance",
+    )
+
+
+def release_cost(s: Setting) -> Estimate:
+    """One collection of every method: 0.3 µs per item and tree level, 0.4 µs per item and
+    level of HaarHRR's padded domain, and 0.01 s (measured 0.015 s at 1,024 bins, 0.49 s
+    at 65,536: ``bench/bench_ldp_ranges_page.py``)."""
+    h = max(1, tree_levels(s.domain, s.fanout))
+    seconds = 0.01 + s.domain * h * 0.3e-6 + s.padded * s.padded.bit_length() * 0.4e-6
+    return Estimate(
+        f"one collection of {s.users:,} users over {s.domain:,} bins",
+        limits.Cost(seconds, (2e6 + s.domain * h * 16) / limits.MB),
+        smaller="use fewer bins",
+        library="dpcore.ldp.ranges.simulate_tree",
+    )
+
+
+# --- the view --------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Detail:
+    setting: Setting
+    curves: Curves
+
+
+def key_numbers(s: Setting, c: Curves) -> dict[str, float]:
+    names = s.names()
+    numbers = {"users N": float(s.users), "domain D": float(s.domain), "ε used": s.eps}
+    for m in METHODS:
+        numbers[f"{names[m]}: avg variance, all ranges (noise only)"] = c.averages[m]
+    return numbers
+
+
+def view(inputs: Inputs) -> View:
+    """Error vs range length, one line per method (exact) and the simulated means."""
+    s = setting(inputs)
+    try:
+        c = curves(s)
+    except ValueError as err:  # a bound the checks above missed: said, never a traceback
+        raise Refused(f"Not computed at these settings: {err}") from None
+    figure = figures.error_vs_length(c.table, s.names(), domain=s.domain, users=s.users)
+    described = (
+        f"'{s.name}', N = {s.users:,}, ε = {s.eps:g}, B = {s.fanout}, {ORACLES[s.oracle]}, "
+        f"levels {s.levels}, {s.reps} collections, seed {s.seed}"
+    )
+    return View(
+        described,
+        figure,
+        s.stamp(),
+        key_numbers(s, c),
+        detail=Detail(s, c),
+        share="xy",
+        kind="length",
+        note="Averages are exact and noise only; the chart's markers are simulated.",
+    )
+
+
+def eps_note(s: Setting) -> str | None:
+    """Why the ε used differs from the sidebar's, or None."""
+    if s.sidebar_eps > MAX_EPS:
+        return (
+            f"This page uses ε = {MAX_EPS:g}, not the sidebar's {s.sidebar_eps:g}: the local "
+            f"oracles' probabilities are too close to 0 and 1 above {MAX_EPS:g} for the "
+            "arithmetic to be meaningful."
+        )
+    if s.sidebar_eps < MIN_EPS:
+        return (
+            f"This page uses ε = {MIN_EPS:g}, not the sidebar's {s.sidebar_eps:g}: below it "
+            "the oracles' p − q is lost to rounding."
+        )
+    return None
+
+
+def gap_bound(s: Setting) -> float:
+    """The largest share the level groups' own deviation can add to a node's variance
+    (``0.25 / V``, levels sampled), or 0."""
+    if s.levels != "sample":
+        return 0.0
+    return 0.25 / noise_constant(s.oracle, s.eps, 2**10)
+
+
+def haar_constant(eps: float) -> float:
+    return hrr_scale(eps) ** 2
