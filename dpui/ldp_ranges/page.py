@@ -103,6 +103,12 @@ def main_caption(s: Setting, c: lr.Curves) -> str:
             "ranges, against all N users' histogram, with 95% intervals (a lower end at 0 is "
             "drawn at a tenth of the mean on the log axis). "
         )
+        if s.reps < s.asked:
+            text += (
+                f"Simulated {s.reps} of the {s.asked} collections asked for: more would take "
+                f"over about {lr.SIMULATION_SECONDS:g} s per change on this shared server "
+                "(`dpcore.ldp.ranges.simulate_tree` runs any number). "
+            )
         if gap := lr.gap_bound(s):
             text += (
                 "The lines are each level group's error against its own histogram (the "

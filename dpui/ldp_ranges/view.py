@@ -16,7 +16,7 @@ domain: another domain is padded with empty items (stated on the page).
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
@@ -47,6 +47,9 @@ ranges x nodes, and one simulated collection of every method is ~0.3 s at 2^16 i
 CELLS = 2**22
 """Ranges x tree nodes evaluated at most (the starts per length shrink to stay within)."""
 MAX_STARTS = 16
+SIMULATION_SECONDS = 1.0
+"""Estimated seconds of simulation a change may take: the collections asked for beyond it
+are not simulated (the page says so)."""
 LENGTHS = 18
 """Range lengths evaluated, log-spaced from 1 to the domain."""
 
@@ -90,6 +93,8 @@ class Setting:
     seed: int
     eps: float
     sidebar_eps: float
+    asked: int = 0
+    """The collections asked for; ``reps`` those simulated (:func:`affordable_reps`)."""
 
     @property
     def domain(self) -> int:
@@ -166,6 +171,8 @@ def setting(inputs: Inputs) -> Setting:
         min(max(sidebar_eps, MIN_EPS), MAX_EPS),
         sidebar_eps,
     )
+    asked = s.reps
+    s = replace(s, reps=affordable_reps(d, fanout, s.padded, s.oracle, asked), asked=asked)
     need = max(tree_levels(d, fanout) if s.levels == "sample" else 1, s.padded.bit_length() - 1)
     if users < need:
         raise Refused(
@@ -437,6 +444,16 @@ def page_cost(domain: int, fanout: int, reps: int, padded: int, oracle: str = "o
     return limits.Cost(seconds, (5e6 + cells * 24 + domain * h * 16) / limits.MB)
 
 
+def affordable_reps(domain: int, fanout: int, padded: int, oracle: str, asked: int) -> int:
+    """The collections simulated: those ``asked`` for, as many as fit in
+    :data:`SIMULATION_SECONDS` by :func:`page_cost` (at least one when any is asked for)."""
+    if asked <= 0:
+        return 0
+    one = page_cost(domain, fanout, 1, padded, oracle).seconds
+    per_rep = one - page_cost(domain, fanout, 0, padded, oracle).seconds
+    return max(1, min(asked, int(SIMULATION_SECONDS // per_rep)))
+
+
 def cost(inputs: Inputs) -> Estimate | None:
     """What the main view set by ``inputs`` is estimated to cost (None when refused)."""
     try:
@@ -500,11 +517,22 @@ class Detail:
     curves: Curves
 
 
+GENERIC = {"flat": "flat", "raw": "HH_B raw", "blue": "HH_B + BLUE", "haar": "HaarHRR"}
+"""Method names of the key numbers, alike in A and B whatever their fan-out and oracle."""
+
+
 def key_numbers(s: Setting, c: Curves) -> dict[str, float]:
-    names = s.names()
-    numbers = {"users N": float(s.users), "domain D": float(s.domain), "ε used": s.eps}
+    """The numbers a comparison puts side by side: the setting, and every method's exact
+    average over all ranges (noise only, fraction²)."""
+    numbers = {
+        "users N": float(s.users),
+        "domain D": float(s.domain),
+        "fan-out B": float(s.fanout),
+        "ε used": s.eps,
+        "collections simulated": float(s.reps),
+    }
     for m in METHODS:
-        numbers[f"{names[m]}: avg variance, all ranges (noise only)"] = c.averages[m]
+        numbers[f"{GENERIC[m]}: average variance, all ranges"] = c.averages[m]
     return numbers
 
 
