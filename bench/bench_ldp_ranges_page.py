@@ -13,6 +13,7 @@ from __future__ import annotations
 import argparse
 import time
 from collections.abc import Callable
+from functools import partial
 from typing import Any
 
 import numpy as np
@@ -49,17 +50,17 @@ def main() -> None:
     for d in domains:
         for fanout, oracle, levels, reps in SETTINGS:
             s = _setting(d, fanout, oracle, levels, reps)
-            parts = {
+            parts: dict[str, tuple[float, Callable[[], Any]]] = {
                 "main": (
                     lr.page_cost(d, fanout, reps, s.padded, oracle).seconds,
-                    lambda s=s: lr.curves(s),
+                    partial(lr.curves, s),
                 ),
             }
             if reps == 20 and levels == "sample":
                 parts |= {
-                    "fanout": (lr.fanout_cost(s).cost.seconds, lambda s=s: lr.fanout_table(s)),
-                    "crossover": (lr.crossover_cost(s).cost.seconds, lambda s=s: lr.crossover(s)),
-                    "release": (lr.release_cost(s).cost.seconds, lambda s=s: lr.one_release(s)),
+                    "fanout": (lr.fanout_cost(s).cost.seconds, partial(lr.fanout_table, s)),
+                    "crossover": (lr.crossover_cost(s).cost.seconds, partial(lr.crossover, s)),
+                    "release": (lr.release_cost(s).cost.seconds, partial(lr.one_release, s)),
                 }
             for part, (estimate, fn) in parts.items():
                 measured = _cpu(fn)
