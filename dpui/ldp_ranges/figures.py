@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 
 import numpy as np
@@ -25,9 +26,7 @@ def _drawable(values: pd.Series, top: float) -> NDArray[np.float64]:
     return out
 
 
-def error_vs_length(
-    table: pd.DataFrame, names: Mapping[str, str], *, domain: int, users: int
-) -> go.Figure:
+def error_vs_length(table: pd.DataFrame, names: Mapping[str, str], *, domain: int) -> go.Figure:
     """One line per method: the exact variance of a range's estimated fraction (mean over
     the ranges of each length evaluated) vs the range length, log-log; the simulated mean
     squared error as markers with 95% bars when ``table`` has it."""
@@ -42,7 +41,7 @@ def error_vs_length(
                 x=rows["length"],
                 y=_drawable(rows["closed"], top),
                 mode="lines",
-                name=f"{name} (exact)",
+                name=name,
                 legendgroup=method,
                 line={"color": colour, "dash": DASHES[i % len(DASHES)]},
             )
@@ -60,14 +59,14 @@ def error_vs_length(
                     legendgroup=method,
                     marker={"color": colour, "symbol": SYMBOLS[i % len(SYMBOLS)], "size": 7},
                     error_y={"type": "data", "array": upper, "arrayminus": lower},
-                    showlegend=True,
+                    showlegend=False,
                 )
             )
     fig.update_layout(
-        title=f"Error vs range length, {domain:,} bins, N = {users:,}",
-        xaxis_title="range length r (bins)",
+        title="Error vs length: lines exact, markers simulated",
+        xaxis_title=f"range length r (bins of {domain:,})",
         yaxis_title=Y_VARIANCE,
-        legend_title="method",
+        legend_title="",
     )
     fig.update_xaxes(type="log")
     fig.update_yaxes(type="log")
@@ -93,7 +92,7 @@ def error_vs_fanout(table: pd.DataFrame, *, domain: int) -> go.Figure:
                 x=table["B"],
                 y=relative,
                 mode="lines",
-                name=column,
+                name=f"{column} (best B = {int(table['B'].iloc[best])})",
                 legendgroup=column,
                 line={"color": colour, "dash": dash},
             )
@@ -105,17 +104,21 @@ def error_vs_fanout(table: pd.DataFrame, *, domain: int) -> go.Figure:
                 mode="markers",
                 name=f"{column}: best B = {int(table['B'].iloc[best])}",
                 legendgroup=column,
+                showlegend=False,
                 marker={"color": colour, "symbol": "star", "size": 14},
             )
         )
     fig.update_layout(
         title=f"Error vs fan-out, {domain:,} bins: local and central DP",
-        xaxis_title="fan-out B",
+        xaxis_title="fan-out B (stars: each curve's best)",
         yaxis_title="average variance ÷ its minimum",
-        legend_title="model",
+        legend_title="",
     )
     fig.update_yaxes(type="log")
     return fig
+
+
+MEETS = {"blue": "HaarHRR = tree + BLUE", "raw": "HaarHRR = raw tree"}
 
 
 def crossover(
@@ -139,14 +142,21 @@ def crossover(
                 line={"color": COLOURS[method], "dash": DASHES[i % len(DASHES)]},
             )
         )
-    for tree, at in crossings.items():
+    for row, (tree, at) in enumerate(crossings.items()):
         if at is None:
             continue
-        fig.add_vline(
-            x=at,
-            line={"dash": "dot", "color": COLOURS[tree]},
-            annotation_text=f"ε* = {at:.3g}",
-            annotation_position="top left" if tree == "blue" else "bottom left",
+        fig.add_vline(x=at, line={"dash": "dot", "color": COLOURS[tree]})
+        # on a log axis Plotly places annotations at log10 of x (its shapes take x itself)
+        fig.add_annotation(
+            x=math.log10(at),
+            y=1.0 - 0.08 * row,
+            yref="paper",
+            text=f"{MEETS[tree]} at ε* = {at:.3g}",
+            showarrow=False,
+            xanchor="left",
+            xshift=4,
+            font={"color": COLOURS[tree]},
+            bgcolor="rgba(255,255,255,0.85)",
         )
     fig.add_vline(x=eps, line={"color": "#555555", "width": 1})
     fig.update_layout(
@@ -155,15 +165,23 @@ def crossover(
         yaxis_title=Y_VARIANCE,
         legend_title="method",
     )
-    fig.update_xaxes(type="log")
+    grid = table["eps"].to_numpy()
+    ticks = [t for t in (0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10) if grid.min() <= t <= grid.max()]
+    fig.update_xaxes(
+        type="log",
+        range=[math.log10(grid.min()), math.log10(grid.max())],
+        tickvals=ticks,
+        ticktext=[f"{t:g}" for t in ticks],
+    )
     fig.update_yaxes(type="log")
     return fig
 
 
 def release(frame: pd.DataFrame, names: Mapping[str, str], *, width: int) -> go.Figure:
-    """The population's fraction per bin (or per group of ``width`` bins) as bars, and one
-    simulated estimate of each method as lines."""
+    """The population's fraction in each range of ``width`` bins as bars, and one simulated
+    answer of each method as markers joined by lines."""
     x = frame["first bin"]
+    label = "bin" if width == 1 else f"range of {width} bins"
     fig = go.Figure(
         [go.Bar(x=x, y=frame["true"], name="true (all N users)", marker_color="#BBBBBB")]
     )
@@ -172,17 +190,17 @@ def release(frame: pd.DataFrame, names: Mapping[str, str], *, width: int) -> go.
             go.Scatter(
                 x=x,
                 y=frame[name],
-                mode="lines",
+                mode="lines+markers",
                 name=name,
                 line={"color": COLOURS[method], "dash": DASHES[i % len(DASHES)], "width": 1.5},
+                marker={"symbol": SYMBOLS[i % len(SYMBOLS)], "size": 6},
             )
         )
-    per = "bin" if width == 1 else f"group of {width} bins"
     fig.update_layout(
-        title=f"One collection vs the truth (fraction per {per})",
-        xaxis_title="first bin of each group" if width > 1 else "bin",
+        title=f"One collection vs the truth: the fraction in each {label}",
+        xaxis_title="first bin of each range" if width > 1 else "bin",
         yaxis_title="fraction of users",
-        legend_title="estimate",
-        bargap=0,
+        legend_title="answer",
+        bargap=0.1,
     )
     return fig

@@ -175,11 +175,13 @@ def setting(inputs: Inputs) -> Setting:
     s = replace(s, reps=affordable_reps(d, fanout, s.padded, s.oracle, asked), asked=asked)
     need = max(tree_levels(d, fanout) if s.levels == "sample" else 1, s.padded.bit_length() - 1)
     if users < need:
+        tree = tree_levels(d, fanout)
+        sampled = f"its {tree} levels" if s.levels == "sample" else "its levels (ε split: 1)"
         raise Refused(
-            f"N = {users:,} user{'s' if users != 1 else ''} cannot fill the levels: with levels "
-            f"sampled every level needs at least one user, and here the tree has "
-            f"{tree_levels(d, fanout)} levels and HaarHRR {s.padded.bit_length() - 1}. "
-            f"Choose N ≥ {need}."
+            f"N = {users:,} user{'s' if users != 1 else ''} cannot fill the levels: a level "
+            "that users are sampled into needs at least one of them, and here the tree has "
+            f"{sampled} and HaarHRR (always sampled) {s.padded.bit_length() - 1}. "
+            f"Choose N ≥ {need}; your other settings are kept."
         )
     return s
 
@@ -315,20 +317,25 @@ def fanout_candidates(domain: int) -> list[int]:
     return [b for b in range(2, 33) if b <= domain]
 
 
-@st.cache_data(max_entries=32, show_spinner="Computing every fan-out's exact average…")
 def fanout_table(s: Setting) -> pd.DataFrame:
     """Per fan-out, the noise-only average variance over all ranges: under local DP (this
     page's oracle and levels, raw and BLUE; fraction²) and under central DP (Laplace, ε
     split over the levels: raw with the root measured, BLUE without it -- Qardaji et al.'s
-    H_b; counts²)."""
+    H_b; counts²). Noise only: it does not depend on the data's shape, the page's fan-out
+    or its simulation, so a change of those reuses it."""
+    return _fanout_table(s.domain, s.eps, s.users, s.oracle, s.levels)
+
+
+@st.cache_data(max_entries=32, show_spinner="Computing every fan-out's exact average…")
+def _fanout_table(domain: int, eps: float, users: int, oracle: str, levels: str) -> pd.DataFrame:
     rows = []
-    for b in fanout_candidates(s.domain):
+    for b in fanout_candidates(domain):
         plan = ranges.ldp_tree(
-            s.domain, b, eps=s.eps, users=s.users, oracle=s.oracle,
-            levels=s.levels,  # type: ignore[arg-type]
+            domain, b, eps=eps, users=users, oracle=oracle,
+            levels=levels,  # type: ignore[arg-type]
         )  # fmt: skip
-        t = kary_tree(s.domain, b)
-        boost = budget.uniform_budgets(t, s.eps)
+        t = kary_tree(domain, b)
+        boost = budget.uniform_budgets(t, eps)
         rows.append(
             {
                 "B": b,
@@ -336,7 +343,7 @@ def fanout_table(s: Setting) -> pd.DataFrame:
                 "LDP + BLUE": ranges.tree_average_variance(plan, consistency="blue"),
                 "central raw": budget.raw_expected_error(coverage.coverage_probabilities(t), boost),
                 "central + BLUE": blue_error.blue_expected_error(
-                    t, budget.uniform_budgets(t, s.eps, measure_root=False)
+                    t, budget.uniform_budgets(t, eps, measure_root=False)
                 ),
             }
         )
@@ -393,29 +400,33 @@ def crossover(s: Setting) -> Crossover:
     return Crossover(table, d, crossings)
 
 
+RELEASE_POINTS = 32
+"""Ranges the release chart shows: single bins drown in local noise at any classroom N."""
+
+
 def display_groups(domain: int) -> int:
-    """Bins per point of the release chart: up to 256 points, each a range of that width."""
-    return max(1, -(-domain // 256))
+    """Bins per range of the release chart: :data:`RELEASE_POINTS` ranges of equal width."""
+    return max(1, -(-domain // RELEASE_POINTS))
 
 
 @st.cache_data(max_entries=32, show_spinner="Simulating one collection…")
 def one_release(s: Setting) -> pd.DataFrame:
-    """The population's fractions and one simulated estimate of each method (the first
-    collection of the main view's simulation), summed over groups of
-    :func:`display_groups` bins."""
+    """The population's fraction in each of :data:`RELEASE_POINTS` adjacent ranges and one
+    simulated collection's answer by each method (the first collection of the main view's
+    simulation): the raw tree by each range's canonical decomposition, the others by
+    summing their items' estimates."""
     pop = population(s)
     got = one_collection(s, pop, np.random.default_rng([s.seed, 2]))
     plan = _plan(s)
-    raw_leaves = got["raw"][plan.tree.leaf_of_bin]
     g = display_groups(s.domain)
     first = np.arange(0, s.domain, g, dtype=np.int64)
     last = np.minimum(first + g - 1, s.domain - 1)
     frame = {"first bin": first, "last bin": last}
     frame["true"] = _prefix_answers(pop / pop.sum(), first, last)
     names = s.names()
-    for m, leaves in (("flat", got["flat"]), ("raw", raw_leaves), ("blue", got["blue"]),
-                      ("haar", got["haar"])):  # fmt: skip
-        frame[names[m]] = _prefix_answers(np.asarray(leaves, dtype=np.float64), first, last)
+    for m in ("flat", "blue", "haar"):
+        frame[names[m]] = _prefix_answers(np.asarray(got[m], dtype=np.float64), first, last)
+    frame[names["raw"]] = used_nodes(plan, first, last).astype(np.float64) @ got["raw"]
     return pd.DataFrame(frame)
 
 
@@ -496,10 +507,11 @@ def crossover_cost(s: Setting) -> Estimate:
 
 def release_cost(s: Setting) -> Estimate:
     """One collection of every method: 0.3 µs per item and tree level, 0.4 µs per item and
-    level of HaarHRR's padded domain, and 0.01 s (measured 0.015 s at 1,024 bins, 0.49 s
-    at 65,536: ``bench/bench_ldp_ranges_page.py``)."""
+    level of HaarHRR's padded domain, 25 ns per range and node for the raw tree's answers,
+    and 0.01 s (``bench/bench_ldp_ranges_page.py`` prints estimate beside measured)."""
     h = max(1, tree_levels(s.domain, s.fanout))
     seconds = 0.01 + s.domain * h * 0.3e-6 + s.padded * s.padded.bit_length() * 0.4e-6
+    seconds += RELEASE_POINTS * tree_nodes(s.domain, s.fanout) * 25e-9
     return Estimate(
         f"one collection of {s.users:,} users over {s.domain:,} bins",
         limits.Cost(seconds, (2e6 + s.domain * h * 16) / limits.MB),
@@ -543,7 +555,7 @@ def view(inputs: Inputs) -> View:
         c = curves(s)
     except ValueError as err:  # a bound the checks above missed: said, never a traceback
         raise Refused(f"Not computed at these settings: {err}") from None
-    figure = figures.error_vs_length(c.table, s.names(), domain=s.domain, users=s.users)
+    figure = figures.error_vs_length(c.table, s.names(), domain=s.domain)
     described = (
         f"'{s.name}', N = {s.users:,}, ε = {s.eps:g}, B = {s.fanout}, {ORACLES[s.oracle]}, "
         f"levels {s.levels}, {s.reps} collections, seed {s.seed}"

@@ -203,7 +203,7 @@ def test_the_length_figure_leaves_out_exact_zeros_on_its_log_axis():
             "hi": [1.3e-3, 1e-32],
         }
     )
-    fig = figures.error_vs_length(table, {"haar": "HaarHRR"}, domain=8, users=10)
+    fig = figures.error_vs_length(table, {"haar": "HaarHRR"}, domain=8)
     for trace in fig.data:
         assert np.isnan(trace.y[1]) and trace.y[0] > 0
 
