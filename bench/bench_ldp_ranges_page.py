@@ -52,7 +52,7 @@ def main() -> None:
             s = _setting(d, fanout, oracle, levels, reps)
             parts: dict[str, tuple[float, Callable[[], Any]]] = {
                 "main": (
-                    lr.page_cost(d, fanout, reps, s.padded, oracle).seconds,
+                    lr.page_cost(d, fanout, reps, s.padded, oracle, levels).seconds,
                     partial(lr.curves, s),
                 ),
             }

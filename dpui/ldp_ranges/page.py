@@ -96,7 +96,17 @@ def main_caption(s: Setting, c: lr.Curves) -> str:
         "Plotted: the variance of a range's estimated fraction of users (fraction², no unit; "
         "times N² for users²). Lines: exact closed forms with the data terms of the drawn "
         f"population, averaged over the ranges of each length evaluated ({c.starts} evenly "
-        "spaced start" + ("s" if c.starts > 1 else "") + " per length). "
+        "spaced start" + ("s" if c.starts > 1 else "") + " per length), against all N users' "
+        "histogram"
+        + (
+            " (with levels sampled, the trees' lines include the exact term of the random "
+            "split of the users into equal level groups, which the simulation draws)"
+            if s.levels == "sample"
+            else ""
+        )
+        + "; HaarHRR's line is against each level group's own histogram: the groups' own "
+        f"deviation adds at most {lr.haar_gap_bound(s.eps):.0%} to a coefficient's variance "
+        "at this ε, so its markers may sit slightly above it. "
     )
     if s.reps:
         text += (
@@ -109,13 +119,6 @@ def main_caption(s: Setting, c: lr.Curves) -> str:
                 f"Simulated {s.reps} of the {s.asked} collections asked for: more would take "
                 f"over about {lr.SIMULATION_SECONDS:g} s per change on this shared server "
                 "(`dpcore.ldp.ranges.simulate_tree` runs any number). "
-            )
-        if gap := lr.gap_bound(s):
-            text += (
-                "The lines are each level group's error against its own histogram (the "
-                "estimand of the closed forms); against all users the groups' own deviation "
-                f"adds at most {gap:.0%} to a tree node's variance, so the tree's and "
-                "HaarHRR's markers may sit slightly above their lines. "
             )
     else:
         text += "No simulation (repetitions 0). "

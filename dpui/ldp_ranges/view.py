@@ -28,8 +28,8 @@ from scipy.optimize import brentq
 from dpcore.hist import blue_error, budget, coverage
 from dpcore.hist.tree import kary_tree
 from dpcore.ldp import ranges
-from dpcore.ldp.ranges.oracles import MIN_EPS, hrr_scale, noise_constant
-from dpcore.ldp.ranges.variance import used_nodes
+from dpcore.ldp.ranges.oracles import MIN_EPS, hrr_scale
+from dpcore.ldp.ranges.variance import Consistency, used_nodes
 from dpui.kit import limits
 from dpui.kit.page import Estimate, Inputs, Refused, View
 from dpui.kit.params import ChoiceParam, IntParam
@@ -45,6 +45,8 @@ MAX_DOMAIN = 2**16
 """Largest domain the page draws: its closed forms with the data terms are dense in
 ranges x nodes, and one simulated collection of every method is ~0.3 s at 2^16 items."""
 CELLS = 2**22
+PARTITION_CELLS = 2**21
+"""Ranges x levels x items per block of the level groups' term (~50 MB at its peak)."""
 """Ranges x tree nodes evaluated at most (the starts per length shrink to stay within)."""
 MAX_STARTS = 16
 SIMULATION_SECONDS = 1.0
@@ -172,7 +174,8 @@ def setting(inputs: Inputs) -> Setting:
         sidebar_eps,
     )
     asked = s.reps
-    s = replace(s, reps=affordable_reps(d, fanout, s.padded, s.oracle, asked), asked=asked)
+    reps = affordable_reps(d, fanout, s.padded, s.oracle, asked, s.levels)
+    s = replace(s, reps=reps, asked=asked)
     need = max(tree_levels(d, fanout) if s.levels == "sample" else 1, s.padded.bit_length() - 1)
     if users < need:
         tree = tree_levels(d, fanout)
@@ -224,11 +227,15 @@ def _padded(values: NDArray[Any], size: int) -> NDArray[Any]:
 
 
 def closed_forms(s: Setting, pop: NDArray[np.int64], first: Any, last: Any) -> dict[str, Any]:
-    """Each method's exact variance of every range (data terms of the population ``pop``)."""
+    """Each method's exact variance of every range (data terms of the population ``pop``):
+    against all N users for flat and the trees (with levels sampled, the random partition
+    into level groups adds :func:`dpcore.ldp.ranges.sampling_variance`), against each level
+    group's own histogram for HaarHRR (no closed form of that term here; see
+    :func:`haar_gap_bound`)."""
     f = pop / pop.sum()
     plan = _plan(s)
     kw = {"frequencies": f}
-    return {
+    out = {
         "flat": ranges.flat_range_variance(
             s.oracle, eps=s.eps, users=s.users, a=first, b=last, domain=s.domain, **kw
         ),
@@ -238,6 +245,30 @@ def closed_forms(s: Setting, pop: NDArray[np.int64], first: Any, last: Any) -> d
             s.padded, s.eps, s.users, first, last, frequencies=_padded(f, s.padded)
         ),
     }
+    if s.levels == "sample":
+        pairs: tuple[tuple[str, Consistency], ...] = (("raw", "none"), ("blue", "blue"))
+        for m, consistency in pairs:
+            out[m] = out[m] + _partition_term(plan, first, last, f, consistency)
+    return out
+
+
+def _partition_term(
+    plan: ranges.LdpTree, first: Any, last: Any, f: FloatArray, consistency: Consistency
+) -> FloatArray:
+    """:func:`dpcore.ldp.ranges.sampling_variance` in blocks of ranges (its memory is
+    ranges x levels x items)."""
+    step = max(1, PARTITION_CELLS // (plan.levels * plan.tree.n_bins))
+    blocks = [
+        ranges.sampling_variance(
+            plan,
+            first[i : i + step],
+            last[i : i + step],
+            frequencies=f,
+            consistency=consistency,
+        )
+        for i in range(0, len(first), step)
+    ]
+    return np.concatenate(blocks)
 
 
 def _prefix_answers(leaves: FloatArray, first: Any, last: Any) -> FloatArray:
@@ -250,7 +281,7 @@ def one_collection(s: Setting, pop: NDArray[np.int64], rng: np.random.Generator)
     node estimates and its BLUE leaves."""
     plan = _plan(s)
     flat = ranges.simulate_flat(s.oracle, pop, s.eps, rng=rng)
-    nodes = ranges.simulate_tree(plan, pop, rng=rng)
+    nodes = ranges.simulate_tree(plan, pop, rng=rng, groups="partition")
     blue = ranges.blue_smoother(plan).apply(nodes)[plan.tree.leaf_of_bin]
     coefficients = ranges.simulate_haar(_padded(pop, s.padded), s.eps, rng=rng)
     haar = ranges.haar_leaves(coefficients, s.padded)[: s.domain]
@@ -433,35 +464,48 @@ def one_release(s: Setting) -> pd.DataFrame:
 # --- cost ----------------------------------------------------------------------------------
 
 
-def page_cost(domain: int, fanout: int, reps: int, padded: int, oracle: str = "oue") -> limits.Cost:
+def page_cost(
+    domain: int, fanout: int, reps: int, padded: int, oracle: str = "oue", levels: str = "sample"
+) -> limits.Cost:
     """The main view: the closed forms on the evaluated ranges (dense in ranges x nodes:
-    0.11 µs per cell, plus 1 µs per item and tree level) and ``reps`` collections of the
-    four methods (per collection 80 ns per item and tree level, 1.5 ns per item and level of
-    HaarHRR's padded domain, 22 ns per range and node for the raw tree's answers, and 1 ms
-    per tree level with HRR, whose aggregate draw works per occupied node), plus 0.12 s for
-    the frame and the figure; memory 24 bytes per cell. Fitted (non-negative least squares,
-    relative) on 36 settings, D = 256..65,536, B = 2..16, each oracle, both level modes,
-    0..20 collections, CPU time with cold caches, November 2026
-    (``bench/bench_ldp_ranges_page.py`` prints estimate beside measured): within 0.5-1.5x
-    of the measure; 0.17 s measured at 1,024 bins, B = 4, 20 collections."""
+    90 ns per cell, plus 1.2 µs per item and tree level; with levels sampled, the level
+    groups' term, 50 ns per range, level and item) and ``reps`` collections of the four
+    methods (per collection 40 ns per item and tree level, 20 ns more with levels sampled
+    (the random partition), 110 ns per item and level of HaarHRR's padded domain, 20 ns per
+    range and node for the raw tree's answers, and 1.5 ms per tree level with HRR, whose
+    aggregate draw works per occupied node), plus 0.12 s for the frame and the figure;
+    memory 24 bytes per cell and 50 MB for the groups' term. Fitted (non-negative least
+    squares, relative) on 42 settings, D = 256..65,536, B = 2..16, each oracle, both level
+    modes, 0..20 collections, CPU time with cold caches, November 2026
+    (``bench/bench_ldp_ranges_page.py`` prints estimate beside measured): mostly within
+    0.75-1.3x of the measure; 0.23 s measured at 1,024 bins, B = 4, 20 collections."""
     nodes = tree_nodes(domain, fanout)
     h = max(1, tree_levels(domain, fanout))
     lengths = np.unique(np.round(np.geomspace(1, domain, LENGTHS))).size
-    cells = lengths * starts_per_length(domain, fanout) * nodes
-    per_rep = domain * h * 80e-9 + padded * padded.bit_length() * 1.5e-9 + cells * 22e-9
-    if oracle == "hrr":
-        per_rep += h * 1e-3
-    seconds = 0.12 + cells * 0.11e-6 + domain * h * 1e-6 + reps * per_rep
-    return limits.Cost(seconds, (5e6 + cells * 24 + domain * h * 16) / limits.MB)
+    evaluated = lengths * starts_per_length(domain, fanout)
+    cells = evaluated * nodes
+    sampled = levels == "sample"
+    per_rep = (
+        domain * h * (40e-9 + 20e-9 * sampled)
+        + padded * padded.bit_length() * 110e-9
+        + cells * 20e-9
+        + (h * 1.5e-3 if oracle == "hrr" else 0.0)
+    )
+    seconds = 0.12 + cells * 90e-9 + domain * h * 1.2e-6 + reps * per_rep
+    seconds += evaluated * h * domain * 50e-9 * sampled
+    megabytes = (5e6 + cells * 24 + domain * h * 16 + 50e6 * sampled) / limits.MB
+    return limits.Cost(seconds, megabytes)
 
 
-def affordable_reps(domain: int, fanout: int, padded: int, oracle: str, asked: int) -> int:
+def affordable_reps(
+    domain: int, fanout: int, padded: int, oracle: str, asked: int, levels: str = "sample"
+) -> int:
     """The collections simulated: those ``asked`` for, as many as fit in
     :data:`SIMULATION_SECONDS` by :func:`page_cost` (at least one when any is asked for)."""
     if asked <= 0:
         return 0
-    one = page_cost(domain, fanout, 1, padded, oracle).seconds
-    per_rep = one - page_cost(domain, fanout, 0, padded, oracle).seconds
+    one = page_cost(domain, fanout, 1, padded, oracle, levels).seconds
+    per_rep = one - page_cost(domain, fanout, 0, padded, oracle, levels).seconds
     return max(1, min(asked, int(SIMULATION_SECONDS // per_rep)))
 
 
@@ -473,7 +517,7 @@ def cost(inputs: Inputs) -> Estimate | None:
         return None
     return Estimate(
         f"{s.reps} simulated collections of {s.users:,} users over {s.domain:,} bins",
-        page_cost(s.domain, s.fanout, s.reps, s.padded, s.oracle),
+        page_cost(s.domain, s.fanout, s.reps, s.padded, s.oracle, s.levels),
         smaller="lower Simulation repetitions (0: closed forms only), or use fewer bins",
         library="dpcore.ldp.ranges.simulate_tree",
     )
@@ -588,13 +632,8 @@ def eps_note(s: Setting) -> str | None:
     return None
 
 
-def gap_bound(s: Setting) -> float:
-    """The largest share the level groups' own deviation can add to a node's variance
-    (``0.25 / V``, levels sampled), or 0."""
-    if s.levels != "sample":
-        return 0.0
-    return 0.25 / noise_constant(s.oracle, s.eps, 2**10)
-
-
-def haar_constant(eps: float) -> float:
-    return hrr_scale(eps) ** 2
+def haar_gap_bound(eps: float) -> float:
+    """The largest share HaarHRR's level groups' own deviation can add to a coefficient's
+    variance: a user's signed coefficient has population variance at most 1, against the
+    noise's ``c²`` (:func:`dpcore.ldp.ranges.oracles.hrr_scale`)."""
+    return float(1.0 / hrr_scale(eps) ** 2)
