@@ -160,16 +160,16 @@ def crossover(
         )
     fig.add_vline(x=eps, line={"color": "#555555", "width": 1})
     fig.update_layout(
-        title=f"Average over all ranges vs ε, {domain:,} bins (noise only)",
-        xaxis_title="ε (the grey line: this page's)",
+        title="Average over all ranges vs ε (noise only)",
+        xaxis_title=f"ε (the grey line: this page's); {domain:,} bins",
         yaxis_title=Y_VARIANCE,
-        legend_title="method",
+        legend_title="",
     )
     grid = table["eps"].to_numpy()
     ticks = [t for t in (0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10) if grid.min() <= t <= grid.max()]
     fig.update_xaxes(
         type="log",
-        range=[math.log10(grid.min()), math.log10(grid.max())],
+        range=[math.log10(grid.min()) - 0.03, math.log10(grid.max()) + 0.03],
         tickvals=ticks,
         ticktext=[f"{t:g}" for t in ticks],
     )
@@ -181,7 +181,7 @@ def release(frame: pd.DataFrame, names: Mapping[str, str], *, width: int) -> go.
     """The population's fraction in each range of ``width`` bins as bars, and one simulated
     answer of each method as markers joined by lines."""
     x = frame["first bin"]
-    label = "bin" if width == 1 else f"range of {width} bins"
+    label = "bins" if width == 1 else f"ranges of {width} bins"
     fig = go.Figure(
         [go.Bar(x=x, y=frame["true"], name="true (all N users)", marker_color="#BBBBBB")]
     )
@@ -197,10 +197,10 @@ def release(frame: pd.DataFrame, names: Mapping[str, str], *, width: int) -> go.
             )
         )
     fig.update_layout(
-        title=f"One collection vs the truth: the fraction in each {label}",
+        title=f"One collection vs the truth, {label}",
         xaxis_title="first bin of each range" if width > 1 else "bin",
         yaxis_title="fraction of users",
-        legend_title="answer",
+        legend_title="",
         bargap=0.1,
     )
     return fig

@@ -223,3 +223,29 @@ def test_the_length_figure_leaves_out_exact_zeros_on_its_log_axis():
 @pytest.fixture(autouse=True)
 def _cold_caches():
     st.cache_data.clear()
+
+
+def test_the_fanout_figure_stars_each_curves_minimum():
+    table = pd.DataFrame(
+        {
+            "B": [2, 3, 4, 5],
+            "LDP raw": [4.0, 3.0, 2.0, 2.5],
+            "LDP + BLUE": [1.0, 0.9, 1.1, 1.2],
+            "central raw": [9.0, 8.0, 7.0, 6.0],
+            "central + BLUE": [5.0, 4.0, 3.0, 3.5],
+        }
+    )
+    fig = figures.error_vs_fanout(table, domain=64)
+    stars = {t.legendgroup: t.x[0] for t in fig.data if t.mode == "markers"}
+    assert stars == {"LDP + BLUE": 3, "LDP raw": 4, "central + BLUE": 4, "central raw": 5}
+    assert all(min(t.y) == 1.0 for t in fig.data if t.mode == "lines")
+
+
+def test_the_crossover_figure_labels_each_eps_star_where_its_line_is():
+    """Plotly puts an annotation on a log axis at log10 of its x (a shape at x itself)."""
+    table = pd.DataFrame({"eps": [0.1, 1.0, 10.0]} | {m: [1.0, 0.1, 0.01] for m in lr.METHODS})
+    names = lr.method_names("oue", 4)
+    fig = figures.crossover(table, names, {"blue": 0.93, "raw": None}, eps=1.0, domain=256)
+    (note,) = fig.layout.annotations
+    assert note.x == pytest.approx(math.log10(0.93)) and "0.93" in note.text
+    assert {round(shape.x0, 2) for shape in fig.layout.shapes} == {0.93, 1.0}
