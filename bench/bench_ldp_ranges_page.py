@@ -19,6 +19,7 @@ from typing import Any
 import numpy as np
 import streamlit as st
 
+from dpui.ldp_ranges import sections as sec
 from dpui.ldp_ranges import view as lr
 
 SETTINGS = ((4, "oue", "sample", 0), (4, "oue", "sample", 20), (2, "hrr", "split", 20),
@@ -58,9 +59,9 @@ def main() -> None:
             }
             if reps == 20 and levels == "sample":
                 parts |= {
-                    "fanout": (lr.fanout_cost(s).cost.seconds, partial(lr.fanout_table, s)),
-                    "crossover": (lr.crossover_cost(s).cost.seconds, partial(lr.crossover, s)),
-                    "release": (lr.release_cost(s).cost.seconds, partial(lr.one_release, s)),
+                    "fanout": (sec.fanout_cost(s).cost.seconds, partial(sec.fanout_table, s)),
+                    "crossover": (sec.crossover_cost(s).cost.seconds, partial(sec.crossover, s)),
+                    "release": (sec.release_cost(s).cost.seconds, partial(sec.one_release, s)),
                 }
             for part, (estimate, fn) in parts.items():
                 measured = _cpu(fn)

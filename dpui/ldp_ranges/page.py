@@ -12,6 +12,7 @@ from dpui.kit import downloads, present, references
 from dpui.kit.page import Page, Section, View, sections
 from dpui.kit.params import ChoiceParam
 from dpui.ldp_ranges import figures
+from dpui.ldp_ranges import sections as sec
 from dpui.ldp_ranges import view as lr
 from dpui.ldp_ranges.view import FANOUT, LEVEL_MODE, ORACLE, REPS, SEED, USERS, Setting
 
@@ -153,7 +154,7 @@ def domain_notes(s: Setting) -> list[str]:
 
 
 def fanout_section(s: Setting) -> None:
-    table = lr.fanout_table(s)
+    table = sec.fanout_table(s)
     best = {str(col): int(table["B"].iloc[int(table[col].argmin())]) for col in table.columns[1:]}
     present.show_chart(
         figures.error_vs_fanout(table, domain=s.domain),
@@ -187,7 +188,7 @@ def fanout_section(s: Setting) -> None:
 
 
 def crossover_section(s: Setting) -> None:
-    cross = lr.crossover(s)
+    cross = sec.crossover(s)
     names = s.names()
     at = cross.crossings
     present.show_chart(
@@ -223,8 +224,8 @@ def _crossover_words(names: dict[str, str], at: dict[str, float | None]) -> str:
 
 
 def release_section(s: Setting) -> None:
-    frame = lr.one_release(s)
-    width = lr.display_groups(s.domain)
+    frame = sec.one_release(s)
+    width = sec.display_groups(s.domain)
     names = s.names()
     errors = {names[m]: float(np.abs(frame[names[m]] - frame["true"]).max()) for m in lr.METHODS}
     worst = ", ".join(f"{name} {value:.3g}" for name, value in errors.items())
@@ -249,11 +250,11 @@ def release_section(s: Setting) -> None:
 
 
 SECTIONS: dict[str, Section[Setting]] = {
-    "fanout": Section("Error vs fan-out", fanout_section, cost=lr.fanout_cost),
+    "fanout": Section("Error vs fan-out", fanout_section, cost=sec.fanout_cost),
     "crossover": Section(
-        "Haar or tree: the ε crossover", crossover_section, cost=lr.crossover_cost
+        "Haar or tree: the ε crossover", crossover_section, cost=sec.crossover_cost
     ),
-    "release": Section("One release vs the truth", release_section, cost=lr.release_cost),
+    "release": Section("One release vs the truth", release_section, cost=sec.release_cost),
 }
 SECTION = ChoiceParam("lr_show", "fanout", tuple(SECTIONS))
 

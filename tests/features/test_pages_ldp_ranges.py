@@ -20,6 +20,7 @@ from dpui.kit.page import Inputs, Refused
 from dpui.kit.sidebar import EPSILON
 from dpui.ldp_ranges import figures
 from dpui.ldp_ranges import page as lr_page
+from dpui.ldp_ranges import sections as sec
 from dpui.ldp_ranges import view as lr
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -123,11 +124,11 @@ def test_at_large_eps_the_trees_lines_include_the_level_groups_term():
 
 def test_crossover_and_fanout_at_256_bins_match_the_notes():
     s = _setting(_bump(256))
-    cross = lr.crossover(s)
+    cross = sec.crossover(s)
     assert cross.domain == 256
     assert cross.crossings["blue"] == pytest.approx(0.931, abs=2e-3)
     assert cross.crossings["raw"] == pytest.approx(2.53, abs=0.01)
-    table = lr.fanout_table(s).set_index("B")
+    table = sec.fanout_table(s).set_index("B")
     assert int(table["LDP + BLUE"].idxmin()) in (3, 4, 5)
     assert int(table["central + BLUE"].idxmin()) > int(table["LDP + BLUE"].idxmin())
     assert table.loc[4, "LDP raw"] / (V1 / s.users) == pytest.approx(34.96, abs=0.01)
