@@ -6,11 +6,13 @@ the population); each method's collection is simulated in aggregate
 (:mod:`dpcore.ldp.ranges`) is evaluated on the same ranges. Quantity everywhere: the variance
 of a range's estimated *fraction* of users (fraction², unitless; times N² in users²).
 
-Estimands. The closed forms measure each level group's estimate against that group's own
-histogram; the simulation measures it against all N users' histogram, which adds the groups'
-own deviation when levels are sampled (at most ``0.25/m`` per node against ``V/m`` for the
-noise; zero for the flat oracle and for ε split across levels). HaarHRR needs a power-of-2
-domain: another domain is padded with empty items (stated on the page).
+Estimand: all N users' histogram, for the simulation and for the lines of flat and the trees
+(with levels sampled the trees' lines add the exact term of the random split into equal level
+groups, :func:`dpcore.ldp.ranges.sampling_variance`, and the simulation draws that split).
+HaarHRR's line is against each level group's own histogram (no closed form of its groups'
+term here; :func:`haar_gap_bound` bounds it). HaarHRR needs a power-of-2 domain: another
+domain is padded with empty items (stated on the page). The sections below the main chart
+are in :mod:`dpui.ldp_ranges.sections`.
 """
 
 from __future__ import annotations
