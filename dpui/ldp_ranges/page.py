@@ -73,7 +73,8 @@ def body(view: View | None) -> None:
             f"{', '.join(names.values())}: lines exact, markers simulated."
         ),
     )
-    st.caption(main_caption(s, c))
+    for paragraph in main_caption(s, c).split("\n\n"):
+        st.caption(paragraph)
     notes = domain_notes(s)
     if notes:
         st.caption(" ".join(notes))
@@ -97,22 +98,24 @@ def main_caption(s: Setting, c: lr.Curves) -> str:
         "Plotted: the variance of a range's estimated fraction of users (fraction², no unit; "
         "times N² for users²). Lines: exact closed forms with the data terms of the drawn "
         f"population, averaged over the ranges of each length evaluated ({c.starts} evenly "
-        "spaced start" + ("s" if c.starts > 1 else "") + " per length), against all N users' "
-        "histogram"
+        "spaced start" + ("s" if c.starts > 1 else "") + " per length). "
+    )
+    estimand = (
+        "Lines and markers measure the error against all N users' histogram"
         + (
             " (with levels sampled, the trees' lines include the exact term of the random "
             "split of the users into equal level groups, which the simulation draws)"
             if s.levels == "sample"
             else ""
         )
-        + "; HaarHRR's line is against each level group's own histogram: the groups' own "
-        f"deviation adds at most {lr.haar_gap_bound(s.eps):.0%} to a coefficient's variance "
-        "at this ε, so its markers may sit slightly above it. "
+        + ", except HaarHRR's line, which is against each level group's own histogram: the "
+        f"groups' own deviation adds at most {lr.haar_gap_bound(s.eps):.0%} to a "
+        "coefficient's variance at this ε, so its markers may sit slightly above it. "
     )
     if s.reps:
         text += (
             f"Markers: the mean squared error of {s.reps} simulated collections on the same "
-            "ranges, against all N users' histogram, with 95% intervals (a lower end at 0 is "
+            "ranges, with 95% intervals (a lower end at 0 is "
             "drawn at a tenth of the mean on the log axis). "
         )
         if s.reps < s.asked:
@@ -128,9 +131,13 @@ def main_caption(s: Setting, c: lr.Curves) -> str:
         "error 0, not drawn on the log axis. "
     )
     text += (
-        "The domain and the total N are public; only each user's value is private. "
-        "OLH's aggregate draw is an ideal-random-hash model. Teaching tool: numpy's generator "
-        "is not a hardened noise source."
+        "\n\n"
+        + estimand
+        + (
+            "The domain and the total N are public; only each user's value is private. "
+            "OLH's aggregate draw is an ideal-random-hash model. Teaching tool: numpy's generator "
+            "is not a hardened noise source."
+        )
     )
     return text
 
