@@ -9,6 +9,7 @@ from dpui.errors.analysis_page import PAGE as ERROR_ANALYSIS
 from dpui.errors.matrix_page import PAGE as MATRIX_PRIVELET
 from dpui.kit.page import Page
 from dpui.ldp.page import PAGE as KV_LDP
+from dpui.ldp_ranges.page import PAGE as LDP_RANGES
 from dpui.meaning.page import PAGE as EPSILON
 from dpui.mechanisms.exponential_page import PAGE as EXPONENTIAL
 from dpui.mechanisms.laplace_page import PAGE as LAPLACE
@@ -33,6 +34,7 @@ PAGES: tuple[Page, ...] = (
     LAPLACE,
     EXPONENTIAL,
     KV_LDP,
+    LDP_RANGES,
     GLOSSARY,
     REFERENCES,
     LESSON,

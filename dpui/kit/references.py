@@ -167,6 +167,37 @@ REFERENCES: tuple[Reference, ...] = (
         "labelled reconstruction.",
     ),
     Reference(
+        "cormode-2019",
+        "Cormode, Kulkarni and Srivastava 2019 (LDP range queries)",
+        "Graham Cormode, Tejas Kulkarni and Divesh Srivastava",
+        "Answering range queries under local differential privacy",
+        "PVLDB 12(10) (VLDB)",
+        "2019",
+        "Hierarchical histograms HH_B with sampled levels and consistency, and HaarHRR, under "
+        "local DP; the wavelet wins at small ε, the consistent tree at larger ε.",
+    ),
+    Reference(
+        "du-2021",
+        "Du et al. 2021 (AHEAD)",
+        "Linkang Du, Zhikun Zhang, Shaojie Bai, Changchang Liu, Shouling Ji, Peng Cheng and "
+        "Jiming Chen",
+        "AHEAD: adaptive hierarchical decomposition for range query under local differential "
+        "privacy",
+        "ACM CCS",
+        "2021",
+        "An adaptive tree under local DP: a node is split only when its estimate passes a "
+        "threshold (not implemented here).",
+    ),
+    Reference(
+        "wang-2017",
+        "Wang et al. 2017 (frequency oracles)",
+        "Tianhao Wang, Jeremiah Blocki, Ninghui Li and Somesh Jha",
+        "Locally differentially private protocols for frequency estimation",
+        "USENIX Security",
+        "2017",
+        "The frequency oracles OUE and OLH and their exact variances.",
+    ),
+    Reference(
         "gu-2020",
         "Gu et al. 2020 (PCKV)",
         "Xiaolan Gu, Ming Li, Yueqiang Cheng, Li Xiong and Yang Cao",

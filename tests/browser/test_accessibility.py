@@ -24,6 +24,8 @@ from dpui.errors.settings import VIEW as EA_VIEW
 from dpui.errors.settings import VIEWS as EA_VIEWS
 from dpui.ldp.settings import SECTION as KV_SECTION
 from dpui.ldp.settings import SECTIONS as KV_SECTIONS
+from dpui.ldp_ranges.page import SECTION as LR_SECTION
+from dpui.ldp_ranges.page import SECTIONS as LR_SECTIONS
 from dpui.meaning.parts import PART, PARTS
 from dpui.mechanisms.laplace import SECTION as LAP_SECTION
 from dpui.mechanisms.laplace import SECTIONS as LAP_SECTIONS
@@ -141,6 +143,7 @@ OTHER_VIEWS = [
         ("which_algorithm", WA_SECTION, WA_SECTIONS),
         ("laplace", LAP_SECTION, LAP_SECTIONS),
         ("kv_ldp", KV_SECTION, KV_SECTIONS),
+        ("ldp_ranges", LR_SECTION, LR_SECTIONS),
         ("epsilon", PART, PARTS),
         ("spatial", SP_SECTION, SP_SECTIONS),
     )

@@ -1,0 +1,1 @@
+"""The "Range queries under local DP" page: view, figures, declaration."""
