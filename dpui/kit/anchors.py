@@ -19,14 +19,15 @@ _HEADINGS = "_anchors.headings"
 
 # our own fixed script (the id is checked by the caller against the page's own entries, a
 # selector is our own constant, so no user text reaches it): scroll to the entry once it is
-# drawn, then hold it there for 3 s while the page above it may still grow (on a loaded
-# machine it drifted out of view), unless the user scrolls first; with a sticky bar (a CSS
-# selector, or null), the entry lands under it
+# drawn, then hold it there until it has stayed put for 2 s (at most 20 s) while the page
+# above it may still grow (on a loaded machine it drifted out of view after a fixed 3 s
+# hold), unless the user scrolls first; with a sticky bar (a CSS selector, or null), the
+# entry lands under it
 _SCROLL_TO = """
 <script>
 (() => {
   const below = %s;
-  let tries = 0, held = 0, user = false;
+  let tries = 0, held = 0, still = 0, user = false;
   const events = ['wheel', 'touchstart', 'keydown', 'mousedown'];
   const stop = () => { user = true; };
   events.forEach(e => addEventListener(e, stop, {capture: true, once: true}));
@@ -38,8 +39,12 @@ _SCROLL_TO = """
       if (bar) target.style.scrollMarginTop = offset + 'px';
       if (Math.abs(target.getBoundingClientRect().top - offset) > 2) {
         target.scrollIntoView({block: 'start'});
+        still = 0;
+      } else {
+        still++;
       }
-      if (held++ < 30) return setTimeout(go, 100);
+      // held until the target has stayed put for 2 s (at most 20 s)
+      if (still < 20 && held++ < 200) return setTimeout(go, 100);
     } else if (!user && tries++ < 100) return setTimeout(go, 100);
     events.forEach(e => removeEventListener(e, stop, {capture: true}));
   };

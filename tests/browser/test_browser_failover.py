@@ -115,7 +115,9 @@ def test_a_killed_replicas_student_gets_the_same_view_live_on_another_replica(fo
         os.kill(served.replicas[replica_a], signal.SIGKILL)
         a.wait_for_function(RELOADED, polling=50, timeout=10_000)
         reloaded = time.monotonic() - killed
-        settle(a, limit_s=10)
+        # the wait scales with this machine's own plain load (measured above): the assertion
+        # below, not a fixed timeout, decides whether the redraw was slow
+        settle(a, limit_s=max(10.0, 2 * (DRAW_SLACK * plain + 1)))
         again = time.monotonic() - killed
         assert reloaded <= RELOAD_S
         assert again - reloaded <= DRAW_SLACK * plain + 1, (reloaded, again, plain)

@@ -46,7 +46,7 @@ def test_a_lesson_steps_with_the_arrow_keys_and_reveals_a_predict_step(server, b
     expect(answer).to_be_in_viewport(timeout=30_000)
     heading = page.get_by_role("heading", name="The attacker's posterior")
     expect(heading).to_be_in_viewport(timeout=30_000)
-    page.wait_for_timeout(3500)  # the scroll holds the section for 3 s: both stay on screen
+    page.wait_for_timeout(2500)  # the scroll holds until all stays put 2 s: still there
     for shown in (answer, heading, step):
         box = shown.bounding_box()
         assert box is not None and box["y"] >= 0 and box["y"] + box["height"] <= 720
@@ -117,7 +117,8 @@ def test_every_step_of_the_bundled_lesson_shows_its_answer_and_figure_on_one_scr
         else:
             shown = page.locator('[data-testid="stPlotlyChart"]').first
         shown.wait_for(timeout=60_000)
-        page.wait_for_timeout(3500)  # the scroll holds for 3 s: both must stay on screen
+        expect(shown).to_be_in_viewport(timeout=30_000)
+        page.wait_for_timeout(2500)  # the scroll holds until all stays put 2 s: still there
         for element, what in ((answer, "answer"), (shown, "figure")):
             box = element.bounding_box()
             assert box is not None, (k, what)
