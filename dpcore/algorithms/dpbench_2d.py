@@ -2,7 +2,7 @@
 
 Hay, Machanavajjhala, Miklau, Chen, Zhang, "Principled Evaluation of Differentially
 Private Algorithms using DPBench", SIGMOD 2016, and its code (``dpcomp_core``'s
-``DatasetSampledFromFile`` and ``RandomRange``), as spec 06 §8 states them:
+``DatasetSampledFromFile`` and ``RandomRange``):
 
 - **data**: a grid's *shape* ``p = x / sum(x)``; an input of *scale* ``m`` records is ``m``
   draws from ``p`` over the full grid (a multinomial sample, as the 1-D

@@ -11,7 +11,7 @@ Kronecker product is the product), ``(AᵀA)^{-1} = Σ_1 ⊗ Σ_2`` with
           (a^T Σ_1 a)(b^T Σ_2 b),
 
 so under a workload drawing the axes independently (Gram ``G_1 ⊗ G_2``) the expected error
-is ``(2/eps^2) (Δ_1 Δ_2)^2 tr(G_1 Σ_1) tr(G_2 Σ_2)`` (spec 06 §5). Each axis's strategy is
+is ``(2/eps^2) (Δ_1 Δ_2)^2 tr(G_1 Σ_1) tr(G_2 Σ_2)``. Each axis's strategy is
 :mod:`dpcore.hist.pidentity`'s, optimised for all ranges of that axis (the shipped one
 where :mod:`dpcore.hist.pidentity_store` has it): HDMM's choice for all rectangles, used
 unchanged for DPBench's random rectangles (its error is computed for the workload given).
