@@ -1,12 +1,13 @@
 """The linear 2-D algorithms against dense oracles: HB-2D and QuadTree equal dense weighted
-least squares on their trees; Kronecker p-Identity's reconstruction, sensitivity and exact
-error equal the dense Kronecker matrix's."""
+least squares on their trees; Kronecker p-Identity's and Privelet-2D's reconstruction,
+sensitivity and exact error equal the dense Kronecker matrix's; AHP-2D is 1-D AHP."""
 
 import numpy as np
 import pytest
 
 from dpcore.algorithms import release
-from dpcore.algorithms.grid2d import kron
+from dpcore.algorithms.grid2d import kron, wavelets
+from dpcore.hist import privelet
 from dpcore.hist.budget import geometric_budgets, uniform_budgets
 from dpcore.spatial.rectangles import rectangle_workload
 from dpcore.spatial.regions import hb_fanout, quadtree
@@ -147,3 +148,60 @@ def test_kron_error_on_all_rectangles_of_256_matches_hdmms_readme():
     load = rectangle_workload("all rectangles", (256, 256))
     rmse = np.sqrt(kron.expected_error((256, 256), np.sqrt(2), load))
     assert rmse == pytest.approx(32.69, rel=0.02)
+
+
+def padded_dense_haar(shape):
+    return np.kron(privelet.strategy_matrix(shape[0]), privelet.strategy_matrix(shape[1]))
+
+
+@pytest.mark.parametrize("shape", [(4, 4), (3, 5), (1, 2)])
+def test_privelet_2d_inverts_the_dense_kronecker_haar(shape):
+    """Replaying the release's Laplace draw on the zero-padded grid, the estimate is the
+    dense Kronecker Haar matrix's inverse applied to its noisy coefficients, cropped; the
+    Laplace scale is the dense matrix's largest column L1 norm over eps."""
+    grid = np.random.default_rng(2).poisson(3.0, shape).astype(float)
+    a = padded_dense_haar(shape)
+    big = (privelet.padded_size(shape[0]), privelet.padded_size(shape[1]))
+    padded = np.zeros(big)
+    padded[: shape[0], : shape[1]] = grid
+    sens = np.abs(a).sum(axis=0).max()
+    assert wavelets.sensitivity(shape) == sens
+    noise = np.random.default_rng(5).laplace(0.0, sens / 0.6, big)
+    y = a @ padded.ravel() + noise.ravel()
+    expected = np.linalg.solve(a, y).reshape(big)[: shape[0], : shape[1]]
+    run = release("Privelet-2D", grid, 0.6, workload="all rectangles", rng=np.random.default_rng(5))
+    assert np.allclose(run.estimate, expected, atol=1e-9)
+
+
+@pytest.mark.parametrize("kind", ["random rectangles", "all rectangles", "listed"])
+def test_privelet_2d_expected_error_is_the_dense_covariance(kind):
+    """(2/eps^2) sens^2 times the mean of qᵀ Σ q over the workload, Σ = (AᵀA)^-1 of the
+    padded dense strategy restricted to the real cells (q on the real cells only)."""
+    shape = (3, 5)
+    rects = np.array([((0, 0), (2, 4)), ((1, 1), (1, 3)), ((0, 4), (2, 4))])
+    load = rectangle_workload(rects if kind == "listed" else kind, shape)
+    a = padded_dense_haar(shape)
+    sens = np.abs(a).sum(axis=0).max()
+    big = (privelet.padded_size(shape[0]), privelet.padded_size(shape[1]))
+    real = np.zeros(big, dtype=bool)
+    real[: shape[0], : shape[1]] = True
+    cov = np.linalg.inv(a.T @ a)[np.ix_(real.ravel(), real.ravel())]
+    if kind == "listed":
+        masks = []
+        for (r0, c0), (r1, c1) in rects:
+            m = np.zeros(shape)
+            m[r0 : r1 + 1, c0 : c1 + 1] = 1
+            masks.append(m.ravel())
+        mean_quad = np.mean([q @ cov @ q for q in masks])
+    else:
+        mean_quad = np.trace(np.kron(load.axis_gram(0), load.axis_gram(1)) @ cov)
+    dense = 2 * sens**2 / 0.4**2 * mean_quad
+    assert wavelets.expected_error(shape, 0.4, load) == pytest.approx(dense, rel=1e-9)
+
+
+def test_ahp_2d_is_1d_ahp_on_the_cells_in_row_major_order():
+    grid = np.random.default_rng(3).poisson(2.0, (6, 7)).astype(float)
+    run = release("AHP-2D", grid, 0.5, workload="random rectangles", rng=np.random.default_rng(4))
+    flat = release("AHP", grid.ravel(), 0.5, workload="prefix", rng=np.random.default_rng(4))
+    assert np.array_equal(run.estimate, flat.estimate.reshape(grid.shape))
+    assert run.budget == flat.budget

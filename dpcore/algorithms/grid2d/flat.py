@@ -1,4 +1,5 @@
-"""Flat 2-D releases: Identity, Uniform, and Qardaji, Yang and Li's uniform and adaptive grids.
+"""Flat 2-D releases: Identity, Uniform, AHP on the cells, and Qardaji, Yang and Li's uniform
+and adaptive grids.
 
 Qardaji, Yang, Li, "Differentially private grids for geospatial data", ICDE 2013 (UGrid,
 AGrid), with the sizes DPComp's ``UG.py`` and ``AG.py`` compute (sides round down:
@@ -17,7 +18,8 @@ import math
 
 import numpy as np
 
-from dpcore.algorithms.common import Release
+from dpcore.algorithms.ahp import ahp
+from dpcore.algorithms.common import Ranges, Release
 from dpcore.algorithms.grid2d.inputs import FloatArray, IntArray
 from dpcore.algorithms.grid2d.tiles import boxes_as_rows, leaf_boxes, spread, tile_tree
 from dpcore.hist.consistency import blue
@@ -51,6 +53,15 @@ def uniform(
     ``{"total": eps}`` (the whole budget pays for the total: no public total assumed)."""
     total = grid.sum() + rng.laplace(0.0, 1.0 / eps)
     return Release(np.full(grid.shape, total / grid.size), {"total": eps})
+
+
+def ahp_2d(grid: FloatArray, eps: float, workload: Rectangles, rng: np.random.Generator) -> Release:
+    """AHP-2D (Zhang, Chen, Xu, Meng, Xie, SDM 2014; DPComp's ``ahpND_engine``): the 1-D
+    :func:`dpcore.algorithms.ahp.ahp` on the cells in row-major order (its clusters form on
+    sorted noisy values, so the order does not matter). Budget ``{"noisy counts": 0.85 eps,
+    "cluster totals": 0.15 eps}``; thresholds use ``ln(n1 n2)``."""
+    flat = ahp(grid.ravel(), eps, Ranges("prefix", grid.size), rng)
+    return Release(flat.estimate.reshape(grid.shape), flat.budget)
 
 
 def noisy_scale(grid: FloatArray, eps: float, rng: np.random.Generator) -> float:

@@ -11,7 +11,7 @@ Kronecker product is the product), ``(AᵀA)^{-1} = Σ_1 ⊗ Σ_2`` with
           (a^T Σ_1 a)(b^T Σ_2 b),
 
 so under a workload drawing the axes independently (Gram ``G_1 ⊗ G_2``) the expected error
-is ``(2/eps^2) (Δ_1 Δ_2)^2 tr(G_1 Σ_1) tr(G_2 Σ_2)``. Each axis's strategy is
+is ``(2/eps^2) (Δ_1 Δ_2)^2 tr(G_1 Σ_1) tr(G_2 Σ_2)`` (:mod:`.product`). Each axis's strategy is
 :mod:`dpcore.hist.pidentity`'s, optimised for all ranges of that axis (the shipped one
 where :mod:`dpcore.hist.pidentity_store` has it): HDMM's choice for all rectangles, used
 unchanged for DPBench's random rectangles (its error is computed for the workload given).
@@ -26,6 +26,7 @@ import numpy as np
 from dpcore import _validate
 from dpcore.algorithms.common import Release
 from dpcore.algorithms.grid2d.inputs import FloatArray
+from dpcore.algorithms.grid2d.product import product_error
 from dpcore.hist import pidentity, pidentity_store
 from dpcore.hist.workload import parse_workload
 from dpcore.spatial.rectangles import Rectangles
@@ -61,10 +62,9 @@ def covariance(strategy: pidentity.PIdentityStrategy) -> FloatArray:
 
 
 def expected_error(shape: tuple[int, int], eps: float, workload: Rectangles) -> float:
-    """Mean squared error of one workload rectangle under Kronecker p-Identity, exact.
-
-    ``(2/eps^2)(Δ_1 Δ_2)^2 tr(G_1 Σ_1) tr(G_2 Σ_2)`` for a workload with independent axes;
-    for listed rectangles the mean of ``(2/eps^2)(Δ_1 Δ_2)^2 (aᵀΣ_1 a)(bᵀΣ_2 b)``.
+    """Mean squared error of one workload rectangle under Kronecker p-Identity, exact
+    (:func:`~dpcore.algorithms.grid2d.product.product_error` with ``Σ_d`` of each axis's
+    strategy and ``Δ = Δ_1 Δ_2``).
 
     Parameters
     ----------
@@ -80,19 +80,9 @@ def expected_error(shape: tuple[int, int], eps: float, workload: Rectangles) -> 
     float
         Count units squared.
     """
-    eps = _validate.positive("eps", eps)
-    axes = [axis_strategy(int(n)) for n in shape]
-    sens = axes[0].sensitivity * axes[1].sensitivity
-    if workload.kind == "listed":
-        quad = [  # aᵀ Σ_d a per rectangle: range_errors at eps = 1 is 2 Δ_d^2 aᵀ Σ_d a
-            pidentity.range_errors(a, 1.0, workload.lo[:, d], workload.hi[:, d])
-            / (2.0 * a.sensitivity**2)
-            for d, a in enumerate(axes)
-        ]
-        per_rectangle = quad[0] * quad[1]
-        return float(2.0 * sens**2 / eps**2 * per_rectangle.mean())
-    traces = [float(np.sum(workload.axis_gram(d) * covariance(a))) for d, a in enumerate(axes)]
-    return 2.0 * sens**2 / eps**2 * traces[0] * traces[1]
+    rows, cols = (axis_strategy(int(n)) for n in shape)
+    sens = rows.sensitivity * cols.sensitivity
+    return product_error((covariance(rows), covariance(cols)), sens, eps, workload)
 
 
 def kron_pidentity(

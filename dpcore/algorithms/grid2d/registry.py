@@ -10,7 +10,7 @@ from numpy.typing import ArrayLike
 
 from dpcore import _validate
 from dpcore.algorithms.common import Release
-from dpcore.algorithms.grid2d.flat import agrid, identity, ugrid, uniform
+from dpcore.algorithms.grid2d.flat import agrid, ahp_2d, identity, ugrid, uniform
 from dpcore.algorithms.grid2d.inputs import (
     GridAlgorithm,
     RectangleSpec,
@@ -20,6 +20,7 @@ from dpcore.algorithms.grid2d.inputs import (
 from dpcore.algorithms.grid2d.kron import kron_pidentity
 from dpcore.algorithms.grid2d.privtree import privtree
 from dpcore.algorithms.grid2d.trees import hb2d, quadtree_release
+from dpcore.algorithms.grid2d.wavelets import privelet_2d
 from dpcore.spatial.rectangles import Rectangles
 
 
@@ -51,6 +52,8 @@ ALGORITHMS_2D: dict[str, Entry2D] = {
     "UGrid": Entry2D(ugrid, True, "Qardaji, Yang, Li, ICDE 2013"),
     "AGrid": Entry2D(agrid, True, "Qardaji, Yang, Li, ICDE 2013"),
     "PrivTree": Entry2D(privtree, True, "Zhang, Xiao, Xie, SIGMOD 2016"),
+    "Privelet-2D": Entry2D(privelet_2d, False, "Xiao, Wang, Gehrke, ICDE 2010"),
+    "AHP-2D": Entry2D(ahp_2d, True, "Zhang, Chen, Xu, Meng, Xie, SDM 2014"),
 }
 """Name -> 2-D algorithm, in the order a page lists them."""
 
