@@ -82,6 +82,7 @@ def test_agrid_consistency_is_dense_least_squares_and_the_stated_formula():
         assert smoothed[t] == pytest.approx(formula, rel=1e-12)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", ["UGrid", "PrivTree"])
 def test_published_boxes_carry_laplace_noise_of_their_budget(name):
     """Simulation (seed 12, 300 releases of a 32 x 32 grid): each published box's estimated

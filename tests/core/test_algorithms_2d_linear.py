@@ -115,6 +115,7 @@ def test_kron_expected_error_is_the_dense_trace(kind):
     assert kron.expected_error(shape, 0.5, load) == pytest.approx(dense, rel=1e-9)
 
 
+@pytest.mark.slow
 def test_kron_listed_error_is_the_dense_mean_and_matches_a_simulation():
     """Exact: the mean over listed rectangles q of (2/eps^2) sens^2 qᵀ(AᵀA)^-1 q. Seeded
     simulation (seed 3, 4,000 releases): the mean squared error within 5 % of it."""

@@ -82,6 +82,7 @@ def test_scaled_errors_are_brute_force_sums():
     assert regret({"A": l1, "B": 2 * l1}) == {"A": 1.0, "B": 2.0}
 
 
+@pytest.mark.slow
 def test_identitys_scaled_l1_error_on_one_rectangle_is_its_closed_form():
     """E|sum of a Laplace cells| has no closed form, but for a one-cell rectangle it is 1/eps:
     the mean scaled L1 error over 4,000 releases (seed 9) is 1/(eps scale) within 5 %."""

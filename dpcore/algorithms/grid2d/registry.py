@@ -18,6 +18,7 @@ from dpcore.algorithms.grid2d.inputs import (
     checked_grid,
 )
 from dpcore.algorithms.grid2d.kron import kron_pidentity
+from dpcore.algorithms.grid2d.mwem2d import mwem_2d
 from dpcore.algorithms.grid2d.privtree import privtree
 from dpcore.algorithms.grid2d.trees import hb2d, quadtree_release
 from dpcore.algorithms.grid2d.wavelets import privelet_2d
@@ -54,6 +55,7 @@ ALGORITHMS_2D: dict[str, Entry2D] = {
     "PrivTree": Entry2D(privtree, True, "Zhang, Xiao, Xie, SIGMOD 2016"),
     "Privelet-2D": Entry2D(privelet_2d, False, "Xiao, Wang, Gehrke, ICDE 2010"),
     "AHP-2D": Entry2D(ahp_2d, True, "Zhang, Chen, Xu, Meng, Xie, SDM 2014"),
+    "MWEM-2D": Entry2D(mwem_2d, True, "Hardt, Ligett, McSherry, NIPS 2012"),
 }
 """Name -> 2-D algorithm, in the order a page lists them."""
 
