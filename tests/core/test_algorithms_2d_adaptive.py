@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from dpcore.algorithms import release
-from dpcore.algorithms.grid2d import flat, privtree
+from dpcore.algorithms.grid2d import dpcube2d, flat, privtree
 from dpcore.algorithms.grid2d.tiles import spread, tile, tile_tree
 from dpcore.hist.consistency import blue
 from dpcore.spatial.regions import quadtree
@@ -169,3 +169,61 @@ def test_ugrid_and_agrid_pay_for_the_number_of_records():
     for name in ("UGrid", "AGrid"):
         run = release(name, grid, 0.4, workload="random rectangles", rng=np.random.default_rng(0))
         assert run.budget["records N"] == pytest.approx(0.05 * 0.4)
+
+
+def brute_kd(guide, eps2):
+    """DPCube-2D's cuts as stated: longer axis (axis 1 on ties), best cut by direct SSE, kept
+    iff best + 2/eps2 < SSE(box) + 1/eps2; returns the final boxes."""
+
+    def sse(r0, c0, r1, c1):
+        block = guide[r0 : r1 + 1, c0 : c1 + 1]
+        return ((block - block.mean()) ** 2).sum()
+
+    out = []
+
+    def visit(r0, c0, r1, c1):
+        rows, cols = r1 - r0 + 1, c1 - c0 + 1
+        axis = 0 if rows > cols else 1
+        if (rows, cols)[axis] < 2:
+            out.append((r0, c0, r1, c1))
+            return
+        options = []
+        for cut in range((r0, c0)[axis], (r1, c1)[axis]):
+            if axis == 0:
+                parts = ((r0, c0, cut, c1), (cut + 1, c0, r1, c1))
+            else:
+                parts = ((r0, c0, r1, cut), (r0, cut + 1, r1, c1))
+            options.append((sse(*parts[0]) + sse(*parts[1]), parts))
+        best = min(options, key=lambda o: o[0])
+        if best[0] + 2 / eps2 < sse(r0, c0, r1, c1) + 1 / eps2:
+            visit(*best[1][0])
+            visit(*best[1][1])
+        else:
+            out.append((r0, c0, r1, c1))
+
+    visit(0, 0, guide.shape[0] - 1, guide.shape[1] - 1)
+    return sorted(out)
+
+
+@pytest.mark.parametrize(("seed", "eps2"), [(0, 0.05), (1, 0.2), (2, 1.0)])
+def test_dpcube_2d_cuts_match_the_recursive_definition(seed, eps2):
+    rng = np.random.default_rng(seed)
+    guide = rng.gamma(0.6, 20.0, (9, 7))
+    guide[:4, :3] += 60
+    lo, hi = dpcube2d.kd_partition(guide, eps2)
+    got = sorted(map(tuple, np.hstack([lo, hi]).tolist()))
+    assert got == brute_kd(guide, eps2)
+    assert len(got) > 1
+
+
+def test_dpcube_2d_guide_is_an_11_cell_grid_it_does_not_publish():
+    """With one dense 11 x 11 tile and noise far below it, the cuts follow that tile, and the
+    published boxes' totals are fresh measurements (budget (1 - alpha) eps)."""
+    grid = np.zeros((22, 22))
+    grid[:11, :11] = 1000.0
+    run = release(
+        "DPCube-2D", grid, 2.0, workload="random rectangles", rng=np.random.default_rng(0)
+    )
+    assert run.budget == {"grid": 1.0, "partition counts": 1.0}
+    boxes = {tuple(b) for b in run.buckets.tolist()}
+    assert (0, 0, 10, 10) in boxes
