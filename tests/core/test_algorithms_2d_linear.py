@@ -1,12 +1,13 @@
 """The linear 2-D algorithms against dense oracles: HB-2D and QuadTree equal dense weighted
 least squares on their trees; Kronecker p-Identity's and Privelet-2D's reconstruction,
-sensitivity and exact error equal the dense Kronecker matrix's; AHP-2D is 1-D AHP."""
+sensitivity and exact error equal the dense Kronecker matrix's; AHP-2D and DAWA-2D are the 1-D
+algorithms on the cells (row-major; the Hilbert order, checked as a curve)."""
 
 import numpy as np
 import pytest
 
 from dpcore.algorithms import release
-from dpcore.algorithms.grid2d import kron, wavelets
+from dpcore.algorithms.grid2d import hilbert, kron, wavelets
 from dpcore.hist import privelet
 from dpcore.hist.budget import geometric_budgets, uniform_budgets
 from dpcore.spatial.rectangles import rectangle_workload
@@ -206,3 +207,27 @@ def test_ahp_2d_is_1d_ahp_on_the_cells_in_row_major_order():
     flat = release("AHP", grid.ravel(), 0.5, workload="prefix", rng=np.random.default_rng(4))
     assert np.array_equal(run.estimate, flat.estimate.reshape(grid.shape))
     assert run.budget == flat.budget
+
+
+@pytest.mark.parametrize("d", [2, 8, 32])
+def test_the_hilbert_order_visits_every_cell_once_stepping_to_a_neighbour(d):
+    xs, ys = hilbert.hilbert_order(d)
+    assert sorted(zip(xs.tolist(), ys.tolist(), strict=True)) == [
+        (i, j) for i in range(d) for j in range(d)
+    ]
+    steps = np.abs(np.diff(xs)) + np.abs(np.diff(ys))
+    assert (steps == 1).all()
+    assert (xs[0], ys[0]) == (0, 0)
+
+
+def test_dawa_2d_is_1d_dawa_along_the_hilbert_order_of_the_padded_grid():
+    grid = np.random.default_rng(6).poisson(2.0, (5, 7)).astype(float)
+    run = release("DAWA-2D", grid, 0.5, workload="random rectangles", rng=np.random.default_rng(1))
+    xs, ys = hilbert.hilbert_order(8)
+    padded = np.zeros((8, 8))
+    padded[:5, :7] = grid
+    flat = release("DAWA", padded[xs, ys], 0.5, workload="all ranges", rng=np.random.default_rng(1))
+    expected = np.empty((8, 8))
+    expected[xs, ys] = flat.estimate
+    assert np.array_equal(run.estimate, expected[:5, :7])
+    assert run.budget == {"partition": 0.125, "bucket counts": 0.375}

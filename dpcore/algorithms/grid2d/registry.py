@@ -12,6 +12,7 @@ from dpcore import _validate
 from dpcore.algorithms.common import Release
 from dpcore.algorithms.grid2d.dpcube2d import dpcube_2d
 from dpcore.algorithms.grid2d.flat import agrid, ahp_2d, identity, ugrid, uniform
+from dpcore.algorithms.grid2d.hilbert import dawa_2d
 from dpcore.algorithms.grid2d.inputs import (
     GridAlgorithm,
     RectangleSpec,
@@ -57,6 +58,7 @@ ALGORITHMS_2D: dict[str, Entry2D] = {
     "Privelet-2D": Entry2D(privelet_2d, False, "Xiao, Wang, Gehrke, ICDE 2010"),
     "AHP-2D": Entry2D(ahp_2d, True, "Zhang, Chen, Xu, Meng, Xie, SDM 2014"),
     "MWEM-2D": Entry2D(mwem_2d, True, "Hardt, Ligett, McSherry, NIPS 2012"),
+    "DAWA-2D": Entry2D(dawa_2d, True, "Li, Hay, Miklau, Wang, PVLDB 2014"),
     "DPCube-2D": Entry2D(dpcube_2d, True, "Xiao, Xiong, Fan, Goryczka, Li, TDP 2014"),
 }
 """Name -> 2-D algorithm, in the order a page lists them."""
