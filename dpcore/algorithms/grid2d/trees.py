@@ -19,13 +19,17 @@ cell) stand in for DPComp's zero padding to ``b^h`` and ``2^h``.
 
 from __future__ import annotations
 
+from typing import Literal
+
 import numpy as np
 
+from dpcore import _validate
 from dpcore.algorithms.common import Release
 from dpcore.algorithms.grid2d.inputs import FloatArray
 from dpcore.hist.budget import geometric_budgets, uniform_budgets
 from dpcore.hist.consistency import blue
 from dpcore.hist.release import release_sums
+from dpcore.spatial.error import blue_expected_error
 from dpcore.spatial.rectangles import Rectangles
 from dpcore.spatial.regions import BoxTree, hb_fanout, node_sums, quadtree
 
@@ -69,30 +73,81 @@ def per_depth(tree: BoxTree, budgets: FloatArray) -> dict[str, float]:
     return {f"level {d}": float(budgets[x]) for d, x in enumerate(reversed(path))}
 
 
+def hb2d_plan(shape: tuple[int, int], eps: float) -> tuple[BoxTree, FloatArray]:
+    """HB-2D's strategy: the ``b x b`` grid tree (``b`` from
+    :func:`~dpcore.spatial.regions.hb_fanout`: 12 at 128², 7 at 256²) and its budgets, the
+    root not measured and ``eps / h`` on every other level (``h`` = levels below the root).
+
+    Examples
+    --------
+    >>> tree, budgets = hb2d_plan((16, 16), 1.0)
+    >>> tree.height, budgets[[0, 1, -1]].tolist()
+    (3, [0.0, 0.5, 0.5])
+    """
+    b, _ = hb_fanout(shape)
+    tree = quadtree(shape, (b, b))
+    return tree, uniform_budgets(tree, eps, measure_root=False)
+
+
+def quadtree_plan(shape: tuple[int, int], eps: float) -> tuple[BoxTree, FloatArray]:
+    """QuadTree's strategy: the full quadtree to single cells and Cormode et al.'s geometric
+    budget of each depth (``eps_d ∝ 2^{d/3}``, :func:`dpcore.hist.budget.geometric_budgets`)."""
+    tree = quadtree(shape)
+    return tree, geometric_budgets(tree, eps)
+
+
+def expected_error(
+    name: Literal["HB-2D", "QuadTree"], shape: tuple[int, int], eps: float, workload: Rectangles
+) -> float:
+    """Exact mean squared error of one workload rectangle after BLUE
+    (:func:`dpcore.spatial.error.blue_expected_error` of the algorithm's tree and budgets).
+
+    Parameters
+    ----------
+    name : {"HB-2D", "QuadTree"}
+        The algorithm.
+    shape : tuple of int
+        The grid's rows and columns.
+    eps : float
+        The budget, in ``[1e-300, inf)``.
+    workload : Rectangles
+        Over ``shape``.
+
+    Returns
+    -------
+    float
+        Count units squared.
+
+    Examples
+    --------
+    >>> from dpcore.spatial.rectangles import rectangle_workload
+    >>> round(expected_error("QuadTree", (64, 64), 1.0,
+    ...                      rectangle_workload("random rectangles", (64, 64))))
+    1837
+    """
+    plan = hb2d_plan if name == "HB-2D" else quadtree_plan
+    tree, budgets = plan(shape, _validate.positive("eps", eps))
+    return blue_expected_error(tree, budgets, workload)
+
+
 def hb2d(grid: FloatArray, eps: float, workload: Rectangles, rng: np.random.Generator) -> Release:
-    """HB-2D: the ``b x b`` grid tree (``b`` from :func:`~dpcore.spatial.regions.hb_fanout`:
-    12 at 128², 7 at 256²), the root not measured, ``eps / h`` on every other level
-    (``h`` = levels below the root), BLUE.
+    """HB-2D: :func:`hb2d_plan`'s tree and budgets, a Laplace release, BLUE.
 
     Budget: ``{"level 0": 0, "level 1": eps / h, ..., "level h": eps / h}``.
     """
-    b, _ = hb_fanout(grid.shape)
-    tree = quadtree(grid.shape, (b, b))
-    budgets = uniform_budgets(tree, eps, measure_root=False)
+    tree, budgets = hb2d_plan(grid.shape, eps)
     return Release(tree_estimate(tree, grid, budgets, rng), per_depth(tree, budgets))
 
 
 def quadtree_release(
     grid: FloatArray, eps: float, workload: Rectangles, rng: np.random.Generator
 ) -> Release:
-    """QuadTree (Cormode et al., ICDE 2012): the full quadtree to single cells, every node
-    measured with Cormode et al.'s geometric budget of its depth
-    (``eps_d ∝ 2^{d/3}``, :func:`dpcore.hist.budget.geometric_budgets`), then the exact least
-    squares (BLUE) -- not DPComp's approximate weighted averaging.
+    """QuadTree (Cormode et al., ICDE 2012): :func:`quadtree_plan`'s full quadtree with
+    geometric budgets, every node measured, then the exact least squares (BLUE) -- not
+    DPComp's approximate weighted averaging.
 
     Budget: ``{"level 0": eps_0, ..., "level h": eps_h}``, summing to ``eps`` along the
     deepest paths (at 128², root to leaf: 0.0486, ..., 0.2449 times ``eps``).
     """
-    tree = quadtree(grid.shape)
-    budgets = geometric_budgets(tree, eps)
+    tree, budgets = quadtree_plan(grid.shape, eps)
     return Release(tree_estimate(tree, grid, budgets, rng), per_depth(tree, budgets))
