@@ -70,3 +70,16 @@ def test_mwem_2d_pays_for_the_total_and_keeps_its_estimate_positive():
     assert (run.estimate > 0).all()
     # two rectangles, both measured: the estimate's answers are pulled towards the truth
     assert run.estimate[:2, :2].sum() > 100
+
+
+def test_a_huge_step_moves_all_mass_into_the_box_without_overflow():
+    """A measurement far above the box's answer (step ~ 1,400): the literal update's factor
+    overflows, its limit is the box's cells rescaled to the total and 0 outside."""
+    x = np.arange(1.0, 13.0).reshape(3, 4)
+    got = mwem2d.multiplicative_weights_2d(
+        x, np.array([[0, 0]]), np.array([[1, 1]]), np.array([1e5]), 2
+    )
+    box = x[:2, :2]
+    assert np.isfinite(got).all()
+    assert np.allclose(got[:2, :2], box * x.sum() / box.sum())
+    assert np.allclose(np.delete(got.ravel(), [0, 1, 4, 5]), 0.0)

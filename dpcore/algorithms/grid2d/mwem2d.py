@@ -28,6 +28,8 @@ UPDATE_PASSES = 100
 """DPComp's ``updateround``."""
 CANDIDATES = 2_000
 """Rectangles drawn as candidates when the workload is a distribution."""
+_LAZY_STEP = 30.0
+"""Largest ``|step|`` applied to the box alone (``e^{30}`` keeps float64 far from overflow)."""
 
 
 def candidates(workload: Rectangles) -> tuple[IntArray, IntArray]:
@@ -66,8 +68,10 @@ def multiplicative_weights_2d(
     .. math:: \\hat x \\leftarrow \\hat x \\exp\\big(q (m - q(\\hat x)) / (2S)\\big),
               \\quad \\hat x \\leftarrow S \\hat x / \\textstyle\\sum \\hat x
 
-    with ``S`` the estimate's total (kept). A positive step multiplies the outside of the
-    rectangle by ``e^{-step}`` instead (equal after the rescaling, never overflows).
+    with ``S`` the estimate's total (kept). The grid is kept as ``c y`` so that the rescaling
+    is a change of ``c`` and a step costs the rectangle's area, not the grid's; a step
+    larger than :data:`_LAZY_STEP` in magnitude is applied to the whole grid instead,
+    multiplying the outside by ``e^{-step}`` when positive (no overflow).
 
     Parameters
     ----------
@@ -85,24 +89,47 @@ def multiplicative_weights_2d(
     ndarray of float64, shape (n1, n2)
         A new array with the same total.
     """
-    x = estimate.copy()
-    total = float(x.sum())
+    y = estimate.copy()
+    total = float(y.sum())
     boxes = [
         (np.s_[a[0] : b[0] + 1, a[1] : b[1] + 1], float(m))
         for a, b, m in zip(lo, hi, measured, strict=True)
     ]
+    # x = c y: rescaling the whole grid is a change of c, so a step costs the box's area
+    c, mass = 1.0, total
     for _ in range(passes):
         for box, m in boxes:
-            step = (m - float(x[box].sum())) / (2.0 * total)
-            if step > 0:
-                inside = x[box].copy()
-                x *= np.exp(-step)
-                x[box] = inside
+            inside = float(y[box].sum())
+            step = (m - c * inside) / (2.0 * total)
+            if abs(step) > _LAZY_STEP:  # e^{|step|} could overflow the lazy form
+                y, c = _full_step(c * y, box, step), 1.0
+                mass = float(y.sum())
             else:
-                x[box] *= np.exp(step)
-            mass = x.sum()
+                factor = np.exp(step)
+                y[box] *= factor
+                mass += (factor - 1.0) * inside
             if mass > 0:  # all mass underflowed: the update cannot be represented
-                x *= total / mass
+                c = total / mass
+        y *= c  # once per sweep: back to x itself, the running sum refreshed
+        c, mass = 1.0, float(y.sum())
+        if mass > 0:
+            c = total / mass
+    return np.asarray(c * y, dtype=np.float64)
+
+
+def _full_step(x: FloatArray, box: tuple[slice, slice], step: float) -> FloatArray:
+    """One update on the whole grid, rescaled to its total, never overflowing: a positive
+    step multiplies the outside by ``e^{-step}`` instead of the box by ``e^{step}``."""
+    total = float(x.sum())
+    if step > 0:
+        inside = x[box].copy()
+        x *= np.exp(-step)
+        x[box] = inside
+    else:
+        x[box] *= np.exp(step)
+    mass = float(x.sum())
+    if mass > 0:
+        x *= total / mass
     return x
 
 
