@@ -20,10 +20,11 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+from regret_table import print_error_rows
 
 from dpcore.algorithms import NAMES, release
 from dpcore.algorithms.common import Ranges
-from dpcore.algorithms.dpbench import regret, sample, scaled_l1_error
+from dpcore.algorithms.dpbench import sample, scaled_l1_error
 
 DATA = Path(__file__).resolve().parent.parent / ".." / "shared" / "data"
 DOMAIN = 4096
@@ -72,14 +73,7 @@ def main() -> None:
                     errors[name].append(scaled_l1_error(x, run.estimate, workload))
             rows[dataset] = {n: float(np.mean(e)) for n, e in errors.items()}
         print(f"\nAccuracy at scale {scale:,} (mean scaled L1 error x 1e3, * = best in row)")
-        print(f"{'dataset':12}" + "".join(f"{n:>12}" for n in names))
-        regrets: dict[str, list[float]] = {n: [] for n in names}
-        for dataset, row in rows.items():
-            best = min(row, key=row.__getitem__)
-            cells = "".join(f"{row[n] * 1e3:>11.4f}{'*' if n == best else ' '}" for n in names)
-            print(f"{dataset:12}{cells}")
-            for n, r in regret(row).items():
-                regrets[n].append(r)
+        regrets = print_error_rows(rows, names, 1e3)
         print(f"{'regret':12}" + "".join(f"{max(regrets[n]):>11.2f} " for n in names))
         print(f"{'(mean)':12}" + "".join(f"{np.mean(regrets[n]):>11.2f} " for n in names))
     print("\nSpeed (median seconds per run)")

@@ -82,12 +82,13 @@ class Release:
 
     Attributes
     ----------
-    estimate : ndarray of float64, shape (n,)
-        The estimated histogram.
+    estimate : ndarray of float64, shape (n,) or (n1, n2)
+        The estimated histogram (or grid).
     budget : dict of str to float
         How ``eps`` was split between the algorithm's steps (the parts sum to ``eps``).
     buckets : ndarray of int64, optional
-        For partitioning algorithms: the first bin of every bucket, ascending, from 0.
+        For partitioning algorithms: the first bin of every bucket, ascending, from 0; on
+        a grid, one row ``(r0, c0, r1, c1)`` per box of the partition.
     """
 
     estimate: FloatArray

@@ -161,11 +161,53 @@ def scaled_l1_error(truth: ArrayLike, estimate: ArrayLike, workload: Ranges) -> 
     """
     x = _validate.finite_array("truth", truth, size=workload.n)
     x_hat = _validate.finite_array("estimate", estimate, size=workload.n)
-    scale = x.sum()
+    return scaled_error(workload.answer(x), workload.answer(x_hat), x.sum())
+
+
+def scaled_error(
+    true_answers: ArrayLike, estimated_answers: ArrayLike, scale: float, *, norm: int = 1
+) -> float:
+    """The workload's error over the number of queries and the scale, any dimension.
+
+    .. math:: \\frac{\\lVert W x - W \\hat x \\rVert_p}{m \\cdot \\mathrm{scale}}
+
+    Parameters
+    ----------
+    true_answers, estimated_answers : array_like of float, shape (m,)
+        The ``m`` queries' answers on the input and on the estimate.
+    scale : float
+        The input's number of records, ``> 0``.
+    norm : {1, 2}, default 1
+        L1 (the project's comparisons) or L2 (DPBench's figures).
+
+    Returns
+    -------
+    float
+        The scaled per-query error.
+
+    Raises
+    ------
+    ValueError
+        If the answers differ in length or are not finite, ``scale`` is not positive, or
+        ``norm`` is not 1 or 2.
+
+    Examples
+    --------
+    >>> scaled_error([3, 4], [3, 1], 10)
+    0.15
+    >>> scaled_error([3, 4], [0, 0], 10, norm=2)
+    0.25
+    """
+    truth = _validate.finite_array("true answers", true_answers)
+    guess = _validate.finite_array("estimated answers", estimated_answers, size=truth.size)
     if not scale > 0:
         raise ValueError("the input holds no records: the scaled error is undefined")
-    gap = np.abs(workload.answer(x) - workload.answer(x_hat))
-    return float(gap.sum() / (workload.size * scale))
+    if norm not in (1, 2):
+        raise ValueError(f"norm must be 1 or 2, got {norm!r}")
+    if truth.size == 0:
+        raise ValueError("the workload holds no queries")
+    gap = float(np.linalg.norm(truth - guess, ord=norm))
+    return gap / (truth.size * float(scale))
 
 
 def regret(errors: Mapping[str, float]) -> dict[str, float]:

@@ -22,9 +22,12 @@ from dpcore.algorithms.common import (
 from dpcore.algorithms.dawa import dawa
 from dpcore.algorithms.dpcube import dpcube
 from dpcore.algorithms.greedy_h import greedy_h
+from dpcore.algorithms.grid2d.inputs import RectangleSpec
+from dpcore.algorithms.grid2d.registry import release_2d
 from dpcore.algorithms.independent import hb, hb_opt, identity, privelet_release, uniform
 from dpcore.algorithms.mwem import mwem
 from dpcore.algorithms.structure_first import structure_first
+from dpcore.spatial.rectangles import Rectangles
 
 
 @dataclass(frozen=True)
@@ -73,7 +76,7 @@ ALGORITHMS: dict[str, Entry] = {
 """Name -> algorithm, in the order the page lists them."""
 
 NAMES: tuple[str, ...] = tuple(ALGORITHMS)
-"""The names :func:`estimate` accepts."""
+"""The names :func:`estimate` accepts for a 1-D histogram (:data:`NAMES_2D` for a grid)."""
 
 
 def release(
@@ -81,7 +84,7 @@ def release(
     counts: ArrayLike,
     eps: float,
     *,
-    workload: WorkloadSpec | Ranges,
+    workload: WorkloadSpec | Ranges | RectangleSpec | Rectangles,
     rng: np.random.Generator,
 ) -> Release:
     """One run of algorithm ``name``: the estimate, the budget split, any buckets.
@@ -89,14 +92,17 @@ def release(
     Parameters
     ----------
     name : str
-        One of :data:`NAMES`.
-    counts : array_like of float, shape (n,)
-        The histogram: finite, ``>= 0``, at least one bin.
+        One of :data:`NAMES` (a 1-D ``counts``) or of :data:`NAMES_2D` (a 2-D one).
+    counts : array_like of float, shape (n,) or (n1, n2)
+        The histogram: finite, ``>= 0``, at least one bin. A 2-D grid goes to
+        :func:`dpcore.algorithms.grid2d.release_2d` (``counts.ndim`` decides).
     eps : float
         Privacy budget, in ``[1e-300, inf)``.
     workload : str or array_like
-        ``"prefix"``, ``"all ranges"`` or an array of inclusive 0-based ``(lo, hi)``
-        ranges: what workload-aware algorithms adapt to.
+        For 1-D: ``"prefix"``, ``"all ranges"`` or an array of inclusive 0-based
+        ``(lo, hi)`` ranges; for 2-D: ``"random rectangles"``, ``"all rectangles"`` or an
+        array of inclusive ``(r0, c0, r1, c1)`` rectangles. What workload-aware algorithms
+        adapt to.
     rng : numpy.random.Generator
         The only source of randomness (numpy's generator: for teaching and
         exploration, not a hardened noise source for real releases).
@@ -104,18 +110,24 @@ def release(
     Returns
     -------
     Release
-        The estimate (``n`` floats) and how ``eps`` was spent.
+        The estimate (the shape of ``counts``) and how ``eps`` was spent.
 
     Raises
     ------
     ValueError
         For an unknown name (listing the known ones), bad counts, ``eps`` or workload.
     """
+    if np.ndim(counts) == 2:
+        if isinstance(workload, Ranges):
+            raise ValueError("a 1-D range workload needs a 1-D histogram of counts")
+        return release_2d(name, counts, eps, workload=workload, rng=rng)
     entry = ALGORITHMS.get(name)
     if entry is None:
         raise ValueError(f"unknown algorithm {str(name)[:40]!r}; accepted: {', '.join(NAMES)}")
     values = checked_counts(counts)
     epsilon = _validate.positive("eps", eps)
+    if isinstance(workload, Rectangles):
+        raise ValueError("a rectangle workload needs a 2-D grid of counts")
     ranges = as_workload(workload, values.size)
     return entry.run(values, epsilon, ranges, rng)
 
@@ -125,10 +137,11 @@ def estimate(
     counts: ArrayLike,
     eps: float,
     *,
-    workload: WorkloadSpec | Ranges,
+    workload: WorkloadSpec | Ranges | RectangleSpec | Rectangles,
     rng: np.random.Generator,
 ) -> FloatArray:
-    """The estimated histogram (``n`` floats) of algorithm ``name``; see :func:`release`.
+    """The estimated histogram (the shape of ``counts``) of algorithm ``name``; see
+    :func:`release`.
 
     Raises
     ------
