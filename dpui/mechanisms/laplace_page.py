@@ -71,7 +71,8 @@ def body(view: View | None) -> None:
     labels, counts, settings = q.labels, q.counts, view.stamp
     st.markdown(f"Query: **{q.described}**.")
 
-    st.header("True vs noisy")
+    if not present.presenting():  # the chart's own title says it on a projector
+        st.header("True vs noisy")
     left, right = present.columns([2, 1])
     present.show_chart(
         figures.true_vs_noisy(labels, counts, rel.noisy), settings, key="lap_bars", where=left
