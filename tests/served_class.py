@@ -32,6 +32,27 @@ class Served:
         return {c.pid for c in psutil.Process(self.process.pid).children(recursive=True)}
 
 
+def still_running(processes: dict[int, float]) -> list[int]:
+    """Which of ``processes`` (pid -> start time, :func:`started_at`) still run: the same
+    pid with the same start time and not a zombie. A pid alone is not enough: a busy machine
+    wraps its pids (32,768 here) and gives a dead process's pid to another (a full suite run
+    did, within seconds)."""
+    alive = []
+    for pid, created in processes.items():
+        try:
+            process = psutil.Process(pid)
+            if process.create_time() == created and process.status() != psutil.STATUS_ZOMBIE:
+                alive.append(pid)
+        except psutil.NoSuchProcess:
+            continue
+    return alive
+
+
+def started_at(pids: set[int]) -> dict[int, float]:
+    """Each of ``pids`` (running now) with its start time."""
+    return {pid: psutil.Process(pid).create_time() for pid in pids}
+
+
 @contextmanager
 def serve_class(replicas: int, env: dict[str, str] | None = None) -> Iterator[Served]:
     """Run ``python -m dpui.serve --replicas N`` on a free loopback port (with extra

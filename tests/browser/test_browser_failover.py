@@ -19,12 +19,11 @@ import signal
 import time
 from pathlib import Path
 
-import psutil
 import pytest
 
 from dpui.serve import haproxy
 from tests.browser.settle import settle
-from tests.served_class import serve_class
+from tests.served_class import serve_class, started_at, still_running
 
 LINK = "laplace?lap_source=gapminder&lap_show=noise&eps=0.1&pin=eps%3D1"
 """The bundled lesson's Laplace step: ε = 0.1 beside a pinned ε = 1."""
@@ -141,10 +140,10 @@ def test_a_killed_replicas_student_gets_the_same_view_live_on_another_replica(fo
         for page in (a, b):
             page.close()
 
-        started = served.children()
+        started = started_at(served.children())
         served.process.send_signal(signal.SIGTERM)
         served.process.communicate(timeout=30)
         assert served.process.returncode == 0
-        assert not [pid for pid in started if psutil.pid_exists(pid)]
+        assert still_running(started) == []
     print(f"reloaded {reloaded:.2f} s after the kill, the view drawn again {again:.2f} s after it")
     print(f"a plain load of the link on the same replica: {plain:.2f} s")

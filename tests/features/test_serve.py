@@ -18,7 +18,7 @@ import pytest
 from dpui.serve import cli, haproxy, processes
 from dpui.serve.errors import ServeError
 from tests.served_app import free_port
-from tests.served_class import serve_class
+from tests.served_class import serve_class, started_at, still_running
 
 pytestmark = pytest.mark.skipif(
     shutil.which("haproxy") is None and not Path("/usr/sbin/haproxy").exists(),
@@ -47,6 +47,7 @@ def sticky(headers: list[str]) -> list[str]:
 def test_two_replicas_behind_haproxy_sticky_by_cookie_and_ctrl_c_stops_everything():
     with serve_class(2, env={"DP_EXPLORER_WORK_SECONDS": "7"}) as served:
         started = served.children()
+        identities = started_at(started)
         assert started == {*served.replicas.values(), served.haproxy}
         assert sorted(served.replicas) == ["r1", "r2"]
 
@@ -76,24 +77,25 @@ def test_two_replicas_behind_haproxy_sticky_by_cookie_and_ctrl_c_stops_everythin
             time.sleep(0.2)
         restarted = served.children() - started
         assert len(restarted) == 1
+        identities |= started_at(restarted)
 
         served.process.send_signal(signal.SIGINT)
         out, err = served.process.communicate(timeout=30)
         assert served.process.returncode == 0, err
         assert out.splitlines()[-2:] == ["stopping", "stopped"]
         assert "replica r1" in err and "stopped with status -9" in err and "restarting it" in err
-        assert not [pid for pid in started | restarted if psutil.pid_exists(pid)]
+        assert still_running(identities) == []
 
 
 def test_a_killed_supervisor_takes_its_processes_with_it():
     with serve_class(1) as served:
-        started = served.children()
+        started = started_at(served.children())
         served.process.kill()
         served.process.wait(timeout=10)
         deadline = time.monotonic() + 20
-        while [p for p in started if psutil.pid_exists(p)] and time.monotonic() < deadline:
+        while still_running(started) and time.monotonic() < deadline:
             time.sleep(0.2)
-        assert not [pid for pid in started if psutil.pid_exists(pid)]
+        assert still_running(started) == []
 
 
 @pytest.fixture
