@@ -49,9 +49,11 @@ DROPPED = (present.PRESENT.name, present.EXPORT.name, lesson.URL_KEY, pin.URL_KE
 
 _INERT_CSS = (
     # the bar stays on screen while the page scrolls to a step's section under it (sticky is
-    # confined to its parent: Streamlit wraps the bar's block in a wrapper of its own height)
-    "<style>[data-testid=stLayoutWrapper]:has(> .st-key-dp-lesson-bar){position:sticky;top:0;"
-    "z-index:50;background:#fff;padding-bottom:.3rem}.dp-lesson-title{font-size:1.25rem;font-weight:600;margin:0}"
+    # confined to its parent: Streamlit wraps the bar's block in a wrapper of its own height);
+    # not on a phone, where the bar, its note and its answer would hold most of the screen
+    "<style>@media (min-width:641px){[data-testid=stLayoutWrapper]:has(> .st-key-dp-lesson-bar)"
+    "{position:sticky;top:0;z-index:50;background:#fff;padding-bottom:.3rem}}"
+    ".dp-lesson-title{font-size:1.25rem;font-weight:600;margin:0}"
     ".dp-lesson-note{white-space:pre-wrap;margin:0;font-size:1.15rem}"
     ".dp-lesson-answer{white-space:pre-wrap;margin:0;font-size:1.15rem;padding-left:.6rem;"
     "border-left:4px solid #1c64f2}</style>"
