@@ -88,7 +88,15 @@ def test_a_killed_replicas_student_gets_the_same_view_live_on_another_replica(fo
     browser = forget_replicas
     with serve_class(2) as served:
         students = []
-        # two hosts for one loopback server: two cookie jars in one browser context
+        # two hosts for one loopback server: two cookie jars in one browser context, each
+        # sent to its own replica (a page's first requests go out in parallel before any
+        # cookie is set, so leastconn alone may put both on one replica, and did under load;
+        # the serve command's tests check how cookie-less clients are spread)
+        port = served.url.rsplit(":", 1)[1]
+        for host, replica in (("127.0.0.1", "r1"), ("localhost", "r2")):
+            browser.add_cookies(
+                [{"name": haproxy.COOKIE, "value": replica, "url": f"http://{host}:{port}/"}]
+            )
         for host in ("127.0.0.1", "localhost"):
             page = browser.new_page()
             page.add_init_script(STATES)
