@@ -23,7 +23,7 @@ from numpy.typing import ArrayLike, NDArray
 
 from dpcore import _validate
 from dpcore.ldp.ranges.hierarchy import MAX_DOMAIN
-from dpcore.ldp.ranges.oracles import checked_eps, hrr_scale
+from dpcore.ldp.ranges.oracles import check_range_set, checked_eps, hrr_scale
 
 FloatArray = NDArray[np.float64]
 IntArray = NDArray[np.int64]
@@ -245,8 +245,7 @@ def haar_average_variance(
     ValueError
         If an argument is invalid, naming it.
     """
-    if ranges not in ("all", "prefix"):
-        raise ValueError(f"ranges must be 'all' or 'prefix', got {ranges!r}")
+    check_range_set(ranges)
     var = coefficient_variances(domain, eps, users, frequencies)
     h = haar_levels(domain)
     total = 0.0

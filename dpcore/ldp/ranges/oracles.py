@@ -55,6 +55,13 @@ def checked_eps(eps: object) -> float:
     return _validate.ldp_epsilon(eps, lower=MIN_EPS)
 
 
+def check_range_set(ranges: str) -> None:
+    """Raise ValueError unless ``ranges`` names a set of ranges averaged over: ``"all"`` (the
+    ``D(D+1)/2`` ranges) or ``"prefix"`` (the ``D`` prefixes)."""
+    if ranges not in ("all", "prefix"):
+        raise ValueError(f"ranges must be 'all' or 'prefix', got {ranges!r}")
+
+
 def olh_hash_range(eps: float) -> int:
     """OLH's hash range ``g = floor(e^eps + 1)`` (the authors' code; ``>= 2``).
 

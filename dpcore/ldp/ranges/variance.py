@@ -34,7 +34,7 @@ from dpcore.ldp.ranges.hierarchy import (
     node_variances,
     replica_weights,
 )
-from dpcore.ldp.ranges.oracles import ORACLES, checked_eps, covariance_factors
+from dpcore.ldp.ranges.oracles import ORACLES, check_range_set, checked_eps, covariance_factors
 
 FloatArray = NDArray[np.float64]
 IntArray = NDArray[np.int64]
@@ -154,7 +154,7 @@ def flat_average_variance(
     u_prefix = np.concatenate(([0.0], np.cumsum(u)))
     if ranges == "prefix":
         return float((np.cumsum(d) - u_prefix[1:] ** 2).mean())
-    _check_range_set(ranges)
+    check_range_set(ranges)
     v = np.arange(domain, dtype=np.float64)
     total = d @ ((v + 1) * (domain - v)) - all_range_sum(u_prefix[:, None], np.ones(1))
     return float(total / (domain * (domain + 1) / 2))
@@ -171,11 +171,6 @@ def _flat_factors(
     if frequencies is not None:
         f = _validate.finite_array("frequencies", frequencies, size=d, nonnegative=True)
     return covariance_factors(oracle, checked_eps(eps), d, float(n), f)
-
-
-def _check_range_set(ranges: str) -> None:
-    if ranges not in ("all", "prefix"):
-        raise ValueError(f"ranges must be 'all' or 'prefix', got {ranges!r}")
 
 
 # ----------------------------------------------------------------------------- trees
@@ -365,7 +360,7 @@ def tree_average_variance(
         If an argument is invalid, or the dense route is needed beyond ``MAX_DENSE_CELLS``
         (naming ``domain``).
     """
-    _check_range_set(ranges)
+    check_range_set(ranges)
     t = plan.tree
     workload = "uniform" if ranges == "all" else "prefix"
     correlated = "grr" in plan.oracles
