@@ -19,10 +19,11 @@ _HEADINGS = "_anchors.headings"
 
 # our own fixed script (the id is checked by the caller against the page's own entries, a
 # selector is our own constant, so no user text reaches it): scroll to the entry once it is
-# drawn, then hold it there until it has stayed put for 2 s (at most 20 s) while the page
-# above it may still grow (on a loaded machine it drifted out of view after a fixed 3 s
-# hold), unless the user scrolls first; with a sticky bar (a CSS selector, or null), the
-# entry lands under it
+# drawn, then hold it there while the page's script runs and until it has stayed put for
+# 2 s (at most 120 s) while the page around it may still grow (on a loaded machine it
+# drifted out of view after a fixed 3 s hold; and a page still streaming results is too
+# short to scroll its figure up to the bar), unless the user scrolls first; with a sticky
+# bar (a CSS selector, or null), the entry lands under it
 _SCROLL_TO = """
 <script>
 (() => {
@@ -30,6 +31,8 @@ _SCROLL_TO = """
   let tries = 0, held = 0, still = 0, user = false;
   const events = ['wheel', 'touchstart', 'keydown', 'mousedown'];
   const stop = () => { user = true; };
+  const running = () =>
+    document.querySelector('[data-testid=stApp]')?.dataset.testScriptState === 'running';
   events.forEach(e => addEventListener(e, stop, {capture: true, once: true}));
   const go = () => {
     const target = user ? null : %s;
@@ -43,8 +46,8 @@ _SCROLL_TO = """
       } else {
         still++;
       }
-      // held until the target has stayed put for 2 s (at most 20 s)
-      if (still < 20 && held++ < 200) return setTimeout(go, 100);
+      // held while the script runs, then until the target has stayed put for 2 s
+      if ((still < 20 || running()) && held++ < 1200) return setTimeout(go, 100);
     } else if (!user && tries++ < 100) return setTimeout(go, 100);
     events.forEach(e => removeEventListener(e, stop, {capture: true}));
   };

@@ -98,9 +98,13 @@ backend replicas
     option httpchk
     http-check send meth GET uri {HEALTH}
     http-check expect status 200
-    # down after two failed checks a second apart; a hung replica's websockets are closed so
-    # that its browsers reconnect to another one
-    default-server check inter 1s fall 2 rise 2 on-marked-down shutdown-sessions
+    # down after three failed checks a second apart, each allowed 5 s to answer (a busy
+    # replica on a loaded machine answered later than 1 s, was marked down, and its
+    # browsers' cookies were moved to another one); a hung replica's websockets are closed
+    # so that its browsers reconnect to another one. A killed replica refuses connections:
+    # its browsers are redispatched at once, without waiting for the checks.
+    timeout check 5s
+    default-server check inter 1s fall 3 rise 2 on-marked-down shutdown-sessions
 {servers}
 """
 

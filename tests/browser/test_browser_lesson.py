@@ -90,6 +90,13 @@ def test_a_lessons_short_link_shows_full_screen_as_a_code_a_hall_can_scan(server
     page.close()
 
 
+ON_SCREEN = """() => [...document.querySelectorAll('[data-testid=stElementContainer]')]
+  .map(e => [e.getBoundingClientRect(), e.innerText.slice(0, 80)])
+  .filter(([r]) => r.height > 0 && r.bottom > 0 && r.top < innerHeight)
+  .map(([r, text]) => [Math.round(r.top), Math.round(r.height), text])"""
+"""The element blocks on screen (top, height, text): what pushed a figure off, when one is."""
+
+
 @pytest.mark.browser
 def test_every_step_of_the_bundled_lesson_shows_its_answer_and_figure_on_one_screen(
     server, browser
@@ -109,6 +116,8 @@ def test_every_step_of_the_bundled_lesson_shows_its_answer_and_figure_on_one_scr
         settle(page)
         if page.get_by_role("button", name="Reveal").count():
             page.keyboard.press("ArrowRight")
+            # the answer shows when the revealing run starts: settle waits for that run
+            page.locator(".dp-lesson-answer").wait_for(timeout=60_000)
             settle(page)
         answer = page.locator(".dp-lesson-answer")
         expect(answer).to_be_in_viewport(ratio=1, timeout=30_000)
@@ -122,7 +131,12 @@ def test_every_step_of_the_bundled_lesson_shows_its_answer_and_figure_on_one_scr
         for element, what in ((answer, "answer"), (shown, "figure")):
             box = element.bounding_box()
             assert box is not None, (k, what)
-            assert box["y"] >= -1 and box["y"] + box["height"] <= 721, (k, what, box)
+            assert box["y"] >= -1 and box["y"] + box["height"] <= 721, (
+                k,
+                what,
+                box,
+                page.evaluate(ON_SCREEN),
+            )
         if k < len(lessons.steps):
             page.keyboard.press("ArrowRight")
     page.close()
