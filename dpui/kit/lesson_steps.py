@@ -38,7 +38,7 @@ _LESSON, _PREVIOUS, _AT, _GOING, _ARRIVING, _REVEALED = (
     "_lesson.arriving",
     "_lesson.revealed",
 )
-_TOAST, _SCROLL = "_lesson.toast", "_lesson.scroll"
+_TOAST, _SCROLL, _INTERACTIVE = "_lesson.toast", "_lesson.scroll", "_lesson.interactive"
 FIRST_FIGURE = '[data-testid="stPlotlyChart"]'
 """Where a step without a section opens: its page's first figure, under the step bar (the
 page's title and toolbar scroll under it), so that the figure and the step's answer share
@@ -47,7 +47,7 @@ DROPPED = (present.PRESENT.name, present.EXPORT.name, lesson.URL_KEY, pin.URL_KE
 """Link parameters a step does not keep in its link: how the app is shown, not what it shows
 (a pinned view becomes the step's baseline)."""
 
-_INERT_CSS = (
+STEP_CSS = (
     # the bar stays on screen while the page scrolls to a step's section under it (sticky is
     # confined to its parent: Streamlit wraps the bar's block in a wrapper of its own height);
     # not on a phone, where the bar, its note and its answer would hold most of the screen
@@ -58,6 +58,7 @@ _INERT_CSS = (
     ".dp-lesson-answer{white-space:pre-wrap;margin:0;font-size:1.15rem;padding-left:.6rem;"
     "border-left:4px solid #1c64f2}</style>"
 )
+"""The step bar's styles (sent with its first text element): a presenter's or a follower's."""
 
 
 def current() -> lesson.Lesson:
@@ -179,7 +180,8 @@ def revealed(index: int) -> bool:
     return not current().steps[index].predict or (isinstance(found, frozenset) and index in found)
 
 
-def _reveal(index: int) -> None:
+def reveal(index: int) -> None:
+    """Show step ``index``'s figure (Reveal, →, or the lecturer's reveal for a follower)."""
     found = st.session_state.get(_REVEALED)
     st.session_state[_REVEALED] = (found if isinstance(found, frozenset) else frozenset()) | {index}
 
@@ -188,9 +190,25 @@ def _forward(index: int) -> None:
     """Next (→): reveal step ``index`` when it is a predict step not yet revealed, else open
     the next step."""
     if not revealed(index):
-        _reveal(index)
+        reveal(index)
     elif index + 1 < len(current().steps):
         go(index + 1)
+
+
+def set_interactive(on: bool) -> None:
+    """Open the lesson's steps in normal (interactive) mode, for a class following a lecturer
+    (:mod:`dpui.kit.lesson_follow`), or in presentation mode (``on`` False, the default)."""
+    st.session_state[_INTERACTIVE] = on
+
+
+def interactive() -> bool:
+    """Whether the lesson's steps open in normal mode (a class following a lecturer)."""
+    return st.session_state.get(_INTERACTIVE) is True
+
+
+def _stepping() -> bool:
+    """Whether this run shows a lesson's step as such: presenting it, or following it."""
+    return present.presenting() or interactive()
 
 
 def asked() -> bool:
@@ -207,7 +225,9 @@ def _switch() -> None:
     st.session_state[_AT] = index
     st.session_state[_ARRIVING] = True
     st.session_state[_SCROLL] = True
-    query = step.settings() | {present.PRESENT.name: present.PRESENT.encode(True)}
+    query = step.settings()
+    if not interactive():
+        query[present.PRESENT.name] = present.PRESENT.encode(True)
     if step.baseline:  # the page's pin reads it from the link on its first run (arrive)
         query[pin.URL_KEY] = step.pin()
     st.switch_page(f"pages/{step.page}.py", query_params=query)
@@ -228,7 +248,7 @@ def arrive(page: str, params: Sequence[codec.Param]) -> None:
     # the shared dataset and ε change only when the step sets them
     shared = [p for p in sidebar.SHARED if p.name in settings]
     values, notices = codec.decode((*params, *shared), settings)
-    state.put(values | {present.PRESENT.name: True})
+    state.put(values | {present.PRESENT.name: not interactive()})
     # the settings of a part of the page (not the page's own parameters) are read from the link
     state.forget(settings.keys() - values.keys())
     pin.forget(page)
@@ -236,7 +256,8 @@ def arrive(page: str, params: Sequence[codec.Param]) -> None:
         st.warning(f"Lesson step {at + 1}: {notice}", icon=":material/link_off:")
 
 
-def _end() -> None:
+def end() -> None:
+    """Stop presenting the lesson (it stays in the session)."""
     st.session_state[_AT] = None
 
 
@@ -274,10 +295,10 @@ def _resume(at: int) -> None:
         "Back to this step in presentation mode, with the step's own settings.",
     )
     box.button(
-        "End lesson", icon=":material/stop:", type="tertiary", on_click=_end, key="_lesson_end"
+        "End lesson", icon=":material/stop:", type="tertiary", on_click=end, key="_lesson_end"
     )
     box.html(
-        _INERT_CSS
+        STEP_CSS
         + inert(
             f"The lesson is paused at step {at + 1} of {len(current().steps)}: "
             f"{current().steps[at].title}",
@@ -322,9 +343,9 @@ def bar(page: str) -> None:
         args=(at,),
         help="Reveals a predict step's figure first, then opens the next step.",
     )
-    row.html(_INERT_CSS + inert(step.title, "dp-lesson-title"), width="content")
+    row.html(STEP_CSS + inert(step.title, "dp-lesson-title"), width="content")
     row.button(
-        "End lesson", icon=":material/stop:", type="tertiary", on_click=_end, key="_lesson_end"
+        "End lesson", icon=":material/stop:", type="tertiary", on_click=end, key="_lesson_end"
     )
     if step.page != page:
         box.caption("This page is not the step's: Next and Previous open the lesson's pages.")
@@ -333,7 +354,7 @@ def bar(page: str) -> None:
     if not revealed(at) and step.page == page:
         # here, not in the page's fragment: Reveal reruns the whole page, answer included
         predict = box.container(key="dp-lesson-predict", border=True, horizontal=True, gap="medium")
-        _primary(predict, "Reveal", ":material/visibility:", _reveal, at, "Show the figure (or →).")
+        _primary(predict, "Reveal", ":material/visibility:", reveal, at, "Show the figure (or →).")
         predict.markdown(
             ":material/psychology: **Predict first.** What will the figure show? The figure "
             "and its numbers stay hidden until you reveal them (Reveal, or →)."
@@ -346,12 +367,7 @@ def hidden(page: str) -> bool:
     """Whether page ``page`` is a "predict, then reveal" step not yet revealed (its Reveal
     button is in the step bar; the runner draws nothing of the view)."""
     at = position()
-    return (
-        at is not None
-        and present.presenting()
-        and current().steps[at].page == page
-        and not revealed(at)
-    )
+    return at is not None and _stepping() and current().steps[at].page == page and not revealed(at)
 
 
 def open_section(page: str) -> None:
@@ -359,7 +375,7 @@ def open_section(page: str) -> None:
     to its first figure, once it shows; a page that no longer draws the section stays at its
     top, and says so."""
     at = position()
-    if at is None or not st.session_state.get(_SCROLL) or not present.presenting():
+    if at is None or not st.session_state.get(_SCROLL) or not _stepping():
         return
     step = current().steps[at]
     if step.page != page or not revealed(at):

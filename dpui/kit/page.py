@@ -27,7 +27,18 @@ import streamlit as st
 from streamlit.delta_generator import DeltaGenerator
 
 from dpcore.histogram import Histogram
-from dpui.kit import anchors, lesson_steps, limits, pin, present, qr, sidebar, state, untrusted
+from dpui.kit import (
+    anchors,
+    lesson_follow,
+    lesson_steps,
+    limits,
+    pin,
+    present,
+    qr,
+    sidebar,
+    state,
+    untrusted,
+)
 from dpui.kit.params import ChoiceParam, Param
 
 SIDEBAR_DATA = "the sidebar's dataset"
@@ -140,7 +151,7 @@ def run(page: Page) -> None:
     """
     lesson_steps.arrive(page.key, page.params)
     toolbar = present.header(page)
-    lesson_steps.bar(page.key)
+    lesson_follow.bar(page.key)
     sidebar.shared_controls()
     _content(page, toolbar)
 

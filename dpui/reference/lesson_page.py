@@ -15,7 +15,17 @@ from urllib.parse import urlsplit, urlunsplit
 
 import streamlit as st
 
-from dpui.kit import lesson, lesson_steps, lesson_store, qr, session_memory, state, untrusted
+from dpui.kit import (
+    follow_store,
+    lesson,
+    lesson_follow,
+    lesson_steps,
+    lesson_store,
+    qr,
+    session_memory,
+    state,
+    untrusted,
+)
 from dpui.kit.page import Page, View
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "assets" / "lessons" / "dp_histograms_50min.json"
@@ -85,12 +95,21 @@ def _load_file(known: Mapping[str, lesson.Target]) -> None:
 
 
 def _load_link(known: Mapping[str, lesson.Target]) -> None:
-    """A lesson link opened (the whole lesson, or a stored lesson's short id): load its
-    lesson once, then take it out of the address."""
+    """A lesson link opened (the whole lesson, a stored lesson's short id, or a class's follow
+    link): load its lesson once, then take it out of the address; a follow link then opens
+    the lecturer's step."""
     whole, short = st.query_params.get(lesson.URL_KEY), st.query_params.get(lesson_store.URL_KEY)
-    for name in (lesson.URL_KEY, lesson_store.URL_KEY):
+    room = st.query_params.get(follow_store.URL_KEY)
+    for name in (lesson.URL_KEY, lesson_store.URL_KEY, follow_store.URL_KEY):
         if name in st.query_params:
             del st.query_params[name]
+    if room is not None:
+        try:
+            lesson_follow.join(room, known)
+        except lesson.LessonError as err:
+            _say("error", f"You are not following the lecturer: {err}")
+            return
+        st.rerun()  # the frame opens the lecturer's step
     try:
         if whole is not None:
             _loaded(lesson.from_link(whole, known), "the link")
@@ -229,6 +248,38 @@ def _save(now: lesson.Lesson) -> None:
     st.code(url, language=None, wrap_lines=True)
 
 
+def _lead() -> None:
+    try:
+        lesson_follow.lead()
+    except lesson.LessonError as err:
+        _say("error", f"The class cannot follow this lesson: {err}")
+
+
+def _follow() -> None:
+    """The lecturer's follow link and its QR code, or the button that makes them."""
+    st.header("Let the class follow")
+    lead = lesson_follow.leading()
+    if lead is None:
+        st.button("Let the class follow this lesson", icon=":material/groups:", on_click=_lead)
+        st.caption(
+            "Makes a follow link for the class: while you present, each student's page opens "
+            "the step you show, in normal mode (they can change its settings), and shows its "
+            "figure when you reveal it."
+        )
+        return
+    url = _link_of(f"{follow_store.URL_KEY}={lead.code}")
+    row = st.container(horizontal=True, vertical_alignment="center")
+    row.markdown(f"**Follow link** (class code {lead.code}): `{url}`")
+    qr.popover(row, url, "the follow link", key="_follow_qr")
+    st.caption(
+        "While you present this lesson, every student who opened the follow link sees the step "
+        f"you show within about {lesson_follow.POLL_S:g} s of your click, and its figure when "
+        "you reveal it; they can stop following to explore and follow again. Followers may be "
+        "on any replica of `dp-explorer serve` on this machine; the class closes "
+        f"{follow_store.ROOM_HOURS:g} hours after your last step."
+    )
+
+
 def _load(known: Mapping[str, lesson.Target]) -> None:
     st.header("Load")
     row = st.container(horizontal=True, vertical_alignment="center")
@@ -289,6 +340,7 @@ def editor(pages: Sequence[Page]) -> Page:
             )
             _steps(now, known)
             _save(now)
+            _follow()
         _load(known)
 
     return replace(PAGE, body=body)

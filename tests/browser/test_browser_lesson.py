@@ -140,3 +140,55 @@ def test_every_step_of_the_bundled_lesson_shows_its_answer_and_figure_on_one_scr
         if k < len(lessons.steps):
             page.keyboard.press("ArrowRight")
     page.close()
+
+
+@pytest.mark.browser
+def test_a_student_on_a_phone_follows_the_lecturers_steps_and_reveal(server, browser):
+    """The follow link: a student's page (390 px, interactive) opens the step the lecturer
+    presents and shows its figure once the lecturer reveals it, by itself."""
+    lecturer = browser.new_page()
+    lecturer.set_viewport_size({"width": 1280, "height": 720})
+    lecturer.goto(f"{server}/lesson", wait_until="domcontentloaded")
+    lecturer.get_by_role("button", name="Load the example: DP histograms in 50 minutes").click()
+    lecturer.get_by_text("Loaded 10 steps from the example lesson").wait_for(timeout=60_000)
+    lecturer.get_by_role("button", name="Let the class follow this lesson").click()
+    code = lecturer.locator("code", has_text="?f=").first
+    code.wait_for(timeout=60_000)
+    link = code.inner_text()
+    lecturer.get_by_role("button", name="Present the lesson").click()
+    expect(lecturer.get_by_text(re.compile(r"^Step \d+ of 10$"))).to_have_text(
+        "Step 1 of 10", timeout=60_000
+    )
+    settle(lecturer)
+
+    student = browser.new_page()
+    student.set_viewport_size({"width": 390, "height": 844})
+    student.goto(link, wait_until="domcontentloaded")
+    following = student.get_by_text(re.compile(r"^Following the lecturer · step \d+ of 10$"))
+    expect(following).to_have_text("Following the lecturer · step 1 of 10", timeout=60_000)
+    settle(student)
+    assert not student.get_by_role("switch", name="Presentation mode").is_checked()
+
+    lecturer.keyboard.press("ArrowRight")  # step 2: predict first
+    expect(following).to_have_text("Following the lecturer · step 2 of 10", timeout=30_000)
+    expect(student).to_have_url(re.compile(r"/epsilon\?.*eps_part=attacker"))
+    settle(student)
+    assert student.locator(".js-plotly-plot").count() == 0
+    lecturer.keyboard.press("ArrowRight")  # the lecturer reveals it
+    student.locator(".dp-lesson-answer").wait_for(timeout=30_000)
+    student.locator(".js-plotly-plot").first.wait_for(timeout=30_000)
+    settle(student)
+    # the student explores on their own, then comes back to the lecturer's step
+    student.get_by_role("button", name="Stop following").click()
+    student.get_by_role("button", name="Follow the lecturer again").wait_for(timeout=30_000)
+    lecturer.keyboard.press("ArrowRight")
+    expect(lecturer.get_by_text(re.compile(r"^Step \d+ of 10$"))).to_have_text(
+        "Step 3 of 10", timeout=60_000
+    )
+    settle(student)
+    expect(student).to_have_url(re.compile(r"/epsilon\?"))
+    student.get_by_role("button", name="Follow the lecturer again").click()
+    expect(following).to_have_text("Following the lecturer · step 3 of 10", timeout=30_000)
+    expect(student).to_have_url(re.compile(r"/laplace\?"))
+    for page in (lecturer, student):
+        page.close()

@@ -17,7 +17,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from dpui import registry
-from dpui.kit import lesson, lesson_store
+from dpui.kit import follow_store, lesson, lesson_store
 from dpui.ldp import figures as ldp_figures
 from dpui.reference import lesson_page
 from tests.uploads import uploader
@@ -375,3 +375,77 @@ def test_the_short_link_opens_the_stored_lesson_in_another_session():
     _open(fresh, "lesson", l="abcdefghij")
     assert any("No lesson abcdefghij is stored" in e.value for e in fresh.error)
     assert len(_steps_shown(fresh)) == len(EXAMPLE.steps)  # the lesson is kept
+
+
+def _follow_link_code(at: AppTest) -> str:
+    link = next(m.value for m in at.markdown if m.value.startswith("**Follow link**"))
+    return dict(parse_qsl(urlsplit(link.split("`")[1]).query))[follow_store.URL_KEY]
+
+
+def _following(at: AppTest) -> str:
+    return next(m.value for m in at.markdown if m.value.startswith("**Following the lecturer"))
+
+
+def test_a_student_following_the_link_gets_the_lecturers_step_interactive_and_can_explore():
+    lecturer = _app()
+    _open(lecturer, "lesson")
+    _button(lecturer, "Load the example: DP histograms in 50 minutes").click().run()
+    _button(lecturer, "Let the class follow this lesson").click().run()
+    _ok(lecturer)
+    code = _follow_link_code(lecturer)
+    _button(lecturer, "Present the lesson").click().run()
+    _ok(lecturer)
+
+    student = _app()
+    _open(student, "lesson", f=code)
+    _ok(student)
+    assert _following(student) == "**Following the lecturer · step 1 of 10**"
+    assert student.title[0].value == "What ε means" and _charts(student) >= 1
+    assert student.toggle(key="present").value is False  # interactive, not presenting
+    assert follow_store.URL_KEY not in student.query_params
+
+    _stay(lecturer, "epsilon")
+    _button(lecturer, "Next").click().run()  # step 2: predict first
+    _stay(student, "epsilon")
+    student.run()  # the page reads the room and asks for Catch up (a click in the browser)
+    assert any("follow_sync" in h.proto.body for h in student.get("html"))
+    _button(student, "Catch up").click().run()
+    _ok(student)
+    assert _following(student) == "**Following the lecturer · step 2 of 10**"
+    assert student.query_params["eps_part"] == "attacker"
+    assert _charts(student) == 0 and not any(b.label == "Reveal" for b in student.button)
+
+    _stay(lecturer, "epsilon")
+    _button(lecturer, "Reveal").click().run()
+    _stay(student, "epsilon")
+    _button(student, "Catch up").click().run()
+    assert _charts(student) >= 1 and "At most e/(1 + e) ≈ 0.731" in _html(student)
+
+    # the student explores: the lecturer's next step does not move them ...
+    _stay(student, "epsilon")
+    _button(student, "Stop following").click().run()
+    _stay(lecturer, "epsilon")
+    _button(lecturer, "Next").click().run()  # step 3, Laplace mechanism
+    _stay(student, "epsilon")
+    student.run()
+    _ok(student)
+    assert student.title[0].value == "What ε means"
+    assert not any("follow_sync" in h.proto.body for h in student.get("html"))
+    # ... until they follow again
+    _stay(student, "epsilon")
+    _button(student, "Follow the lecturer again").click().run()
+    _ok(student)
+    assert student.title[0].value == "Laplace mechanism"
+    assert _following(student) == "**Following the lecturer · step 3 of 10**"
+
+
+def test_a_follow_link_to_no_class_says_so_and_keeps_the_students_lesson():
+    student = _app()
+    _open(student, "lesson")
+    _button(student, "Load the example: DP histograms in 50 minutes").click().run()
+    _open(student, "lesson", f="abcdefgh")
+    assert any("You are not following the lecturer: No class is following" in e.value
+               for e in student.error)  # fmt: skip
+    assert len(_steps_shown(student)) == len(EXAMPLE.steps)
+    _open(student, "lesson", f="../x")
+    assert any("eight letters" in e.value for e in student.error)
