@@ -63,6 +63,10 @@ def _inverted(eps: float) -> Entry:
     return gallery.histogram(eps, inverted=True)
 
 
+def _levels_ignored(eps: float) -> Entry:
+    return gallery.region_tree(eps, levels_ignored=True)
+
+
 MECHANISMS: dict[str, Mechanism] = {
     "laplace": Mechanism("Laplace (count)", gallery.laplace, ns_per_run=250, bytes_per_run=40),
     "geometric": Mechanism("Geometric (count)", gallery.geometric, ns_per_run=450),
@@ -74,6 +78,9 @@ MECHANISMS: dict[str, Mechanism] = {
     "histogram": Mechanism("Laplace histogram (5 bins)", gallery.histogram, ns_per_run=750),
     "tree": Mechanism(
         "Tree release (16 bins)", gallery.tree_release, ns_per_run=1300, bytes_per_run=300
+    ),
+    "region_tree": Mechanism(
+        "Region-tree release (4 x 4 grid)", gallery.region_tree, ns_per_run=1500
     ),
     "svt1": Mechanism("Sparse vector SVT1", gallery.svt1, ns_per_run=2000, bytes_per_run=600),
     "svt2": Mechanism("Sparse vector SVT2", gallery.svt2, ns_per_run=3000, bytes_per_run=600),
@@ -106,6 +113,12 @@ MECHANISMS: dict[str, Mechanism] = {
         gallery.noisy_max_exponential_value,
         known_bug=True,
         ns_per_run=400,
+    ),
+    "region_tree_levels": Mechanism(
+        "Region-tree release, budget per level ignoring the levels",
+        _levels_ignored,
+        known_bug=True,
+        ns_per_run=1500,
     ),
     "svt4": Mechanism(
         "Sparse vector SVT4", gallery.svt4, known_bug=True, ns_per_run=2400, bytes_per_run=600
