@@ -65,3 +65,8 @@ def test_a_split_tree_whose_level_budget_ignores_the_levels_is_caught():
     entry = mechanisms.hierarchy("grr", levels="split", levels_ignored=True)
     assert entry.true_epsilon == pytest.approx(3.0) and entry.buggy
     assert audit(entry) > 1.0
+
+
+def test_levels_ignored_is_a_bug_of_split_levels_only():
+    with pytest.raises(ValueError, match="levels='split' only"):
+        mechanisms.hierarchy("grr", levels_ignored=True)

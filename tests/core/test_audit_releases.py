@@ -23,6 +23,7 @@ and the partition's share is not seen by this score.
 from __future__ import annotations
 
 import math
+import re
 
 import numpy as np
 import pytest
@@ -169,3 +170,19 @@ def test_mwem_under_add_remove_neighbours_is_caught():
     ln(1 / 0.15) = 1.9 is expected at 200 runs."""
     entry = algorithm("MWEM", 1.0, counts=MOVE_1D, workload=[(3, 3)], read="total")
     assert audit(entry, 200) > 1.0
+
+
+@pytest.mark.parametrize(
+    ("keywords", "message"),
+    [({"name": "DAWA", "counts": SPIKE_2D}, "unknown algorithm 'DAWA' for this histogram"),
+     ({"name": "Nope"}, "unknown algorithm 'Nope'"),
+     ({"name": "Identity", "changed": 8}, "changed must be a bin of the (8,) histogram"),
+     ({"name": "Identity", "changed": 3, "moved_from": 0}, "moved_from must be another bin"),
+     ({"name": "Identity", "moved_from": 3}, "moved_from must be another bin"),
+     ({"name": "Identity", "read": "max"}, "read must be 'count' or 'total'"),
+     ({"name": "Identity", "stated_sensitivity": 0}, "stated_sensitivity"),
+     ({"name": "Identity", "counts": [1.0, -1.0]}, "counts")],
+)  # fmt: skip
+def test_bad_settings_are_refused_naming_them(keywords, message):
+    with pytest.raises(ValueError, match=re.escape(message)):
+        algorithm(**keywords)

@@ -121,19 +121,8 @@ def user_statistic(
 
     Parameters
     ----------
-    oracle : {"grr", "oue", "olh", "hrr"}
-        The frequency oracle.
-    items : ndarray of int64, shape (n,)
-        Each user's item in ``0..k-1``.
-    eps : float
-        Budget of one report.
-    k : int
-        Number of items.
-    rng : numpy.random.Generator
-        Source of the randomness.
-    signs : ndarray of int64, shape (n,), optional
-        HRR only: each user's sign (+1 or -1) on her item (HaarHRR's signed one-hot input);
-        None: all +1.
+    oracle, items, eps, k, rng, signs
+        As :func:`user_reports`.
 
     Returns
     -------
