@@ -13,6 +13,7 @@ Sources: Bichsel et al. ("DP-Sniper", IEEE S&P 2021), Ding et al. (StatDP, CCS 2
 Lyu, Su, Li (PVLDB 2017), Balcer & Vadhan (2017).
 """
 
+from dpcore.audit.gallery import ldp_ranges
 from dpcore.audit.gallery.central import (
     exponential,
     floating_point_laplace,
@@ -60,13 +61,15 @@ def catalogue() -> tuple[Entry, ...]:
     correct = (
         laplace(), geometric(), gaussian(), exponential(), report_noisy_max(), histogram(),
         tree_release(), region_tree(), truncated_geometric(0.5), svt1(), svt2(),
-        randomized_response(), grr(), sue(), hiskv_entry(), pckv_grr(), pckv_ue(),
-        kvue_entry(), kvoh_entry(), privkv_entry(), harmony_entry(),
+        randomized_response(), grr(), sue(), ldp_ranges.hierarchy(), ldp_ranges.haar(),
+        hiskv_entry(), pckv_grr(), pckv_ue(), kvue_entry(), kvoh_entry(), privkv_entry(),
+        harmony_entry(),
     )  # fmt: skip
     buggy = (
         truncated_geometric(0.1), histogram(0.5, inverted=True), noisy_max_value(),
-        noisy_max_exponential_value(), region_tree(levels_ignored=True), svt4(), svt5(), svt6(),
-        hiskv_printed(), floating_point_laplace(),
+        noisy_max_exponential_value(), region_tree(levels_ignored=True),
+        ldp_ranges.hierarchy("grr", levels="split", levels_ignored=True), svt4(), svt5(),
+        svt6(), hiskv_printed(), floating_point_laplace(),
     )  # fmt: skip
     return correct + buggy
 
@@ -87,6 +90,7 @@ __all__ = [
     "kvoh_entry",
     "kvue_entry",
     "laplace",
+    "ldp_ranges",
     "noisy_max_exponential_value",
     "noisy_max_value",
     "pckv_grr",

@@ -21,17 +21,26 @@ Cormode, Kulkarni, Srivastava, PVLDB 2019.
 
 from __future__ import annotations
 
+import math
+from collections.abc import Callable
+
 import numpy as np
 from numpy.typing import NDArray
 
 from dpcore import _validate
-from dpcore.audit.gallery.entry import Entry, make
+from dpcore.audit.gallery.entry import Entry, ExactLaw, make
 from dpcore.audit.outputs import Sampler
 from dpcore.ldp.ranges.haar import haar_levels, level_nodes
 from dpcore.ldp.ranges.hierarchy import LdpTree, Levels, ldp_tree
-from dpcore.ldp.ranges.oracles import checked_eps
+from dpcore.ldp.ranges.oracles import (
+    checked_eps,
+    hadamard_signs,
+    hadamard_size,
+    support_probabilities,
+)
 from dpcore.ldp.ranges.reports import user_reports
 
+FloatArray = NDArray[np.float64]
 IntArray = NDArray[np.int64]
 
 
@@ -39,9 +48,52 @@ def _run_eps(eps: float, stated_sensitivity: float) -> float:
     return checked_eps(eps / _validate.positive("stated_sensitivity", stated_sensitivity))
 
 
-def _true(oracle: str, eps: float) -> float | None:
-    """The exact ε of one report, where the oracle attains its bound (not OLH's hash)."""
-    return None if oracle == "olh" else eps
+def _report_pmf(oracle: str, eps: float, m: int, node: int, sign: int = 1) -> FloatArray:
+    """The law of one report of a user at ``node`` of ``m`` (``sign``: HaarHRR's signed
+    input), over the positions of :func:`_report_code`: GRR the item; OUE the bits, the first
+    most significant; HRR ``2 row + (bit + 1) / 2``."""
+    if oracle == "grr":
+        p, q = support_probabilities("grr", eps, m)
+        return np.where(np.arange(m) == node, p, q)
+    if oracle == "oue":
+        p, q = support_probabilities("oue", eps, m)
+        bits = (np.arange(2**m)[:, None] >> np.arange(m - 1, -1, -1)) & 1
+        on = np.where(np.arange(m) == node, p, q)
+        return np.asarray(np.prod(np.where(bits == 1, on, 1.0 - on), axis=1), np.float64)
+    size = hadamard_size(m)
+    kept = 1.0 / (1.0 + math.exp(-eps))
+    truth = hadamard_signs(np.arange(size), np.full(size, node)) * sign
+    return (np.where(truth[:, None] == np.array([-1, 1]), kept, 1.0 - kept) / size).ravel()
+
+
+def _report_code(oracle: str, columns: IntArray, m: int) -> IntArray:
+    """Each report's position in :func:`_report_pmf` (``columns``: the report's part of the
+    sampler's rows)."""
+    if oracle == "grr":
+        return np.asarray(columns[:, 0], np.int64)
+    if oracle == "oue":
+        return np.asarray(columns[:, :m] @ (1 << np.arange(m - 1, -1, -1)), np.int64)
+    return np.asarray(2 * columns[:, 0] + (columns[:, 1] + 1) // 2, np.int64)
+
+
+def _width(oracle: str, m: int) -> int:
+    """Columns of one report in the sampler's rows."""
+    return {"grr": 1, "oue": m, "olh": m, "hrr": 2}[oracle]
+
+
+def _made(
+    name: str,
+    eps: float,
+    samplers: tuple[Sampler, Sampler],
+    law: ExactLaw | None,
+    spent: float,
+    description: str,
+) -> Entry:
+    """The entry: true ε the law's exact ε (none for OLH), buggy when the ε a user spends
+    (``spent``) is above the claim."""
+    true = law.epsilon if law is not None else None
+    return make(name, eps, true, samplers, description, "any two items of one user",
+                law=law, buggy=spent > eps * (1 + 1e-9))  # fmt: skip
 
 
 def flat(
@@ -63,7 +115,7 @@ def flat(
     Returns
     -------
     Entry
-        Discrete reports; true ε the run's ε (unknown for OLH).
+        Discrete reports with their exact law (not for OLH, whose law depends on the hash).
     """
     d = _validate.whole("domain", domain, lower=2)
     run_eps = _run_eps(eps, stated_sensitivity)
@@ -74,10 +126,15 @@ def flat(
 
         return sample
 
-    return make(
-        f"LDP range query (flat {oracle.upper()})", eps, _true(oracle, run_eps),
-        (item(0), item(d - 1)), f"{oracle.upper()} at ε = {run_eps:g} over {d} items: item 0 "
-        f"against item {d - 1}", "any two items of one user", buggy=stated_sensitivity < 1,
+    law = None
+    if oracle != "olh":
+        law = ExactLaw(
+            _report_pmf(oracle, run_eps, d, 0), _report_pmf(oracle, run_eps, d, d - 1),
+            lambda o: _report_code(oracle, np.asarray(o).reshape(len(o), -1), d),
+        )  # fmt: skip
+    return _made(
+        f"LDP range query (flat {oracle.upper()})", eps, (item(0), item(d - 1)), law, run_eps,
+        f"{oracle.upper()} at ε = {run_eps:g} over {d} items: item 0 against item {d - 1}",
     )  # fmt: skip
 
 
@@ -108,8 +165,8 @@ def hierarchy(
     Returns
     -------
     Entry
-        Discrete reports (one integer row each); true ε ``eps``, or ``h eps`` with the
-        levels ignored (unknown for OLH).
+        Discrete reports (one integer row each) with their exact law, whose ε is ``eps``
+        (``h eps`` with the levels ignored); no law for OLH.
     """
     plan = ldp_tree(domain, fanout, eps=eps, users=domain, oracle=oracle, levels=levels)
     if levels_ignored:
@@ -125,34 +182,81 @@ def hierarchy(
 
         return sample
 
+    last = plan.tree.n_bins - 1
+    law = None if oracle == "olh" else ExactLaw(*_tree_law(plan, 0, last))
     shown = "each level at ε" if levels_ignored else ("every level at ε / h" if levels ==
                                                        "split" else "one level at ε")  # fmt: skip
-    return make(
+    return _made(
         "LDP range query (hierarchical" + (", levels ignored)" if levels_ignored else ")"),
-        eps, _true(oracle, spent), (item(0), item(plan.tree.n_bins - 1)),
-        f"HH_{fanout} over {plan.tree.n_bins} items, {plan.levels} levels, {oracle.upper()}, "
-        f"{shown}: item 0 against item {plan.tree.n_bins - 1}", "any two items of one user",
-        buggy=levels_ignored,
+        eps, (item(0), item(last)), law, spent,
+        f"HH_{fanout} over {last + 1} items, {plan.levels} levels, {oracle.upper()}, {shown}: "
+        f"item 0 against item {last}",
     )  # fmt: skip
 
 
 def _tree_reports(plan: LdpTree, v: int, size: int, rng: np.random.Generator) -> IntArray:
     """``size`` reports of a user holding item ``v`` as integer rows (see the module)."""
-    parts = [
-        user_reports(name, np.full(size, item_of_bin[v]), plan.level_eps, nodes.size, rng=rng)
-        .reshape(size, -1)
-        for (nodes, item_of_bin), name in zip(plan.level_items, plan.oracles, strict=True)
-    ]  # fmt: skip
+    levels = list(zip(plan.level_items, plan.oracles, strict=True))
+
+    def reports(depth: int, users: int) -> IntArray:
+        (nodes, item_of_bin), name = levels[depth]
+        held = np.full(users, item_of_bin[v])
+        return user_reports(name, held, plan.level_eps, nodes.size, rng=rng).reshape(users, -1)
+
     if plan.levels_mode == "split":
-        return np.concatenate(parts, axis=1)
-    width = max(part.shape[1] for part in parts)
+        return np.concatenate([reports(depth, size) for depth in range(plan.levels)], axis=1)
+    width = max(_width(name, nodes.size) for (nodes, _), name in levels)
     level = rng.integers(0, plan.levels, size=size)
     rows = np.full((size, 1 + width), -1, dtype=np.int64)
     rows[:, 0] = level
-    for depth, part in enumerate(parts):
+    for depth in range(plan.levels):
         mine = level == depth
-        rows[mine, 1 : 1 + part.shape[1]] = part[mine]
+        part = reports(depth, int(mine.sum()))
+        rows[mine, 1 : 1 + part.shape[1]] = part
     return rows
+
+
+def _tree_law(
+    plan: LdpTree, v: int, w: int
+) -> tuple[FloatArray, FloatArray, Callable[[IntArray], IntArray]]:
+    """The laws of :func:`_tree_reports` for items ``v`` and ``w``, and the position of each
+    row: level by level (sampled levels), or every level's report in mixed radix (split)."""
+    levels = list(zip(plan.level_items, plan.oracles, strict=True))
+    sizes = [int(nodes.size) for (nodes, _), _ in levels]
+    pmfs = [
+        [_report_pmf(name, plan.level_eps, m, int(item_of_bin[x])) for x in (v, w)]
+        for ((_, item_of_bin), name), m in zip(levels, sizes, strict=True)
+    ]
+    widths = [_width(name, m) for (_, name), m in zip(levels, sizes, strict=True)]
+    if plan.levels_mode == "split":
+        joint = [pmfs[0][i] for i in (0, 1)]
+        for level in pmfs[1:]:
+            joint = [np.outer(joint[i], level[i]).ravel() for i in (0, 1)]
+        counts = [pmf[0].size for pmf in pmfs]  # C order: the first level most significant
+        stride = [math.prod(counts[i + 1 :]) for i in range(len(counts))]
+        edges = np.cumsum([0, *widths])
+
+        def split_index(rows: IntArray) -> IntArray:
+            codes = [_report_code(name, rows[:, edges[i] : edges[i + 1]], sizes[i])
+                     for i, (_, name) in enumerate(levels)]  # fmt: skip
+            return np.asarray(sum(c * s for c, s in zip(codes, stride, strict=True)), np.int64)
+
+        return joint[0], joint[1], split_index
+    offsets = np.cumsum([0] + [pmf[0].size for pmf in pmfs])
+
+    def sampled_index(rows: IntArray) -> IntArray:
+        out = np.empty(rows.shape[0], np.int64)
+        for depth, (_, name) in enumerate(levels):
+            mine = rows[:, 0] == depth
+            out[mine] = offsets[depth] + _report_code(name, rows[mine, 1:], sizes[depth])
+        return out
+
+    h = plan.levels
+    return (
+        np.concatenate([pmf[0] for pmf in pmfs]) / h,
+        np.concatenate([pmf[1] for pmf in pmfs]) / h,
+        sampled_index,
+    )
 
 
 def haar(eps: float = 1.0, domain: int = 8, *, stated_sensitivity: float = 1.0) -> Entry:
@@ -170,7 +274,7 @@ def haar(eps: float = 1.0, domain: int = 8, *, stated_sensitivity: float = 1.0) 
     Returns
     -------
     Entry
-        Rows ``(level, Hadamard row, signed bit)``; true ε the run's ε.
+        Rows ``(level, Hadamard row, signed bit)``, with their exact law.
     """
     h = haar_levels(domain)
     run_eps = _run_eps(eps, stated_sensitivity)
@@ -191,8 +295,21 @@ def haar(eps: float = 1.0, domain: int = 8, *, stated_sensitivity: float = 1.0) 
 
         return sample
 
-    return make(
-        "LDP range query (Haar)", eps, run_eps, (item(0), item(domain - 1)),
+    sizes = [hadamard_size(1 << k) for k in range(h)]
+    offsets = np.cumsum([0] + [2 * size for size in sizes])
+
+    def pmf(v: int) -> FloatArray:
+        return np.concatenate([
+            _report_pmf("hrr", run_eps, 1 << k, int(node[v]), int(sign[v]))
+            for k, (node, sign) in enumerate(nodes)
+        ]) / h  # fmt: skip
+
+    def index(rows: IntArray) -> IntArray:
+        return np.asarray(offsets[rows[:, 0]] + _report_code("hrr", rows[:, 1:], 0), np.int64)
+
+    return _made(
+        "LDP range query (Haar)", eps, (item(0), item(domain - 1)),
+        ExactLaw(pmf(0), pmf(domain - 1), index), run_eps,
         f"HaarHRR at ε = {run_eps:g} over {domain} items, {h} levels: item 0 against item "
-        f"{domain - 1}", "any two items of one user", buggy=stated_sensitivity < 1,
+        f"{domain - 1}",
     )  # fmt: skip
