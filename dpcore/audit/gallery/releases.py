@@ -16,7 +16,8 @@ tree) are sampled in batches: Laplace releases of the tiled node sums
 another) times the BLUE's weights for the bin
 (:meth:`dpcore.hist.consistency.BlueSmoother.transpose`), which is the BLUE estimate of
 the bin (tested equal to the algorithm's runs on the same seed). The other algorithms run
-once per output through :func:`dpcore.algorithms.release`.
+once per output (the registry's ``run`` on inputs checked once, as
+:func:`dpcore.algorithms.release` checks them).
 
 ``stated_sensitivity`` breaks a release the gallery's way: the algorithm runs at
 ``eps / stated_sensitivity`` (every noise scale and every selection's sharpness scaled by
@@ -31,7 +32,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from dpcore import _validate
-from dpcore.algorithms import ALGORITHMS, ALGORITHMS_2D, release
+from dpcore.algorithms import ALGORITHMS, ALGORITHMS_2D
 from dpcore.algorithms.common import Ranges, as_workload
 from dpcore.algorithms.greedy_h import greedy_strategy, kernel
 from dpcore.algorithms.grid2d.inputs import as_rectangles
@@ -148,12 +149,13 @@ def algorithm(
         if plan is not None:
             return _blue_sampler(*plan, histogram, weights)
 
+        def estimate(rng: np.random.Generator) -> FloatArray:  # inputs checked above
+            if isinstance(load, Ranges):
+                return ALGORITHMS[name].run(histogram, run_eps, load, rng).estimate
+            return ALGORITHMS_2D[name].run(histogram, run_eps, load, rng).estimate
+
         def sample(size: int, rng: np.random.Generator) -> FloatArray:
-            return np.array([
-                np.sum(weights * release(name, histogram, run_eps, workload=load, rng=rng)
-                       .estimate)
-                for _ in range(size)
-            ])  # fmt: skip
+            return np.array([np.sum(weights * estimate(rng)) for _ in range(size)])
 
         return sample
 
