@@ -57,6 +57,8 @@ ONE_D: dict[str, tuple[int, dict[str, object], float]] = {
     # MWEM takes the total as public: one record moved from bin 4 to bin 3, its one listed
     # query [3, 3] measured with half the budget (0.5 ε visible at most): 0.00; 0.46, 1.23 at 4ε
     "MWEM": (400, {"counts": MOVE_1D, "moved_from": 4, "workload": [(3, 3)]}, 0.0),
+    # dpcore's EFPA is the corrected one (acs.py: orthonormal transform, noise for the kept
+    # coefficients' L1 sensitivity), so it is audited as ε-DP; DPComp's is not ε-DP
     "EFPA": (3_000, {"counts": FLAT_1D}, 0.15),  # 0.26 (0.29 on 1-3); 0.55
     "PHP": (1_000, {"counts": FLAT_1D}, 0.15),  # 0.29 (0.25-0.35); 0.73
     "AHP": (3_000, {"counts": FLAT_1D}, 0.0),  # 0.00; 0.20, 0.44 at 4ε (0.15 ε visible)

@@ -178,7 +178,8 @@ def region_tree(
     levels_ignored: bool = False,
 ) -> Entry:
     """The region-tree release of :mod:`dpcore.spatial`: the full quadtree of a grid, ``eps``
-    split evenly over its levels, BLUE; cell ``(1, 2)`` holds one more record on ``D``.
+    split evenly over its levels, BLUE; cell ``(rows // 3, columns // 2)`` (``(1, 2)`` on
+    4 x 4) holds ten records on ``D'`` and one more on ``D``.
 
     Parameters
     ----------
@@ -200,12 +201,13 @@ def region_tree(
     tree = regions.quadtree(shape, fanout)
     per_path = _validate.positive("eps", eps) * (tree.height if levels_ignored else 1)
     budgets = budget.uniform_budgets(tree, per_path)
+    cell = (tree.shape[0] // 3, tree.shape[1] // 2)
     base = np.zeros(tree.shape)
-    base[1, 2] = 10.0
+    base[cell] = 10.0
     neighbour = base.copy()
-    neighbour[1, 2] += 1.0
+    neighbour[cell] += 1.0
     weights = np.zeros(tree.shape)
-    weights[1, 2] = 1.0
+    weights[cell] = 1.0
     name = "Region-tree release" + (", levels ignored" if levels_ignored else "")
     return make(
         name, eps, budget.release_epsilon(tree, budgets),
