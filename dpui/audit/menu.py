@@ -167,6 +167,13 @@ MECHANISMS: dict[str, Mechanism] = {
     "hiskv_printed": Mechanism(
         "HISKV as printed", gallery.hiskv_printed, known_bug=True, ns_per_run=450
     ),
+    "efpa_dpcomp": Mechanism(
+        "EFPA as DPComp runs it (phase kept)",
+        gallery.efpa_phase_kept,
+        known_bug=True,
+        ns_per_run=2000,
+        bytes_per_run=300,
+    ),
     "fp_laplace": Mechanism(
         "Floating-point Laplace (this product's own)",
         gallery.floating_point_laplace,

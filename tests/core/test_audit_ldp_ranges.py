@@ -22,10 +22,14 @@ from dpcore.ldp.ranges import ORACLES
 SAMPLES = 20_000
 
 
+CONFIDENCE = 0.95
+
+
 def audit(entry: Entry, seed: int = 0) -> float:
     result = lower_bound(
-        entry.sample_d, entry.sample_d_prime, samples=SAMPLES, rng=np.random.default_rng(seed)
-    )
+        entry.sample_d, entry.sample_d_prime, samples=SAMPLES, confidence=CONFIDENCE,
+        rng=np.random.default_rng(seed),
+    )  # fmt: skip
     return result.epsilon
 
 

@@ -41,7 +41,7 @@ from dpcore.audit.gallery.local import (
     randomized_response,
     sue,
 )
-from dpcore.audit.gallery.releases import region_tree
+from dpcore.audit.gallery.releases import efpa_phase_kept, region_tree
 from dpcore.audit.gallery.sparse_vector import svt1, svt2, svt4, svt5, svt6
 
 
@@ -69,7 +69,7 @@ def catalogue() -> tuple[Entry, ...]:
         truncated_geometric(0.1), histogram(0.5, inverted=True), noisy_max_value(),
         noisy_max_exponential_value(), region_tree(levels_ignored=True),
         ldp_ranges.hierarchy("grr", levels="split", levels_ignored=True), svt4(), svt5(),
-        svt6(), hiskv_printed(), floating_point_laplace(),
+        svt6(), hiskv_printed(), efpa_phase_kept(), floating_point_laplace(),
     )  # fmt: skip
     return correct + buggy
 
@@ -78,6 +78,7 @@ __all__ = [
     "Entry",
     "ExactLaw",
     "catalogue",
+    "efpa_phase_kept",
     "exponential",
     "floating_point_laplace",
     "gaussian",

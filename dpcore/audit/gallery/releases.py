@@ -26,6 +26,7 @@ once per output (the registry's ``run`` on inputs checked once, as
 
 from __future__ import annotations
 
+import math
 from typing import Literal
 
 import numpy as np
@@ -216,6 +217,55 @@ def region_tree(
         f"{shape[0]}x{shape[1]} grid, quadtree of {tree.height} levels, "
         f"{'ε on every level' if levels_ignored else 'ε / levels per level'}, BLUE: the "
         "released count of the cell holding one more record on D", "one record added",
+    )  # fmt: skip
+
+
+def efpa_phase_kept(eps: float = 1.0, bins: int = 8) -> Entry:
+    """BUG: EFPA's release step as the code DPComp runs does it (see
+    :mod:`dpcore.algorithms.acs`): ``Lap(sqrt(k) / eps_2)`` on the magnitude of each kept
+    Fourier coefficient, its phase kept exactly. Every coefficient is kept (``k = n/2 + 1``,
+    the selection left out: its own flaw is not needed here) and ``eps_2 = eps / 2``.
+
+    One record in bin 1 turns coefficient 1 of ``(100, 0, ..., 0, 50)`` by a fixed angle; the
+    released coefficient lies on the line of the true one, so its phase modulo π is one
+    number on ``D`` and another on ``D'``: an event of probability 1 against 0. dpcore's own
+    EFPA (:func:`dpcore.algorithms.acs.efpa`) noises every real coefficient instead.
+
+    Parameters
+    ----------
+    eps : float, default 1
+        The claimed ε.
+    bins : int, default 8
+        At least 3.
+
+    Returns
+    -------
+    Entry
+        True ε infinite; rows are the released histograms and the ``score`` their
+        coefficient 1's phase modulo π (rounded to 1e-9).
+    """
+    scale = 2.0 * (bins // 2 + 1) ** 0.5 / _validate.positive("eps", eps)
+    base = np.zeros(_validate.whole("bins", bins, lower=3))
+    base[0], base[-1] = 100.0, 50.0
+    neighbour = base.copy()
+    neighbour[1] += 1.0
+
+    def run(histogram: FloatArray) -> Sampler:
+        true = np.fft.rfft(histogram)  # unnormalised, as scipy.fftpack.rfft
+
+        def sample(size: int, rng: np.random.Generator) -> FloatArray:
+            magnitude = np.abs(true) + rng.laplace(0.0, scale, size=(size, true.size))
+            return np.fft.irfft(magnitude * np.exp(1j * np.angle(true)), n=bins, axis=1)
+
+        return sample
+
+    def phase(rows: FloatArray) -> FloatArray:
+        return np.asarray(np.round(np.angle(np.fft.rfft(rows, axis=1)[:, 1]) % np.pi, 9))
+
+    return make(
+        "EFPA as DPComp runs it (phase kept)", eps, math.inf, (run(neighbour), run(base)),
+        f"{bins} bins, every Fourier coefficient's magnitude + Lap(sqrt(k)/(ε/2)), its phase "
+        "kept: one record added to bin 1", "one record added", score=phase,
     )  # fmt: skip
 
 
