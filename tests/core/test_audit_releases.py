@@ -223,7 +223,8 @@ def test_efpa_as_dpcomp_runs_it_is_caught_and_dpcore_s_is_not():
      ({"name": "Identity", "moved_from": 3}, "moved_from must be another bin"),
      ({"name": "Identity", "read": "max"}, "read must be 'count' or 'total'"),
      ({"name": "Identity", "stated_sensitivity": 0}, "stated_sensitivity"),
-     ({"name": "Identity", "counts": [1.0, -1.0]}, "counts")],
+     ({"name": "Identity", "counts": [1.0, -1.0]}, "counts"),
+     ({"name": "Identity", "counts": np.ones((2, 2, 2))}, "a histogram or a grid")],
 )  # fmt: skip
 def test_bad_settings_are_refused_naming_them(keywords, message):
     with pytest.raises(ValueError, match=re.escape(message)):

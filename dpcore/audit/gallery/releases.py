@@ -42,19 +42,21 @@ from dpcore.audit.gallery.entry import Entry, make
 from dpcore.audit.outputs import Sampler
 from dpcore.hist import budget
 from dpcore.hist.consistency import BlueSmoother
-from dpcore.hist.hierarchy import Hierarchy
 from dpcore.hist.plans import prepare
 from dpcore.hist.release import node_sums, release_sums
+from dpcore.hist.tree import Tree
 from dpcore.spatial import regions
+from dpcore.spatial.rectangles import Rectangles
+from dpcore.spatial.regions import BoxTree
 
 FloatArray = NDArray[np.float64]
 
 COUNTS_1D = np.array([0.0, 0.0, 0.0, 100.0, 0.0, 0.0, 0.0, 0.0])
-"""The default 1-D histogram ``D'``: eight bins, ten records in bin 3 (``D`` has 11)."""
+"""The default 1-D histogram ``D'``: eight bins, 100 records in bin 3 (``D`` has 101)."""
 
 COUNTS_2D = np.zeros((4, 4))
 COUNTS_2D[1, 2] = 100.0
-"""The default grid ``D'``: 4 x 4 cells, ten records in cell (1, 2) (``D`` has 11)."""
+"""The default grid ``D'``: 4 x 4 cells, 100 records in cell (1, 2) (``D`` has 101)."""
 
 
 def algorithm(
@@ -107,12 +109,15 @@ def algorithm(
     Raises
     ------
     ValueError
-        For an unknown name, or invalid counts, bins, ``eps`` or ``stated_sensitivity``.
+        For an unknown name, or invalid counts, bins, workload, ``read``, ``eps`` or
+        ``stated_sensitivity``.
     """
     stated = _validate.positive("stated_sensitivity", stated_sensitivity)
     run_eps = _validate.positive("eps", eps) / stated
     if counts is None:
         counts = COUNTS_1D if name in ALGORITHMS else COUNTS_2D
+    if np.ndim(counts) not in (1, 2):
+        raise ValueError(f"counts must be a histogram or a grid, got shape {np.shape(counts)}")
     base = _validate.finite_array("counts", np.ravel(counts), nonnegative=True).reshape(
         np.shape(counts)
     )
@@ -269,14 +274,14 @@ def efpa_phase_kept(eps: float = 1.0, bins: int = 8) -> Entry:
     )  # fmt: skip
 
 
-Plan = tuple[Hierarchy, FloatArray]
+Plan = tuple[Tree | BoxTree, FloatArray]
 
 _BATCH = 2**14
 """Releases drawn at once by the batched tree samplers."""
 
 
 def _tree_plan(
-    name: str, grid: bool, shape: tuple[int, ...], eps: float, load: Ranges | object
+    name: str, grid: bool, shape: tuple[int, ...], eps: float, load: Ranges | Rectangles
 ) -> Plan | None:
     """The tree and budgets of a linear tree algorithm (as the algorithm builds them)."""
     if grid and name in ("HB-2D", "QuadTree"):
@@ -295,19 +300,19 @@ def _tree_plan(
 
 
 def _blue_sampler(
-    tree: Hierarchy, budgets: FloatArray, histogram: FloatArray, weights: FloatArray
+    tree: Tree | BoxTree, budgets: FloatArray, histogram: FloatArray, weights: FloatArray
 ) -> Sampler:
     """``size`` Laplace releases of ``tree``'s node sums, each made consistent (BLUE) and
     read through ``weights`` on the leaves: ``w . leaves = c . noisy`` with ``c`` from
     :meth:`~dpcore.hist.consistency.BlueSmoother.transpose`."""
-    sums = regions.node_sums(tree, histogram) if isinstance(tree, regions.BoxTree) else (
-        node_sums(tree, histogram))  # type: ignore[arg-type]  # fmt: skip
-    leaves = np.flatnonzero(tree.is_leaf)
     on_leaves = np.zeros(tree.size)
-    if isinstance(tree, regions.BoxTree):
+    if isinstance(tree, BoxTree):
+        sums = regions.node_sums(tree, histogram)
+        leaves = np.flatnonzero(tree.is_leaf)
         on_leaves[leaves] = weights[tuple(tree.lo[leaves].T)]
     else:
-        on_leaves[tree.leaf_of_bin] = weights  # type: ignore[attr-defined]
+        sums = node_sums(tree, histogram)
+        on_leaves[tree.leaf_of_bin] = weights
     c = BlueSmoother.build(tree, budgets).transpose(on_leaves)
     measured = budgets > 0
 
