@@ -1,7 +1,7 @@
 """Every histogram release of dpcore audited on neighbouring histograms, and a broken variant
 of each kind caught (issue 41, item 4).
 
-Every audit runs at 95 % confidence (``lower_bound``'s default) with a fixed seed. For a
+Every audit runs at 95 % confidence (``CONFIDENCE``) with a fixed seed. For a
 mechanism that is ε-DP under the stated relation the bound exceeds ε with probability at
 most 5 % over seeds (the auditor's validity, tested over 100 seeds in
 test_audit_lower_bound.py); "caught" means the bound exceeds the claim, a violation proved
@@ -11,13 +11,13 @@ the output audited is the released count of that bin
 bound on it bounds the release.
 
 A pass says only that no violation was found at this many samples. How much a pass means is
-the bound the same audit reaches: ``FLOOR`` asserts it (a sampler that lost the changed
-record would fall below), and the comments give the bound the same audit reaches with the
-noise halved (the algorithm run at 2ε, true ε at most 2) at seed 0, i.e. the violation it
-would need to see. Data-dependent algorithms run once per output and are audited weakly at
-the sample sizes the one-minute budget of the audit tests allows: their output shows only
-the budget spent on the changed bin's count (DAWA 0.75 ε, AHP 0.15 ε, MWEM 0.5 ε, ...),
-and the partition's share is not seen by this score.
+the bound the same audit reaches: ``FLOOR`` asserts it where seeds 0-3 all reach above 0
+(a sampler that lost the changed record would fall below), and the comments give the bound
+the same audit reaches with the noise halved (the algorithm run at 2ε, true ε at most 2)
+at seed 0, i.e. the violation it would need to see. Data-dependent algorithms run once per
+output and are audited weakly at the sample sizes the one-minute budget of the audit tests
+allows: their output shows only the budget spent on the changed bin's count (DAWA 0.75 ε,
+AHP 0.15 ε, MWEM 0.5 ε, ...), and the partition's share is not seen by this score.
 """
 
 from __future__ import annotations
