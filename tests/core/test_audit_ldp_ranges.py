@@ -1,12 +1,14 @@
 """The range-query mechanisms under local DP audited on one user's two items, and their broken
 variants caught (issue 41, item 4).
 
-Every audit runs at 95 % confidence with a fixed seed; a mechanism that is ε-LDP exceeds ε
+Every audit runs at 95 % confidence (``CONFIDENCE``) with a fixed seed, 20,000 reports per
+item; a mechanism that is ε-LDP exceeds ε
 with probability at most 5 % over seeds, so "pass" is bound <= ε and "caught" is bound > ε,
 a violation proved at 95 %. Items 0 and 7 of 8 differ at every level of the binary tree and
 of the Haar hierarchy. Reports are discrete: the audit chooses a set of reports on its
 training runs, and for GRR, OUE and HRR the report of the user's own node has probability
-ratio exactly e^ε, so these audits reach close to ε (``FLOOR``).
+ratio exactly e^ε, so these audits reach close to ε (``FLOOR``). The true ε checked is the
+exact ε of each entry's law over the reports (no law for OLH, whose depends on the hash).
 """
 
 from __future__ import annotations
@@ -20,8 +22,6 @@ from dpcore.audit.gallery import ldp_ranges as mechanisms
 from dpcore.ldp.ranges import ORACLES
 
 SAMPLES = 20_000
-
-
 CONFIDENCE = 0.95
 
 
@@ -34,12 +34,13 @@ def audit(entry: Entry, seed: int = 0) -> float:
 
 
 # label -> (entry, FLOOR); seed 0's bounds: flat 0.97, 0.89, 0.95, 0.95; sampled levels
-# 0.93, 0.82, 0.88, 0.94; split levels (GRR at ε/3 per level) 0.59; Haar 0.94
+# 0.95, 0.83, 0.94, 0.95; split levels (GRR at ε/3 per level) 0.59; Haar 0.94. FLOOR is below
+# seeds 0-3 (OUE, the lowest: flat 0.82-0.92, tree 0.83-0.91; split 0.56-0.68).
 CORRECT = {
-    **{f"flat-{o}": (mechanisms.flat(o), 0.8) for o in ORACLES},
-    **{f"hierarchy-{o}": (mechanisms.hierarchy(o), 0.8) for o in ORACLES},
+    **{f"flat-{o}": (mechanisms.flat(o), 0.7) for o in ORACLES},
+    **{f"hierarchy-{o}": (mechanisms.hierarchy(o), 0.7) for o in ORACLES},
     "hierarchy-split-grr": (mechanisms.hierarchy("grr", levels="split"), 0.4),
-    "haar": (mechanisms.haar(), 0.8),
+    "haar": (mechanisms.haar(), 0.7),
 }
 
 
