@@ -8,7 +8,7 @@ a violation proved at 95 %. Items 0 and 7 of 8 differ at every level of the bina
 of the Haar hierarchy. Reports are discrete: the audit chooses a set of reports on its
 training runs, and for GRR, OUE and HRR the report of the user's own node has probability
 ratio exactly e^ε, so these audits reach close to ε (``FLOOR``). The true ε checked is the
-exact ε of each entry's law over the reports (no law for OLH, whose depends on the hash).
+exact ε of each entry's law over the reports (no law for OLH: its law depends on the hash).
 """
 
 from __future__ import annotations
