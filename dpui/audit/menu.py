@@ -14,7 +14,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from dpcore.audit import gallery
-from dpcore.audit.gallery import Entry
+from dpcore.audit.gallery import Entry, ldp_ranges
+from dpcore.ldp.ranges.oracles import MIN_EPS
 
 MAX_CLAIM = 10.0
 """The largest claimed ε any mechanism is built at: beyond it the exact laws of the local
@@ -43,6 +44,8 @@ class Mechanism:
         Peak memory of an audit per run on each input (``tracemalloc``), rounded up.
     max_claim : float
         The largest claimed ε it is built at.
+    min_claim : float
+        The smallest claimed ε it is built at (0: any positive ε).
     """
 
     label: str
@@ -52,6 +55,7 @@ class Mechanism:
     ns_per_run: float = 500.0
     bytes_per_run: float = 150.0
     max_claim: float = MAX_CLAIM
+    min_claim: float = 0.0
 
 
 def _randomized_response(eps: float) -> Entry:
@@ -61,6 +65,18 @@ def _randomized_response(eps: float) -> Entry:
 
 def _inverted(eps: float) -> Entry:
     return gallery.histogram(eps, inverted=True)
+
+
+def _levels_ignored(eps: float) -> Entry:
+    return gallery.region_tree(eps, levels_ignored=True)
+
+
+def _ldp_tree(eps: float) -> Entry:
+    return ldp_ranges.hierarchy(eps=eps)
+
+
+def _ldp_levels_ignored(eps: float) -> Entry:
+    return ldp_ranges.hierarchy("grr", eps, levels="split", levels_ignored=True)
 
 
 MECHANISMS: dict[str, Mechanism] = {
@@ -75,8 +91,25 @@ MECHANISMS: dict[str, Mechanism] = {
     "tree": Mechanism(
         "Tree release (16 bins)", gallery.tree_release, ns_per_run=1300, bytes_per_run=300
     ),
+    "region_tree": Mechanism(
+        "Region-tree release (4 x 4 grid)", gallery.region_tree, ns_per_run=2500
+    ),
     "svt1": Mechanism("Sparse vector SVT1", gallery.svt1, ns_per_run=2000, bytes_per_run=600),
     "svt2": Mechanism("Sparse vector SVT2", gallery.svt2, ns_per_run=3000, bytes_per_run=600),
+    "ldp_tree": Mechanism(
+        "LDP range query, hierarchical (8 items, OUE)",
+        _ldp_tree,
+        min_claim=MIN_EPS,
+        ns_per_run=3500,
+        bytes_per_run=600,
+    ),
+    "ldp_haar": Mechanism(
+        "LDP range query, Haar (8 items)",
+        ldp_ranges.haar,
+        min_claim=MIN_EPS,
+        ns_per_run=900,
+        bytes_per_run=250,
+    ),
     "rr": Mechanism("Randomized response", _randomized_response, claim=math.log(3.0)),
     "grr": Mechanism("GRR (4 items)", gallery.grr, ns_per_run=300),
     "sue": Mechanism("SUE (4 bits)", gallery.sue, ns_per_run=900, bytes_per_run=300),
@@ -107,6 +140,21 @@ MECHANISMS: dict[str, Mechanism] = {
         known_bug=True,
         ns_per_run=400,
     ),
+    "region_tree_levels": Mechanism(
+        "Region-tree release, budget per level ignoring the levels",
+        _levels_ignored,
+        known_bug=True,
+        ns_per_run=2500,
+    ),
+    "ldp_tree_levels": Mechanism(
+        "LDP range query, every level at the whole ε",
+        _ldp_levels_ignored,
+        known_bug=True,
+        min_claim=MIN_EPS,
+        ns_per_run=900,
+        bytes_per_run=250,
+        max_claim=MAX_CLAIM / 3,  # three levels at ε each: a user spends 3ε, at most 10
+    ),
     "svt4": Mechanism(
         "Sparse vector SVT4", gallery.svt4, known_bug=True, ns_per_run=2400, bytes_per_run=600
     ),
@@ -118,6 +166,13 @@ MECHANISMS: dict[str, Mechanism] = {
     ),
     "hiskv_printed": Mechanism(
         "HISKV as printed", gallery.hiskv_printed, known_bug=True, ns_per_run=450
+    ),
+    "efpa_dpcomp": Mechanism(
+        "EFPA as DPComp runs it (phase kept)",
+        gallery.efpa_phase_kept,
+        known_bug=True,
+        ns_per_run=2000,
+        bytes_per_run=300,
     ),
     "fp_laplace": Mechanism(
         "Floating-point Laplace (this product's own)",

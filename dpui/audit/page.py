@@ -83,7 +83,9 @@ def body(view: View | None) -> None:
             library=au.LIBRARY,
         )
     mechanism = MECHANISMS[r.key]
-    if not math.isclose(mechanism.claim, r.claim) and mechanism.claim <= mechanism.max_claim:
+    if not math.isclose(mechanism.claim, r.claim) and (
+        mechanism.min_claim <= mechanism.claim <= mechanism.max_claim
+    ):
         left, right = st.columns([3, 1], vertical_alignment="center")
         left.markdown(
             f"The gallery audits {mechanism.label} at ε = {mechanism.claim:.4g}"

@@ -360,6 +360,11 @@ def setup(inputs: Inputs) -> tuple[str, Mechanism, Entry, float]:
             f"{mechanism.label} is audited at a claimed ε up to {mechanism.max_claim:g}; the "
             f"sidebar's ε is {claim:g}. Lower ε in the sidebar to audit it."
         )
+    if claim < mechanism.min_claim:
+        raise Refused(
+            f"{mechanism.label} is audited at a claimed ε from {mechanism.min_claim:g}; the "
+            f"sidebar's ε is {claim:g}. Raise ε in the sidebar to audit it."
+        )
     try:
         entry = built(key, claim)
     except ValueError as err:

@@ -41,11 +41,14 @@ def test_the_catalogue_has_every_kind_and_unique_names():
     assert len(names) == len(set(names))
     assert {"Laplace", "Geometric", "Gaussian", "Exponential mechanism", "Report noisy max",
             "Tree release", "GRR", "SUE", "Randomized response", "HISKV (reconstructed)",
-            "PCKV-GRR", "PCKV-UE", "KVUE", "KVOH", "PrivKV", "Harmony"} <= {
+            "PCKV-GRR", "PCKV-UE", "KVUE", "KVOH", "PrivKV", "Harmony", "Region-tree release",
+            "LDP range query (hierarchical)", "LDP range query (Haar)"} <= {
         e.name for e in CORRECT}  # fmt: skip
     assert {"SVT4", "SVT5", "SVT6", "Noisy max returning the value", "HISKV as printed",
             "Histogram, noise scale inverted", "Truncated geometric, ε0 = 0.1",
-            "Floating-point Laplace"} <= {e.name for e in BUGGY}  # fmt: skip
+            "Floating-point Laplace", "Region-tree release, levels ignored",
+            "LDP range query (hierarchical, levels ignored)"} <= {
+        e.name for e in BUGGY}  # fmt: skip
     assert all(e.description and e.relation for e in CATALOGUE)
 
 

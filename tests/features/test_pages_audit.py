@@ -118,6 +118,12 @@ def test_a_claim_the_mechanism_is_not_built_for_is_refused_in_words():
     assert any("up to 1.9" in w.value for w in at.warning)
 
 
+def test_a_claim_below_the_mechanism_s_smallest_is_refused_in_words():
+    at = page(au_mech="ldp_tree", eps="0.00001")
+    assert not at.exception
+    assert any("from 0.0001" in w.value for w in at.warning)
+
+
 def test_pinned_against_another_mechanism_compares_the_key_numbers():
     at = page(pin="au_mech=laplace&au_runs=10000&au_conf=0.95&au_seed=0&au_score=true&eps=1")
     assert not at.exception
@@ -163,7 +169,7 @@ def test_every_catalogue_entry_is_a_menu_choice_at_its_claim():
 @pytest.mark.parametrize("key", list(menu.MECHANISMS))
 def test_every_choice_builds_across_the_claims_it_accepts_with_a_finite_truth_if_correct(key):
     mechanism = menu.MECHANISMS[key]
-    for claim in (1e-5, 0.1, 1.0, mechanism.max_claim):
+    for claim in (max(1e-5, mechanism.min_claim), 0.1, 1.0, mechanism.max_claim):
         entry = mechanism.build(claim)
         if not mechanism.known_bug:
             assert entry.true_epsilon is not None and math.isfinite(entry.true_epsilon)

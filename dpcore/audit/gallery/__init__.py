@@ -6,10 +6,14 @@ one-line description and, where the output distribution is finite and known, its
 law (:class:`ExactLaw`, whose ``epsilon`` is the exact ε between the two inputs).
 Factories take the claimed ε and, for the product's mechanisms, ``stated_sensitivity``:
 a deliberately broken calibration (noise for a sensitivity below the true one).
+:mod:`~dpcore.audit.gallery.releases` runs every histogram-release algorithm of the product
+on neighbouring histograms, :mod:`~dpcore.audit.gallery.ldp_ranges` the range-query
+mechanisms under local DP; the catalogue holds those cheap enough for the Audit page.
 Sources: Bichsel et al. ("DP-Sniper", IEEE S&P 2021), Ding et al. (StatDP, CCS 2018),
 Lyu, Su, Li (PVLDB 2017), Balcer & Vadhan (2017).
 """
 
+from dpcore.audit.gallery import ldp_ranges
 from dpcore.audit.gallery.central import (
     exponential,
     floating_point_laplace,
@@ -37,6 +41,7 @@ from dpcore.audit.gallery.local import (
     randomized_response,
     sue,
 )
+from dpcore.audit.gallery.releases import efpa_phase_kept, region_tree
 from dpcore.audit.gallery.sparse_vector import svt1, svt2, svt4, svt5, svt6
 
 
@@ -55,14 +60,16 @@ def catalogue() -> tuple[Entry, ...]:
     """
     correct = (
         laplace(), geometric(), gaussian(), exponential(), report_noisy_max(), histogram(),
-        tree_release(), truncated_geometric(0.5), svt1(), svt2(), randomized_response(),
-        grr(), sue(), hiskv_entry(), pckv_grr(), pckv_ue(), kvue_entry(), kvoh_entry(),
-        privkv_entry(), harmony_entry(),
+        tree_release(), region_tree(), truncated_geometric(0.5), svt1(), svt2(),
+        randomized_response(), grr(), sue(), ldp_ranges.hierarchy(), ldp_ranges.haar(),
+        hiskv_entry(), pckv_grr(), pckv_ue(), kvue_entry(), kvoh_entry(), privkv_entry(),
+        harmony_entry(),
     )  # fmt: skip
     buggy = (
         truncated_geometric(0.1), histogram(0.5, inverted=True), noisy_max_value(),
-        noisy_max_exponential_value(), svt4(), svt5(), svt6(), hiskv_printed(),
-        floating_point_laplace(),
+        noisy_max_exponential_value(), region_tree(levels_ignored=True),
+        ldp_ranges.hierarchy("grr", levels="split", levels_ignored=True), svt4(), svt5(),
+        svt6(), hiskv_printed(), efpa_phase_kept(), floating_point_laplace(),
     )  # fmt: skip
     return correct + buggy
 
@@ -71,6 +78,7 @@ __all__ = [
     "Entry",
     "ExactLaw",
     "catalogue",
+    "efpa_phase_kept",
     "exponential",
     "floating_point_laplace",
     "gaussian",
@@ -83,12 +91,14 @@ __all__ = [
     "kvoh_entry",
     "kvue_entry",
     "laplace",
+    "ldp_ranges",
     "noisy_max_exponential_value",
     "noisy_max_value",
     "pckv_grr",
     "pckv_ue",
     "privkv_entry",
     "randomized_response",
+    "region_tree",
     "report_noisy_max",
     "sue",
     "svt1",

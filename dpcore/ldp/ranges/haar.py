@@ -46,6 +46,39 @@ def haar_levels(domain: int) -> int:
     return d.bit_length() - 1
 
 
+def level_nodes(domain: int, level: int) -> tuple[IntArray, IntArray]:
+    """Each item's node at detail level ``k`` and its sign there: +1 in the node's left
+    half, -1 in its right half (the signed one-hot input a user reports at that level).
+
+    Parameters
+    ----------
+    domain : int
+        ``D = 2^h`` items.
+    level : int
+        ``k`` in ``0..h-1``.
+
+    Returns
+    -------
+    node, sign : ndarray of int64, shape (domain,)
+
+    Raises
+    ------
+    ValueError
+        If the domain is not a power of two ``>= 2`` or ``level`` is not in ``0..h-1``.
+
+    Examples
+    --------
+    >>> [x.tolist() for x in level_nodes(4, 1)]
+    [[0, 0, 1, 1], [1, -1, 1, -1]]
+    """
+    h = haar_levels(domain)
+    k = _validate.whole("level", level, lower=0, upper=h - 1)
+    values = np.arange(domain, dtype=np.int64)
+    node = values >> (h - k)
+    sign = 1 - 2 * ((values >> (h - k - 1)) & 1)
+    return node, sign
+
+
 def coefficient_fractions(frequencies: ArrayLike, domain: int) -> tuple[FloatArray, FloatArray]:
     """Per coefficient (level ``k`` node ``u`` at index ``2^k - 1 + u``), ``c_v`` and
     ``f(L_v) + f(R_v)``.

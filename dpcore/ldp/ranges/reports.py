@@ -36,7 +36,7 @@ def _blocks(n: int, k: int) -> list[slice]:
     return [slice(s, min(s + step, n)) for s in range(0, n, step)]
 
 
-def user_statistic(
+def user_reports(
     oracle: str,
     items: IntArray,
     eps: float,
@@ -44,8 +44,8 @@ def user_statistic(
     *,
     rng: np.random.Generator,
     signs: IntArray | None = None,
-) -> FloatArray:
-    """Every user's report drawn, then the collector's statistic.
+) -> IntArray:
+    """Every user's report, one per row, in the form the collector sums.
 
     Parameters
     ----------
@@ -65,9 +65,12 @@ def user_statistic(
 
     Returns
     -------
-    ndarray of float64
-        GRR, OUE, OLH: support counts per item, shape ``(k,)``. HRR: the signed sums of the
-        reports per Hadamard row, shape ``(hadamard_size(k),)``.
+    ndarray of int64
+        GRR: the item reported, shape ``(n,)``. OUE: the reported bits, ``(n, k)``. OLH: 1
+        for every item whose hash equals the reported value (the items the report supports),
+        ``(n, k)``. HRR: the Hadamard row sampled and the signed bit reported, ``(n, 2)``.
+        OUE and OLH hold ``n k`` cells: for large populations go through
+        :func:`user_statistic`, which works in blocks.
 
     Raises
     ------
@@ -78,47 +81,71 @@ def user_statistic(
     if signs is not None and oracle != "hrr":
         raise ValueError(f"signs applies to the 'hrr' oracle only, got oracle={oracle!r}")
     if oracle == "grr":
-        reports = grr_perturb(items, eps, k, rng=rng)
-        return np.bincount(reports, minlength=k).astype(np.float64)
+        return np.asarray(grr_perturb(items, eps, k, rng=rng), dtype=np.int64)
     if oracle == "oue":
-        return _oue(items, eps, k, rng)
+        p, q = support_probabilities("oue", eps, k)
+        bits = rng.random((items.size, k)) < q
+        bits[np.arange(items.size), items] = rng.random(items.size) < p
+        return bits.astype(np.int64)
     if oracle == "olh":
-        return _olh(items, eps, k, rng)
+        g = olh_hash_range(eps)
+        p, _ = support_probabilities("olh", eps, k)
+        a = rng.integers(0, 2**64, size=items.size, dtype=np.uint64) | np.uint64(1)
+        b = rng.integers(0, 2**64, size=items.size, dtype=np.uint64)
+        hashed = _hash(a, b, items.astype(np.uint64)[:, None], g)[:, 0]
+        other = rng.integers(0, g - 1, size=items.size, dtype=np.uint64)
+        other += other >= hashed
+        report = np.where(rng.random(items.size) < p, hashed, other)[:, None]
+        values = np.arange(k, dtype=np.uint64)
+        return np.asarray(_hash(a, b, values, g) == report, dtype=np.int64)
     if oracle == "hrr":
         size = hadamard_size(k)
         rows = rng.integers(0, size, size=items.size, dtype=np.int64)
         kept = rng.random(items.size) < math.exp(eps) / (math.exp(eps) + 1)
         sign = np.ones(items.size, np.int64) if signs is None else np.asarray(signs, np.int64)
         reports = hadamard_signs(rows, items) * sign * np.where(kept, 1, -1)
-        return np.bincount(rows, weights=reports, minlength=size).astype(np.float64)
+        return np.column_stack([rows, reports]).astype(np.int64)
     raise ValueError(f"oracle must be one of 'grr', 'oue', 'olh', 'hrr', got {oracle!r}")
 
 
-def _oue(items: IntArray, eps: float, k: int, rng: np.random.Generator) -> FloatArray:
-    p, q = support_probabilities("oue", eps, k)
-    counts = np.zeros(k, dtype=np.int64)
-    for block in _blocks(items.size, k):
-        mine = items[block]
-        bits = rng.random((mine.size, k)) < q
-        bits[np.arange(mine.size), mine] = rng.random(mine.size) < p
-        counts += bits.sum(axis=0)
-    return counts.astype(np.float64)
+def user_statistic(
+    oracle: str,
+    items: IntArray,
+    eps: float,
+    k: int,
+    *,
+    rng: np.random.Generator,
+    signs: IntArray | None = None,
+) -> FloatArray:
+    """Every user's report drawn (:func:`user_reports`), then the collector's statistic.
 
+    Parameters
+    ----------
+    oracle, items, eps, k, rng, signs
+        As :func:`user_reports`.
 
-def _olh(items: IntArray, eps: float, k: int, rng: np.random.Generator) -> FloatArray:
-    g = olh_hash_range(eps)
-    p, _ = support_probabilities("olh", eps, k)
-    a = rng.integers(0, 2**64, size=items.size, dtype=np.uint64) | np.uint64(1)
-    b = rng.integers(0, 2**64, size=items.size, dtype=np.uint64)
-    hashed = _hash(a, b, items.astype(np.uint64)[:, None], g)[:, 0]
-    other = rng.integers(0, g - 1, size=items.size, dtype=np.uint64)
-    other += other >= hashed
-    report = np.where(rng.random(items.size) < p, hashed, other)[:, None]
-    values = np.arange(k, dtype=np.uint64)
-    counts = np.zeros(k, dtype=np.int64)
-    for block in _blocks(items.size, k):
-        counts += np.count_nonzero(_hash(a[block], b[block], values, g) == report[block], axis=0)
-    return counts.astype(np.float64)
+    Returns
+    -------
+    ndarray of float64
+        GRR, OUE, OLH: support counts per item, shape ``(k,)``. HRR: the signed sums of the
+        reports per Hadamard row, shape ``(hadamard_size(k),)``.
+
+    Raises
+    ------
+    ValueError
+        If ``oracle`` is unknown or ``signs`` is given for another oracle than HRR.
+    """
+    items = np.asarray(items, dtype=np.int64)
+    if oracle in ("oue", "olh") and signs is None:  # n x k cells: in blocks
+        counts = np.zeros(k, dtype=np.int64)
+        for block in _blocks(items.size, k):
+            counts += user_reports(oracle, items[block], eps, k, rng=rng).sum(axis=0)
+        return counts.astype(np.float64)
+    reports = user_reports(oracle, items, eps, k, rng=rng, signs=signs)
+    if oracle == "grr":
+        return np.bincount(reports, minlength=k).astype(np.float64)
+    sums = np.bincount(reports[:, 0], weights=reports[:, 1], minlength=hadamard_size(k))
+    return np.asarray(sums, dtype=np.float64)
 
 
 def _hash(

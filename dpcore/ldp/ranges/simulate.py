@@ -20,7 +20,7 @@ from numpy.typing import ArrayLike, NDArray
 
 from dpcore import _validate
 from dpcore.ldp.ranges.aggregate import aggregate_statistic, split_levels
-from dpcore.ldp.ranges.haar import haar_levels
+from dpcore.ldp.ranges.haar import haar_levels, level_nodes
 from dpcore.ldp.ranges.hierarchy import LdpTree, node_estimates
 from dpcore.ldp.ranges.oracles import ORACLES, checked_eps, estimate
 from dpcore.ldp.ranges.population import group_sizes, partition_groups
@@ -221,7 +221,6 @@ def simulate_haar(
     e = checked_eps(eps)
     n = _validate.counts("histogram", raw, size=raw.size)
     _validate.whole("users (the histogram's sum)", int(n.sum()), lower=h)
-    values = np.arange(n.size, dtype=np.int64)
     out = []
     if per_user:
         items = _users(n, rng)
@@ -229,16 +228,15 @@ def simulate_haar(
     else:
         groups = split_levels(n, h, rng=rng)
     for k in range(h):
-        node_of, right = values >> (h - k), (values >> (h - k - 1)) & 1
+        node_of, sign = level_nodes(n.size, k)
         if per_user:
             mine = items[level == k]
-            sign = 1 - 2 * right[mine]
-            stat = user_statistic("hrr", node_of[mine], e, 1 << k, rng=rng, signs=sign)
+            stat = user_statistic("hrr", node_of[mine], e, 1 << k, rng=rng, signs=sign[mine])
             m = mine.size
         else:
             group = groups[k]
-            pos = np.bincount(node_of, weights=group * (right == 0), minlength=1 << k)
-            neg = np.bincount(node_of, weights=group * (right == 1), minlength=1 << k)
+            pos = np.bincount(node_of, weights=group * (sign == 1), minlength=1 << k)
+            neg = np.bincount(node_of, weights=group * (sign == -1), minlength=1 << k)
             stat = aggregate_statistic(
                 "hrr", pos.astype(np.int64), e, rng=rng, negative=neg.astype(np.int64)
             )
