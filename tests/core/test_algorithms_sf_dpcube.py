@@ -72,14 +72,23 @@ def plain_vopt_table(x, k):
     return table
 
 
-@pytest.mark.parametrize("shape", ["spikes", "zeros and ties", "integers", "real data"])
+SHAPES = ["spikes", "zeros and ties", "integers", "real data", "dense head, sparse tail"]
+
+
+@pytest.mark.parametrize("shape", SHAPES)
 def test_vopt_table_matches_the_unpruned_recursion(shape):
     """The branch and bound's pruning is exact: medium inputs with long zero runs, ties,
-    isolated spikes, and a slice of a real histogram (seeded)."""
-    rng = np.random.default_rng(["spikes", "zeros and ties", "integers", "real data"].index(shape))
+    isolated spikes, a slice of a real histogram, and MEDCOST's profile (a dense noisy head,
+    then rare small counts: long buckets scoring within a few units of each other, where the
+    third bound prunes) (seeded)."""
+    rng = np.random.default_rng(SHAPES.index(shape))
     for _ in range(6):
         n = int(rng.integers(40, 160))
-        if shape == "spikes":
+        if shape == "dense head, sparse tail":
+            head = rng.integers(100, 900, n // 4)
+            tail = rng.integers(1, 20, n - n // 4) * (rng.random(n - n // 4) < 0.1)
+            x = np.concatenate((head, tail)).astype(float)
+        elif shape == "spikes":
             x = np.where(rng.random(n) < 0.05, rng.integers(100, 10_000, n), 0).astype(float)
         elif shape == "zeros and ties":
             x = rng.choice([0.0, 0.0, 0.0, 1.0, 1.0, 5.0], n)
@@ -94,6 +103,11 @@ def test_vopt_table_matches_the_unpruned_recursion(shape):
         assert np.array_equal(np.isinf(fast), np.isinf(plain))
         finite = np.isfinite(plain)
         assert np.allclose(fast[finite], plain[finite], rtol=1e-12, atol=1e-9)
+
+
+def test_vopt_table_refuses_negative_values():
+    with pytest.raises(ValueError, match=r"x\[1\] is -1.0"):
+        vopt_table(np.array([2.0, -1.0, 3.0]), 2)
 
 
 def test_boundary_scores_and_probabilities_match_brute_force():
