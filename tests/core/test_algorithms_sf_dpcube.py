@@ -13,10 +13,15 @@ from dpcore.algorithms.dpcube import partition
 from dpcore.algorithms.structure_first import (
     boundary_scores,
     bucket_count,
+    bucket_hierarchies,
     sample_buckets,
     structure_budget,
 )
 from dpcore.algorithms.vopt import vopt_table
+from dpcore.hist.budget import uniform_budgets
+from dpcore.hist.consistency import blue
+from dpcore.hist.release import laplace_release
+from dpcore.hist.tree import kary_tree
 
 DATA = Path(__file__).resolve().parents[3] / "shared" / "data"
 
@@ -129,6 +134,29 @@ def test_boundary_scores_and_probabilities_match_brute_force():
     # 5 standard errors of a proportion over 20,000 draws (seed 7)
     tolerance = 5 * np.sqrt(probabilities * (1 - probabilities) / draws.size) + 1e-12
     assert (np.abs(frequencies - probabilities) <= tolerance).all()
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_bucket_hierarchies_equal_one_release_per_bucket(seed):
+    """The batched step against its plain composition: per bucket, a binary tree, eps split
+    evenly over its levels, one Laplace release and BLUE, drawing from the same stream."""
+    rng = np.random.default_rng(seed)
+    counts = rng.integers(0, 50, 200).astype(float)
+    starts = np.concatenate(([0], np.sort(rng.choice(np.arange(1, 200), 30, replace=False))))
+    expected = np.empty(200)
+    plain = np.random.default_rng(100 + seed)
+    for lo, hi in pairwise([*starts.tolist(), 200]):
+        tree = kary_tree(hi - lo, 2)
+        budgets = uniform_budgets(tree, 0.7)
+        noisy = laplace_release(tree, counts[lo:hi], budgets, plain)
+        expected[lo:hi] = blue(tree, noisy, budgets)[tree.leaf_of_bin]
+    batched = bucket_hierarchies(counts, starts, 0.7, np.random.default_rng(100 + seed))
+    assert np.array_equal(batched, expected)
+
+
+def test_bucket_hierarchies_refuse_a_count_the_noise_cannot_move():
+    with pytest.raises(ValueError, match="bucket's count"):
+        bucket_hierarchies(np.array([1e300, 1.0]), np.array([0, 1]), 1.0, np.random.default_rng(0))
 
 
 def test_structure_budget_is_the_grid_minimum_of_the_published_estimate():
