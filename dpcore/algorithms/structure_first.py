@@ -185,12 +185,14 @@ def bucket_hierarchies(
     counts: FloatArray, starts: IntArray, eps: float, rng: np.random.Generator
 ) -> FloatArray:
     """Every bucket's bins from a binary hierarchy over them, ``eps`` split evenly over its
-    levels (Hay et al.'s "Boost"), made consistent by least squares (:func:`blue`).
+    levels (Hay et al.'s "Boost"), made consistent by least squares
+    (:func:`dpcore.hist.consistency.blue`).
 
     The buckets are disjoint, so each one spends all of ``eps``. Their trees, budgets and
     least-squares coefficients depend only on the bucket's size and are built once per
-    size; the noise is drawn in one call, bucket after bucket and node after node (the
-    stream of one :func:`laplace_release` per bucket).
+    size; the node sums come from one prefix sum of the histogram (exact for whole counts)
+    and the noise from one call, bucket after bucket and node after node: the stream of one
+    :func:`dpcore.hist.release.laplace_release` per bucket.
 
     Parameters
     ----------
