@@ -33,6 +33,11 @@ DOMAIN = 4096
 SCALES = (1_000, 100_000)
 EPS = 1.0
 LARGE = {"DAWA": 65_536, "GreedyH": 65_536}
+REFERENCE = {
+    "SF": "before issue 36's change (c2f5d1a, this bench, same machine, load 10-19): "
+    "median 0.59-0.81 s, slowest 2.9-5.8 s, CPU max 1.09-1.12 s"
+}
+"""Earlier numbers, measured once and printed as stated (not rerun) under the speed table."""
 
 
 def seed_of(dataset: str, scale: int, trial: int) -> int:
@@ -95,6 +100,8 @@ def main() -> None:
             f"{name:12}{DOMAIN:>8}{median:>10.4f}{slowest:>10.4f}{max(cpu[name]):>10.4f}"
             f"{median / base:>12.0f}{'1 s':>8}  {verdict}"
         )
+        if name in REFERENCE:
+            print(f"{'':12}reference, {REFERENCE[name]}")
         if name in LARGE:
             big = LARGE[name]
             x = np.repeat(sample(shape, 100_000, DOMAIN, np.random.default_rng(0)) / 16, 16)
