@@ -39,8 +39,10 @@ ranges."""
 RUN_EXPONENT = {"SF": 2}
 """How a run grows with the bins where it is not linear: StructureFirst's v-optimal table
 is ``O(k n^2)`` in the worst case with ``k = n / 10`` buckets; pruned
-(:mod:`dpcore.algorithms.vopt`), it measured 0.02-0.25 s at 1,024 bins, 0.13-0.9 s at
-4,096 (1.6 s on the bundled zipf-4096) and 1-11 s at 16,384."""
+(:mod:`dpcore.algorithms.vopt`), it measured 0.01-0.03 s of CPU at 1,024 bins, 0.05-0.55 s
+at 4,096 on MEDCOST, ADULTFRANK and MDSALARY at 10^3 to 10^7 records (1.3 s on the bundled
+zipf-4096, whose noisy flat tail ties thousands of candidates the bounds cannot separate)
+and 0.7-3.8 s at 16,384."""
 RUN_BYTES_PER_SQUARED_BIN = {"SF": 0.8}
 """Where a run's memory grows with the square of the bins: StructureFirst's v-optimal table
 holds ``k = n / 10`` rows of ``n`` float64 (3.4 GB at 65,536 bins; 3.6 GB of RSS was

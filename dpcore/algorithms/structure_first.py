@@ -30,12 +30,12 @@ import math
 
 import numpy as np
 
+from dpcore import _validate
 from dpcore.algorithms.common import FloatArray, IntArray, Ranges, Release
 from dpcore.algorithms.vopt import vopt_table
 from dpcore.hist.budget import uniform_budgets
-from dpcore.hist.consistency import blue
-from dpcore.hist.release import laplace_release
-from dpcore.hist.tree import kary_tree
+from dpcore.hist.consistency import BlueSmoother
+from dpcore.hist.tree import Tree, kary_tree
 from dpcore.mechanisms.exponential import exponential_probabilities, sample_categorical
 
 BUCKET_RATIO = 0.1
@@ -131,6 +131,13 @@ def boundary_scores(
         Their scores.
     """
     p, pp = _prefix_sums(x)
+    return _scores(table, p, pp, buckets, right)
+
+
+def _scores(
+    table: FloatArray, p: FloatArray, pp: FloatArray, buckets: int, right: int
+) -> tuple[IntArray, FloatArray]:
+    """:func:`boundary_scores` from the prefix sums of ``x`` and of its squares."""
     candidates = np.arange(buckets, right, dtype=np.int64)
     last = _sse(p, pp, candidates, np.full(candidates.size, right - 1, np.int64))
     scores: FloatArray = table[buckets - 1, candidates - 1] + last
@@ -163,14 +170,73 @@ def sample_buckets(
     if k == 1:
         return np.zeros(1, np.int64)
     table = vopt_table(x, k)
+    p, pp = _prefix_sums(x)
     starts = np.zeros(k, np.int64)
     right = x.size
     for b in range(k - 1, 0, -1):
-        candidates, scores = boundary_scores(table, x, b, right)
+        candidates, scores = _scores(table, p, pp, b, right)
         weights = exponential_probabilities(-scores, eps1 / (k - 1), sensitivity)
         right = int(candidates[sample_categorical(weights, size=1, rng=rng)[0]])
         starts[b] = right
     return starts
+
+
+def bucket_hierarchies(
+    counts: FloatArray, starts: IntArray, eps: float, rng: np.random.Generator
+) -> FloatArray:
+    """Every bucket's bins from a binary hierarchy over them, ``eps`` split evenly over its
+    levels (Hay et al.'s "Boost"), made consistent by least squares
+    (:func:`dpcore.hist.consistency.blue`).
+
+    The buckets are disjoint, so each one spends all of ``eps``. Their trees, budgets and
+    least-squares coefficients depend only on the bucket's size and are built once per
+    size; the node sums come from one prefix sum of the histogram (exact for whole counts)
+    and the noise from one call, bucket after bucket and node after node: the stream of one
+    :func:`dpcore.hist.release.laplace_release` per bucket.
+
+    Parameters
+    ----------
+    counts : ndarray of float64, shape (n,)
+        The histogram.
+    starts : ndarray of int64, shape (buckets,)
+        The buckets' first bins, ascending from 0.
+    eps : float
+        Each bucket's budget.
+    rng : numpy.random.Generator
+        The Laplace noise's randomness.
+
+    Returns
+    -------
+    ndarray of float64, shape (n,)
+        The estimate of every bin.
+
+    Raises
+    ------
+    ValueError
+        If a bucket's count is too large for its noise to survive float64
+        (:func:`dpcore._validate.perturbable`).
+    """
+    n = counts.size
+    sizes = np.diff(np.append(starts, n))
+    shapes: dict[int, tuple[Tree, FloatArray, BlueSmoother]] = {}
+    for size in np.unique(sizes).tolist():
+        tree = kary_tree(size, 2)
+        budgets = uniform_budgets(tree, eps)
+        shapes[size] = (tree, budgets, BlueSmoother.build(tree, budgets))
+    prefix = np.concatenate(([0.0], np.cumsum(counts)))
+    totals = prefix[starts + sizes] - prefix[starts]  # each tree's root, its largest node
+    heights = np.array([shapes[size][0].height for size in sizes.tolist()])
+    _validate.perturbable("A bucket's count", totals, heights / eps)
+    nodes = np.array([shapes[size][0].size for size in sizes.tolist()])
+    noise = rng.laplace(0.0, 1.0, size=int(nodes.sum()))
+    offsets = np.cumsum(nodes) - nodes
+    estimate = np.empty(n)
+    for lo, size, offset in zip(starts.tolist(), sizes.tolist(), offsets.tolist(), strict=True):
+        tree, budgets, smoother = shapes[size]
+        sums = prefix[lo + tree.hi + 1] - prefix[lo + tree.lo]
+        noisy = sums + noise[offset : offset + tree.size] / budgets
+        estimate[lo : lo + size] = smoother.apply(noisy)[tree.leaf_of_bin]
+    return estimate
 
 
 def structure_first(
@@ -202,10 +268,5 @@ def structure_first(
     eps1 = structure_budget(n, k, eps, clip)
     starts = sample_buckets(np.minimum(counts, clip), k, eps1, 2.0 * clip + 1.0, rng)
     eps2 = eps - eps1
-    estimate = np.empty(n)
-    for lo, hi in zip(starts, np.append(starts[1:], n), strict=True):
-        tree = kary_tree(int(hi - lo), 2)
-        budgets = uniform_budgets(tree, eps2)
-        noisy = laplace_release(tree, counts[lo:hi], budgets, rng)
-        estimate[lo:hi] = blue(tree, noisy, budgets)[tree.leaf_of_bin]
+    estimate = bucket_hierarchies(counts, starts, eps2, rng)
     return Release(estimate, {"structure": eps1, "bucket counts": eps2}, starts)

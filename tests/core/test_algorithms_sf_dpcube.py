@@ -13,10 +13,15 @@ from dpcore.algorithms.dpcube import partition
 from dpcore.algorithms.structure_first import (
     boundary_scores,
     bucket_count,
+    bucket_hierarchies,
     sample_buckets,
     structure_budget,
 )
 from dpcore.algorithms.vopt import vopt_table
+from dpcore.hist.budget import uniform_budgets
+from dpcore.hist.consistency import blue
+from dpcore.hist.release import laplace_release
+from dpcore.hist.tree import kary_tree
 
 DATA = Path(__file__).resolve().parents[3] / "shared" / "data"
 
@@ -72,14 +77,23 @@ def plain_vopt_table(x, k):
     return table
 
 
-@pytest.mark.parametrize("shape", ["spikes", "zeros and ties", "integers", "real data"])
+SHAPES = ["spikes", "zeros and ties", "integers", "real data", "dense head, sparse tail"]
+
+
+@pytest.mark.parametrize("shape", SHAPES)
 def test_vopt_table_matches_the_unpruned_recursion(shape):
     """The branch and bound's pruning is exact: medium inputs with long zero runs, ties,
-    isolated spikes, and a slice of a real histogram (seeded)."""
-    rng = np.random.default_rng(["spikes", "zeros and ties", "integers", "real data"].index(shape))
+    isolated spikes, a slice of a real histogram, and MEDCOST's profile (a dense noisy head,
+    then rare small counts: long buckets scoring within a few units of each other, where the
+    third bound prunes) (seeded)."""
+    rng = np.random.default_rng(SHAPES.index(shape))
     for _ in range(6):
         n = int(rng.integers(40, 160))
-        if shape == "spikes":
+        if shape == "dense head, sparse tail":
+            head = rng.integers(100, 900, n // 4)
+            tail = rng.integers(1, 20, n - n // 4) * (rng.random(n - n // 4) < 0.1)
+            x = np.concatenate((head, tail)).astype(float)
+        elif shape == "spikes":
             x = np.where(rng.random(n) < 0.05, rng.integers(100, 10_000, n), 0).astype(float)
         elif shape == "zeros and ties":
             x = rng.choice([0.0, 0.0, 0.0, 1.0, 1.0, 5.0], n)
@@ -94,6 +108,11 @@ def test_vopt_table_matches_the_unpruned_recursion(shape):
         assert np.array_equal(np.isinf(fast), np.isinf(plain))
         finite = np.isfinite(plain)
         assert np.allclose(fast[finite], plain[finite], rtol=1e-12, atol=1e-9)
+
+
+def test_vopt_table_refuses_negative_values():
+    with pytest.raises(ValueError, match=r"x\[1\] is -1.0"):
+        vopt_table(np.array([2.0, -1.0, 3.0]), 2)
 
 
 def test_boundary_scores_and_probabilities_match_brute_force():
@@ -115,6 +134,29 @@ def test_boundary_scores_and_probabilities_match_brute_force():
     # 5 standard errors of a proportion over 20,000 draws (seed 7)
     tolerance = 5 * np.sqrt(probabilities * (1 - probabilities) / draws.size) + 1e-12
     assert (np.abs(frequencies - probabilities) <= tolerance).all()
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_bucket_hierarchies_equal_one_release_per_bucket(seed):
+    """The batched step against its plain composition: per bucket, a binary tree, eps split
+    evenly over its levels, one Laplace release and BLUE, drawing from the same stream."""
+    rng = np.random.default_rng(seed)
+    counts = rng.integers(0, 50, 200).astype(float)
+    starts = np.concatenate(([0], np.sort(rng.choice(np.arange(1, 200), 30, replace=False))))
+    expected = np.empty(200)
+    plain = np.random.default_rng(100 + seed)
+    for lo, hi in pairwise([*starts.tolist(), 200]):
+        tree = kary_tree(hi - lo, 2)
+        budgets = uniform_budgets(tree, 0.7)
+        noisy = laplace_release(tree, counts[lo:hi], budgets, plain)
+        expected[lo:hi] = blue(tree, noisy, budgets)[tree.leaf_of_bin]
+    batched = bucket_hierarchies(counts, starts, 0.7, np.random.default_rng(100 + seed))
+    assert np.array_equal(batched, expected)
+
+
+def test_bucket_hierarchies_refuse_a_count_the_noise_cannot_move():
+    with pytest.raises(ValueError, match="bucket's count"):
+        bucket_hierarchies(np.array([1e300, 1.0]), np.array([0, 1]), 1.0, np.random.default_rng(0))
 
 
 def test_structure_budget_is_the_grid_minimum_of_the_published_estimate():
