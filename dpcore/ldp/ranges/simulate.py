@@ -20,6 +20,7 @@ from numpy.typing import ArrayLike, NDArray
 
 from dpcore import _validate
 from dpcore.ldp.ranges.aggregate import aggregate_statistic, split_levels
+from dpcore.ldp.ranges.consistency import norm_sub
 from dpcore.ldp.ranges.haar import haar_levels
 from dpcore.ldp.ranges.hierarchy import LdpTree, node_estimates
 from dpcore.ldp.ranges.oracles import ORACLES, checked_eps, estimate
@@ -74,6 +75,7 @@ def simulate_flat(
     *,
     rng: np.random.Generator,
     per_user: bool = False,
+    normalise: bool = False,
 ) -> FloatArray:
     """Every user reports her item with one oracle; the collector's estimated fractions.
 
@@ -89,11 +91,14 @@ def simulate_flat(
         Source of the randomness.
     per_user : bool, default False
         Draw every report instead of the aggregate.
+    normalise : bool, default False
+        Post-process by Norm-Sub (:func:`dpcore.ldp.ranges.consistency.norm_sub`):
+        non-negative, summing to 1, biased -- the closed forms no longer apply.
 
     Returns
     -------
     ndarray of float64, shape (d,)
-        Estimated fraction of each item.
+        Estimated fraction of each item (unbiased unless ``normalise``).
 
     Raises
     ------
@@ -112,7 +117,8 @@ def simulate_flat(
         stat = user_statistic(oracle, _users(n, rng), e, n.size, rng=rng)
     else:
         stat = aggregate_statistic(oracle, n, e, rng=rng)
-    return estimate(oracle, stat, m, e, n.size)
+    out = estimate(oracle, stat, m, e, n.size)
+    return norm_sub(out) if normalise else out
 
 
 def simulate_tree(
@@ -122,6 +128,7 @@ def simulate_tree(
     rng: np.random.Generator,
     per_user: bool = False,
     groups: Groups = "independent",
+    normalise: bool = False,
 ) -> FloatArray:
     """One HH_B collection: every node's estimate (replicas combined, root 1, no consistency).
 
@@ -139,6 +146,9 @@ def simulate_tree(
         Sampled levels: each user draws her level independently (the CKS19 and AHEAD code),
         or users are split at random into groups of
         :func:`dpcore.ldp.ranges.population.group_sizes` (fewer than 10^9 users).
+    normalise : bool, default False
+        Post-process each level's estimates (a partition of the domain) by Norm-Sub, as AHEAD
+        does (:func:`dpcore.ldp.ranges.consistency.norm_sub`): biased, outside the closed forms.
 
     Returns
     -------
@@ -173,20 +183,20 @@ def simulate_tree(
             mine = items if level is None else items[level == depth]
             stat = user_statistic(name, item_of_bin[mine], eps, nodes.size, rng=rng)
             estimates.append(estimate(name, stat, mine.size, eps, nodes.size))
-        return node_estimates(plan, estimates)
-    counts = None
-    if sampled and groups == "partition":
-        counts = partition_groups(n, h, rng=rng)
-    elif sampled:
-        counts = split_levels(n, h, rng=rng)
-    for depth, ((nodes, item_of_bin), name) in enumerate(
-        zip(plan.level_items, plan.oracles, strict=True)
-    ):
-        group = n if counts is None else counts[depth]
-        holders = np.bincount(item_of_bin, weights=group, minlength=nodes.size)
-        stat = aggregate_statistic(name, holders.astype(np.int64), eps, rng=rng)
-        estimates.append(estimate(name, stat, int(group.sum()), eps, nodes.size))
-    return node_estimates(plan, estimates)
+    else:
+        counts = None
+        if sampled and groups == "partition":
+            counts = partition_groups(n, h, rng=rng)
+        elif sampled:
+            counts = split_levels(n, h, rng=rng)
+        for depth, ((nodes, item_of_bin), name) in enumerate(
+            zip(plan.level_items, plan.oracles, strict=True)
+        ):
+            group = n if counts is None else counts[depth]
+            holders = np.bincount(item_of_bin, weights=group, minlength=nodes.size)
+            stat = aggregate_statistic(name, holders.astype(np.int64), eps, rng=rng)
+            estimates.append(estimate(name, stat, int(group.sum()), eps, nodes.size))
+    return node_estimates(plan, [norm_sub(x) for x in estimates] if normalise else estimates)
 
 
 def simulate_haar(
