@@ -140,15 +140,10 @@ def haar_leaves(coefficients: ArrayLike, domain: int) -> FloatArray:
     >>> haar_leaves(coefficient_fractions(f, 4)[0], 4).tolist()
     [0.5, 0.25, 0.25, 0.0]
     """
-    h = haar_levels(domain)
     c = _validate.finite_array("coefficients", coefficients, size=domain - 1)
-    items = np.arange(domain, dtype=np.int64)
-    out = np.full(domain, 1.0 / domain)
-    for k in range(h):
-        size = domain >> k
-        sign = 1 - 2 * ((items >> (h - k - 1)) & 1)
-        out += sign * c[(1 << k) - 1 + (items >> (h - k))] / size
-    return out
+    index, sign = item_signs(domain)
+    sizes = domain >> np.arange(index.shape[0])
+    return np.asarray(1.0 / domain + (sign * c[index] / sizes[:, None]).sum(axis=0))
 
 
 def haar_range_variance(
@@ -199,6 +194,65 @@ def haar_range_variance(
             weight = (left - right) / size
             out += np.where(counted, weight**2 * var[(1 << k) - 1 + node], 0.0)
     return out
+
+
+def coefficient_weights(domain: int, a: ArrayLike, b: ArrayLike) -> FloatArray:
+    """Every coefficient's weight in each range's answer, ``(|Q ∩ L_v| - |Q ∩ R_v|) / s_v``.
+
+    Parameters
+    ----------
+    domain : int
+        ``D``, a power of two.
+    a, b : array_like of int
+        Range starts and ends (0-based, inclusive), broadcast together.
+
+    Returns
+    -------
+    ndarray of float64, shape (ranges, domain - 1)
+        One row per range (flattened), coefficients in the order of
+        :func:`coefficient_fractions`; ``O(ranges x D)``.
+
+    Raises
+    ------
+    ValueError
+        If ``domain`` is not a power of two or a range is invalid.
+
+    Examples
+    --------
+    >>> coefficient_weights(4, 0, 2).tolist()  # [0, 2]: 1 - 2 of 4 at the top, 1/2 and 1/2
+    [[0.25, 0.0, 0.5]]
+    """
+    h = haar_levels(domain)
+    first, last = (x.ravel()[:, None] for x in _validate.ranges(domain, a, b))
+    lo = np.concatenate([np.arange(1 << k) * (domain >> k) for k in range(h)])
+    size = np.concatenate([np.full(1 << k, domain >> k) for k in range(h)])
+    mid = lo + size // 2
+    left = _overlap(first, last, lo, mid - 1)
+    right = _overlap(first, last, mid, lo + size - 1)
+    return np.asarray((left - right) / size, dtype=np.float64)
+
+
+def item_signs(domain: int) -> tuple[IntArray, IntArray]:
+    """Per level ``k`` and item: the coefficient the item's users report and their sign.
+
+    Returns
+    -------
+    index, sign : ndarray of int64, shape (h, domain)
+        ``index[k, x]``: the level-``k`` coefficient (in the order of
+        :func:`coefficient_fractions`) whose node holds ``x``; ``sign[k, x]``: +1 if ``x`` is
+        in its left half, -1 if in its right.
+
+    Examples
+    --------
+    >>> [row.tolist() for row in item_signs(4)]
+    [[[0, 0, 0, 0], [1, 1, 2, 2]], [[1, 1, -1, -1], [1, -1, 1, -1]]]
+    """
+    h = haar_levels(domain)
+    items = np.arange(domain, dtype=np.int64)
+    k = np.arange(h, dtype=np.int64)[:, None]
+    index = (1 << k) - 1 + (items >> (h - k))
+    sign = 1 - 2 * ((items >> (h - k - 1)) & 1)
+    return index, sign
 
 
 def _overlap(a: IntArray, b: IntArray, lo: IntArray, hi: IntArray) -> NDArray[np.float64]:

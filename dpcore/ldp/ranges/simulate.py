@@ -21,7 +21,7 @@ from numpy.typing import ArrayLike, NDArray
 from dpcore import _validate
 from dpcore.ldp.ranges.aggregate import aggregate_statistic, split_levels
 from dpcore.ldp.ranges.consistency import norm_sub
-from dpcore.ldp.ranges.haar import haar_levels
+from dpcore.ldp.ranges.haar import haar_levels, item_signs
 from dpcore.ldp.ranges.hierarchy import LdpTree, node_estimates
 from dpcore.ldp.ranges.oracles import ORACLES, checked_eps, estimate
 from dpcore.ldp.ranges.population import group_sizes, partition_groups
@@ -162,8 +162,7 @@ def simulate_tree(
         If ``histogram`` is not ``domain`` whole numbers ``>= 0`` summing to ``plan.users``, or
         ``groups`` is unknown.
     """
-    if groups not in ("independent", "partition"):
-        raise ValueError(f"groups must be 'independent' or 'partition', got {groups!r}")
+    _check_groups(groups)
     sampled = plan.levels_mode == "sample"
     n = _validate.counts("histogram", histogram, size=plan.tree.n_bins)
     if int(n.sum()) != plan.users:
@@ -171,12 +170,8 @@ def simulate_tree(
     h, eps = plan.levels, plan.level_eps
     estimates = []
     if per_user:
-        items = _users(n, rng)  # in random order: consecutive blocks are a random partition
-        level = None
-        if sampled and groups == "partition":
-            level = np.repeat(np.arange(h), group_sizes(items.size, h))
-        elif sampled:
-            level = rng.integers(0, h, size=items.size)
+        items = _users(n, rng)
+        level = _user_levels(items.size, h, groups, rng) if sampled else None
         for depth, ((nodes, item_of_bin), name) in enumerate(
             zip(plan.level_items, plan.oracles, strict=True)
         ):
@@ -184,11 +179,7 @@ def simulate_tree(
             stat = user_statistic(name, item_of_bin[mine], eps, nodes.size, rng=rng)
             estimates.append(estimate(name, stat, mine.size, eps, nodes.size))
     else:
-        counts = None
-        if sampled and groups == "partition":
-            counts = partition_groups(n, h, rng=rng)
-        elif sampled:
-            counts = split_levels(n, h, rng=rng)
+        counts = _level_counts(n, h, groups, rng) if sampled else None
         for depth, ((nodes, item_of_bin), name) in enumerate(
             zip(plan.level_items, plan.oracles, strict=True)
         ):
@@ -200,7 +191,12 @@ def simulate_tree(
 
 
 def simulate_haar(
-    histogram: ArrayLike, eps: float, *, rng: np.random.Generator, per_user: bool = False
+    histogram: ArrayLike,
+    eps: float,
+    *,
+    rng: np.random.Generator,
+    per_user: bool = False,
+    groups: Groups = "independent",
 ) -> FloatArray:
     """One HaarHRR collection: the estimated coefficients (invert with
     :func:`dpcore.ldp.ranges.haar.haar_leaves`).
@@ -215,6 +211,9 @@ def simulate_haar(
         Source of the randomness.
     per_user : bool, default False
         Draw every user's level and report instead of the aggregates.
+    groups : {"independent", "partition"}, default "independent"
+        Each user draws her level independently, or users are split at random into groups of
+        :func:`dpcore.ldp.ranges.population.group_sizes` (as :func:`simulate_tree`).
 
     Returns
     -------
@@ -226,32 +225,53 @@ def simulate_haar(
     ValueError
         If an argument is invalid, naming it.
     """
+    _check_groups(groups)
     raw = np.asarray(histogram)
     h = haar_levels(raw.size)
     e = checked_eps(eps)
     n = _validate.counts("histogram", raw, size=raw.size)
     _validate.whole("users (the histogram's sum)", int(n.sum()), lower=h)
-    values = np.arange(n.size, dtype=np.int64)
+    index, sign = item_signs(n.size)
     out = []
     if per_user:
         items = _users(n, rng)
-        level = rng.integers(0, h, size=items.size)
+        level = _user_levels(items.size, h, groups, rng)
     else:
-        groups = split_levels(n, h, rng=rng)
+        counts = _level_counts(n, h, groups, rng)
     for k in range(h):
-        node_of, right = values >> (h - k), (values >> (h - k - 1)) & 1
+        node_of = index[k] - ((1 << k) - 1)
         if per_user:
             mine = items[level == k]
-            sign = 1 - 2 * right[mine]
-            stat = user_statistic("hrr", node_of[mine], e, 1 << k, rng=rng, signs=sign)
+            stat = user_statistic("hrr", node_of[mine], e, 1 << k, rng=rng, signs=sign[k][mine])
             m = mine.size
         else:
-            group = groups[k]
-            pos = np.bincount(node_of, weights=group * (right == 0), minlength=1 << k)
-            neg = np.bincount(node_of, weights=group * (right == 1), minlength=1 << k)
+            group = counts[k]
+            pos = np.bincount(node_of, weights=group * (sign[k] > 0), minlength=1 << k)
+            neg = np.bincount(node_of, weights=group * (sign[k] < 0), minlength=1 << k)
             stat = aggregate_statistic(
                 "hrr", pos.astype(np.int64), e, rng=rng, negative=neg.astype(np.int64)
             )
             m = int(group.sum())
         out.append(estimate("hrr", stat, m, e, 1 << k))
     return np.concatenate(out)
+
+
+def _check_groups(groups: str) -> None:
+    if groups not in ("independent", "partition"):
+        raise ValueError(f"groups must be 'independent' or 'partition', got {groups!r}")
+
+
+def _user_levels(users: int, levels: int, groups: str, rng: np.random.Generator) -> IntArray:
+    """Each user's level, users in random order (consecutive blocks: a random partition)."""
+    if groups == "partition":
+        return np.repeat(np.arange(levels, dtype=np.int64), group_sizes(users, levels))
+    return rng.integers(0, levels, size=users, dtype=np.int64)
+
+
+def _level_counts(
+    histogram: IntArray, levels: int, groups: str, rng: np.random.Generator
+) -> IntArray:
+    """Per level, each item's users reporting it: their exact law (see :func:`_user_levels`)."""
+    if groups == "partition":
+        return partition_groups(histogram, levels, rng=rng)
+    return split_levels(histogram, levels, rng=rng)

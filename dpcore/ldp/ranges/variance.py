@@ -308,17 +308,40 @@ def _variance_of(
     plan: LdpTree, blocks: list[FloatArray], frequencies: ArrayLike | None
 ) -> FloatArray:
     """Variances of the linear answers with node weights ``blocks`` (rows: answers)."""
+    return np.asarray(level_variances(plan, blocks, frequencies).sum(axis=1), dtype=np.float64)
+
+
+def level_variances(
+    plan: LdpTree, blocks: list[FloatArray], frequencies: ArrayLike | None
+) -> FloatArray:
+    """Each level's share of the variance of linear answers (the levels are independent).
+
+    Parameters
+    ----------
+    plan : LdpTree
+        The collection.
+    blocks : list of ndarray of float64
+        Blocks of rows (answers) by ``tree.size`` columns: the weight of every node's estimate
+        (as :func:`answer_weights` returns them).
+    frequencies : array_like of float, shape (domain,), optional
+        Items' fractions for the data terms; None: noise only.
+
+    Returns
+    -------
+    ndarray of float64, shape (answers, levels)
+        ``sum_x c_lx^2 d_lx - (sum_x c_lx u_lx)^2`` per answer and level ``1..h``.
+    """
     covariances = level_covariances(plan, frequencies)
     replicas = replica_weights(plan)
     out = []
     for weights in blocks:
-        var = np.zeros(weights.shape[0])
+        var = np.zeros((weights.shape[0], plan.levels))
         levels = zip(plan.level_items, covariances, replicas, strict=True)
-        for (nodes, _), (d, u), share in levels:
+        for depth, ((nodes, _), (d, u), share) in enumerate(levels):
             w = weights[:, nodes] * share
-            var += (w**2) @ d - (w @ u) ** 2
+            var[:, depth] = (w**2) @ d - (w @ u) ** 2
         out.append(var)
-    return np.concatenate(out) if out else np.zeros(0)
+    return np.concatenate(out) if out else np.zeros((0, plan.levels))
 
 
 def tree_average_variance(
