@@ -7,7 +7,7 @@ Kulkarni, Srivastava, "Answering range queries under local differential privacy"
 12(10), 2019; restated with worked values in the team's notes on LDP range queries.
 """
 
-from dpcore.ldp.ranges.consistency import authors_consistency, blue_smoother
+from dpcore.ldp.ranges.consistency import authors_consistency, blue_smoother, norm_sub
 from dpcore.ldp.ranges.haar import (
     coefficient_fractions,
     haar_average_variance,
@@ -16,7 +16,11 @@ from dpcore.ldp.ranges.haar import (
 )
 from dpcore.ldp.ranges.hierarchy import LdpTree, ldp_tree, node_estimates, node_variances
 from dpcore.ldp.ranges.oracles import ORACLES, covariance_factors, estimate, noise_constant
-from dpcore.ldp.ranges.population import partition_groups, sampling_variance
+from dpcore.ldp.ranges.population import (
+    haar_sampling_variance,
+    partition_groups,
+    sampling_variance,
+)
 from dpcore.ldp.ranges.simulate import draw_histogram, simulate_flat, simulate_haar, simulate_tree
 from dpcore.ldp.ranges.summary import METHODS, average_variance, optimal_fanout
 from dpcore.ldp.ranges.variance import (
@@ -42,10 +46,12 @@ __all__ = [
     "haar_average_variance",
     "haar_leaves",
     "haar_range_variance",
+    "haar_sampling_variance",
     "ldp_tree",
     "node_estimates",
     "node_variances",
     "noise_constant",
+    "norm_sub",
     "optimal_fanout",
     "partition_groups",
     "sampling_variance",
