@@ -1,12 +1,21 @@
-"""Range queries under local DP: flat oracles, hierarchical histograms HH_B and HaarHRR.
+"""Range queries under local DP: flat oracles, hierarchical histograms HH_B, HaarHRR, AHEAD.
 
 Each method ships its estimator, its exact closed-form variances (one range, the average over
 all ranges or prefixes, with and without consistency, noise only or with the data terms) and
 two simulations -- every user drawn, or each aggregate drawn from its exact law. Cormode,
 Kulkarni, Srivastava, "Answering range queries under local differential privacy", PVLDB
-12(10), 2019; restated with worked values in the team's notes on LDP range queries.
+12(10), 2019; restated with worked values in the team's notes on LDP range queries. AHEAD
+(Du et al., CCS 2021) adapts the tree to the data: simulated only, its error has no closed
+form.
 """
 
+from dpcore.ldp.ranges.ahead import (
+    AheadRelease,
+    ahead_answers,
+    ahead_node_values,
+    ahead_threshold,
+    simulate_ahead,
+)
 from dpcore.ldp.ranges.consistency import authors_consistency, blue_smoother, norm_sub
 from dpcore.ldp.ranges.haar import (
     coefficient_fractions,
@@ -33,7 +42,11 @@ from dpcore.ldp.ranges.variance import (
 __all__ = [
     "METHODS",
     "ORACLES",
+    "AheadRelease",
     "LdpTree",
+    "ahead_answers",
+    "ahead_node_values",
+    "ahead_threshold",
     "authors_consistency",
     "average_variance",
     "blue_smoother",
@@ -55,6 +68,7 @@ __all__ = [
     "optimal_fanout",
     "partition_groups",
     "sampling_variance",
+    "simulate_ahead",
     "simulate_flat",
     "simulate_haar",
     "simulate_tree",

@@ -64,7 +64,8 @@ def draw_histogram(
     return np.asarray(rng.multinomial(n, f / f.sum()), dtype=np.int64)
 
 
-def _users(histogram: IntArray, rng: np.random.Generator) -> IntArray:
+def shuffled_users(histogram: IntArray, rng: np.random.Generator) -> IntArray:
+    """Each user's item, users in random order (from the histogram)."""
     return rng.permutation(np.repeat(np.arange(histogram.size, dtype=np.int64), histogram))
 
 
@@ -114,7 +115,7 @@ def simulate_flat(
     n = _validate.counts("histogram", raw, size=raw.size)
     m = int(n.sum())
     if per_user:
-        stat = user_statistic(oracle, _users(n, rng), e, n.size, rng=rng)
+        stat = user_statistic(oracle, shuffled_users(n, rng), e, n.size, rng=rng)
     else:
         stat = aggregate_statistic(oracle, n, e, rng=rng)
     out = estimate(oracle, stat, m, e, n.size)
@@ -162,7 +163,7 @@ def simulate_tree(
         If ``histogram`` is not ``domain`` whole numbers ``>= 0`` summing to ``plan.users``, or
         ``groups`` is unknown.
     """
-    _check_groups(groups)
+    check_groups(groups)
     sampled = plan.levels_mode == "sample"
     n = _validate.counts("histogram", histogram, size=plan.tree.n_bins)
     if int(n.sum()) != plan.users:
@@ -170,8 +171,8 @@ def simulate_tree(
     h, eps = plan.levels, plan.level_eps
     estimates = []
     if per_user:
-        items = _users(n, rng)
-        level = _user_levels(items.size, h, groups, rng) if sampled else None
+        items = shuffled_users(n, rng)
+        level = user_levels(items.size, h, groups, rng) if sampled else None
         for depth, ((nodes, item_of_bin), name) in enumerate(
             zip(plan.level_items, plan.oracles, strict=True)
         ):
@@ -179,7 +180,7 @@ def simulate_tree(
             stat = user_statistic(name, item_of_bin[mine], eps, nodes.size, rng=rng)
             estimates.append(estimate(name, stat, mine.size, eps, nodes.size))
     else:
-        counts = _level_counts(n, h, groups, rng) if sampled else None
+        counts = level_counts(n, h, groups, rng) if sampled else None
         for depth, ((nodes, item_of_bin), name) in enumerate(
             zip(plan.level_items, plan.oracles, strict=True)
         ):
@@ -225,7 +226,7 @@ def simulate_haar(
     ValueError
         If an argument is invalid, naming it.
     """
-    _check_groups(groups)
+    check_groups(groups)
     raw = np.asarray(histogram)
     h = haar_levels(raw.size)
     e = checked_eps(eps)
@@ -234,10 +235,10 @@ def simulate_haar(
     index, sign = item_signs(n.size)
     out = []
     if per_user:
-        items = _users(n, rng)
-        level = _user_levels(items.size, h, groups, rng)
+        items = shuffled_users(n, rng)
+        level = user_levels(items.size, h, groups, rng)
     else:
-        counts = _level_counts(n, h, groups, rng)
+        counts = level_counts(n, h, groups, rng)
     for k in range(h):
         node_of = index[k] - ((1 << k) - 1)
         if per_user:
@@ -256,22 +257,23 @@ def simulate_haar(
     return np.concatenate(out)
 
 
-def _check_groups(groups: str) -> None:
+def check_groups(groups: str) -> None:
+    """ValueError unless ``groups`` is "independent" or "partition"."""
     if groups not in ("independent", "partition"):
         raise ValueError(f"groups must be 'independent' or 'partition', got {groups!r}")
 
 
-def _user_levels(users: int, levels: int, groups: str, rng: np.random.Generator) -> IntArray:
+def user_levels(users: int, levels: int, groups: str, rng: np.random.Generator) -> IntArray:
     """Each user's level, users in random order (consecutive blocks: a random partition)."""
     if groups == "partition":
         return np.repeat(np.arange(levels, dtype=np.int64), group_sizes(users, levels))
     return rng.integers(0, levels, size=users, dtype=np.int64)
 
 
-def _level_counts(
+def level_counts(
     histogram: IntArray, levels: int, groups: str, rng: np.random.Generator
 ) -> IntArray:
-    """Per level, each item's users reporting it: their exact law (see :func:`_user_levels`)."""
+    """Per level, each item's users reporting it: their exact law (see :func:`user_levels`)."""
     if groups == "partition":
         return partition_groups(histogram, levels, rng=rng)
     return split_levels(histogram, levels, rng=rng)
