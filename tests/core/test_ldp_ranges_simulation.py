@@ -257,8 +257,16 @@ def test_random_partition_against_the_population_adds_the_sampling_term(consiste
             answers.append(_answers(plan, nodes, consistency, a, b))
         samples.append(np.array(answers))
     _same_law(*samples)
+    check_against_population(samples, f, (a, b), expected, noise)
+
+
+def check_against_population(samples, f, ranges, expected, noise):
+    """Per-user and aggregate answers (reps x ranges) unbiased for the population's, with the
+    variance ``expected`` (``noise`` plus the groups' terms) and not ``noise`` alone."""
+    a, b = ranges
     truth = np.array([f[lo : hi + 1].sum() for lo, hi in zip(a, b, strict=True)])
     for sample in samples:
+        reps = len(sample)
         assert (np.abs(sample.mean(axis=0) - truth) <= 4.5 * np.sqrt(expected / reps)).all()
         ratio = sample.var(axis=0, ddof=1) / expected
         assert ((ratio > 0.72) & (ratio < 1.35)).all(), ratio

@@ -182,8 +182,41 @@ def haar_range_variance(
     """
     var = coefficient_variances(domain, eps, users, frequencies)
     first, last = _validate.ranges(domain, a, b)
+    return np.asarray(level_sums(domain, first, last, var, power=2).sum(axis=0))
+
+
+def level_sums(
+    domain: int, first: IntArray, last: IntArray, values: FloatArray, *, power: int
+) -> FloatArray:
+    """Per level ``k`` and range, ``sum_v w_v^power values_v`` over the level's coefficients,
+    ``w_v = (|Q ∩ L_v| - |Q ∩ R_v|) / s_v`` the coefficient's weight in the range's answer.
+
+    Only the (at most two) nodes holding an end of the range have ``w_v != 0``: a node inside
+    the range counts its halves alike, one outside counts neither. ``O(h)`` per range.
+
+    Parameters
+    ----------
+    domain : int
+        ``D``, a power of two.
+    first, last : ndarray of int64
+        Valid range starts and ends (same shape).
+    values : ndarray of float64, shape (domain - 1,)
+        One value per coefficient, in the order of :func:`coefficient_fractions`.
+    power : int
+        The power of the weight.
+
+    Returns
+    -------
+    ndarray of float64, shape (h, *first.shape)
+        The sums.
+
+    Examples
+    --------
+    >>> level_sums(4, np.array([0]), np.array([2]), np.ones(3), power=1).tolist()
+    [[0.25], [0.5]]
+    """
     h = haar_levels(domain)
-    out = np.zeros(first.shape)
+    out = np.zeros((h, *first.shape))
     for k in range(h):
         size = domain >> k
         u_first, u_last = first // size, last // size
@@ -192,44 +225,8 @@ def haar_range_variance(
             left = _overlap(first, last, lo, mid - 1)
             right = _overlap(first, last, mid, lo + size - 1)
             weight = (left - right) / size
-            out += np.where(counted, weight**2 * var[(1 << k) - 1 + node], 0.0)
+            out[k] += np.where(counted, weight**power * values[(1 << k) - 1 + node], 0.0)
     return out
-
-
-def coefficient_weights(domain: int, a: ArrayLike, b: ArrayLike) -> FloatArray:
-    """Every coefficient's weight in each range's answer, ``(|Q ∩ L_v| - |Q ∩ R_v|) / s_v``.
-
-    Parameters
-    ----------
-    domain : int
-        ``D``, a power of two.
-    a, b : array_like of int
-        Range starts and ends (0-based, inclusive), broadcast together.
-
-    Returns
-    -------
-    ndarray of float64, shape (ranges, domain - 1)
-        One row per range (flattened), coefficients in the order of
-        :func:`coefficient_fractions`; ``O(ranges x D)``.
-
-    Raises
-    ------
-    ValueError
-        If ``domain`` is not a power of two or a range is invalid.
-
-    Examples
-    --------
-    >>> coefficient_weights(4, 0, 2).tolist()  # [0, 2]: 1 - 2 of 4 at the top, 1/2 and 1/2
-    [[0.25, 0.0, 0.5]]
-    """
-    h = haar_levels(domain)
-    first, last = (x.ravel()[:, None] for x in _validate.ranges(domain, a, b))
-    lo = np.concatenate([np.arange(1 << k) * (domain >> k) for k in range(h)])
-    size = np.concatenate([np.full(1 << k, domain >> k) for k in range(h)])
-    mid = lo + size // 2
-    left = _overlap(first, last, lo, mid - 1)
-    right = _overlap(first, last, mid, lo + size - 1)
-    return np.asarray((left - right) / size, dtype=np.float64)
 
 
 def item_signs(domain: int) -> tuple[IntArray, IntArray]:

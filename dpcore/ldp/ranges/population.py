@@ -48,10 +48,10 @@ from scipy import special, stats
 
 from dpcore import _validate
 from dpcore.ldp.ranges.haar import (
+    coefficient_fractions,
     coefficient_variances,
-    coefficient_weights,
     haar_levels,
-    item_signs,
+    level_sums,
 )
 from dpcore.ldp.ranges.hierarchy import LdpTree, replica_weights
 from dpcore.ldp.ranges.variance import Consistency, answer_weights, level_variances
@@ -62,7 +62,7 @@ IntArray = NDArray[np.int64]
 Groups = Literal["independent", "partition"]
 MAX_PARTITION_USERS = 10**9 - 1
 """numpy's multivariate hypergeometric draws need fewer than 10^9 users."""
-_WINDOW = 40.0  # standard deviations of a group's size summed over in E[1/m]
+_WINDOW = 12.0  # standard deviations of a group's size summed over in E[1/m] (pmf < 1e-31 beyond)
 
 
 def group_sizes(users: int, levels: int) -> IntArray:
@@ -114,7 +114,7 @@ def partition_groups(
     return out
 
 
-def all_filled(users: int, groups: int) -> float:
+def all_filled(users: ArrayLike, groups: int) -> FloatArray:
     """The chance that ``users`` uniform draws among ``groups`` leave none empty.
 
     .. math:: \\sum_{j=0}^{g} (-1)^j \\binom{g}{j} (1 - j/g)^n
@@ -122,16 +122,30 @@ def all_filled(users: int, groups: int) -> float:
     (inclusion-exclusion; rounding makes it exact to ~1e-16 times ``binom(g, g/2)``, clipped to
     ``[0, 1]``).
 
+    Parameters
+    ----------
+    users : array_like of int
+        ``n``, one or several.
+    groups : int
+        ``g >= 0``.
+
+    Returns
+    -------
+    ndarray of float64, shaped like ``users``
+        The chances.
+
     Examples
     --------
-    >>> all_filled(3, 2)  # 6 of the 8 ways
-    0.75
+    >>> all_filled([3, 1], 2).tolist()  # 6 of the 8 ways; one user cannot fill two groups
+    [0.75, 0.0]
     """
-    if groups <= 1:
-        return 1.0 if users >= groups else 0.0  # one group filled iff anyone came
+    n = np.asarray(users, dtype=np.float64)
+    if groups <= 1:  # one group is filled iff anyone came; no group always is
+        return np.asarray(np.where(n >= groups, 1.0, 0.0), dtype=np.float64)
     j = np.arange(groups + 1)
-    terms = (-1.0) ** j * special.comb(groups, j) * (1 - j / groups) ** users
-    return float(np.clip(terms.sum(), 0.0, 1.0))
+    signed = (-1.0) ** j * special.comb(groups, j)
+    terms = signed * (1 - j / groups) ** n[..., None]
+    return np.asarray(np.clip(terms.sum(axis=-1), 0.0, 1.0), dtype=np.float64)
 
 
 def inverse_group_size(users: int, levels: int) -> float:
@@ -142,7 +156,7 @@ def inverse_group_size(users: int, levels: int) -> float:
               \\mathrm{Bin}(k; N, 1/h)\\, \\Pr[\\text{the other } N-k \\text{ fill } h-1]
               / k}{\\Pr[N \\text{ fill } h]}
 
-    summed within 40 standard deviations of ``N/h`` (all of ``1..N`` for small ``N``).
+    summed within 12 standard deviations of ``N/h`` (all of ``1..N`` for small ``N``).
 
     Parameters
     ----------
@@ -173,8 +187,7 @@ def inverse_group_size(users: int, levels: int) -> float:
     p = 1.0 / h
     spread = _WINDOW * math.sqrt(n * p * (1 - p)) + 1
     k = np.arange(max(1, math.floor(n * p - spread)), min(n, math.ceil(n * p + spread)) + 1)
-    rest = np.array([all_filled(n - int(size), h - 1) for size in k])
-    mass = stats.binom.pmf(k, n, p) * rest
+    mass = stats.binom.pmf(k, n, p) * all_filled(n - k, h - 1)
     return float((mass / k).sum() / all_filled(n, h))
 
 
@@ -216,10 +229,10 @@ def groups_term(
         The term.
     """
     mean = per_item @ frequencies
-    second = np.einsum("rld,rkd->rlk", per_item * frequencies, per_item)
-    cov = second - mean[:, :, None] * mean[:, None, :]
-    own = np.einsum("rll->rl", cov)
-    cross = cov.sum(axis=(1, 2)) - own.sum(axis=1)
+    own = (per_item**2) @ frequencies - mean**2
+    summed = per_item.sum(axis=1)
+    # sum_{l != l'} Cov(c_l, c_l') = Var(sum_l c_l) - sum_l Var(c_l): O(levels), not levels^2
+    cross = (summed**2) @ frequencies - (summed @ frequencies) ** 2 - own.sum(axis=1)
     return np.asarray((own @ (users * inverse - 1) - cross) / (users - 1), dtype=np.float64)
 
 
@@ -297,10 +310,14 @@ def haar_sampling_variance(
     """HaarHRR's level groups' terms of each range's variance against the population.
 
     Add it to :func:`dpcore.ldp.ranges.haar.haar_range_variance` (same ``frequencies``). The
-    level-``k`` weight of a user holding ``x`` is ``c_k(x) = s_k(x) w_v(Q)``: her sign (+1 in
-    the left half of her node ``v``, -1 in the right) times the coefficient's weight in the
-    answer, ``(|Q ∩ L_v| - |Q ∩ R_v|)/s_v``; then the module notes' two terms.
-    ``O(ranges x D h)``.
+    level-``k`` weight of a user holding ``x`` is ``c_k(x) = s_k(x) w_v``: her sign (+1 in the
+    left half of her node ``v``, -1 in the right) times the coefficient's weight in the answer,
+    ``w_v = (|Q ∩ L_v| - |Q ∩ R_v|)/s_v``. So ``E_pop c_k = sum_v w_v c_v`` and
+    ``E_pop c_k^2 = sum_v w_v^2 (f(L_v) + f(R_v))``, over the level's (at most two) nodes with
+    ``w_v != 0``; and as the Haar synthesis of a point mass is exact,
+    ``sum_k c_k(x) = 1[x in Q] - r/D``, so the cross-level covariances sum to
+    ``F_Q (1 - F_Q) - sum_k Var_pop(c_k)`` (``F_Q`` the range's fraction). Then the module
+    notes' two terms, in ``O(h)`` per range.
 
     Parameters
     ----------
@@ -332,11 +349,12 @@ def haar_sampling_variance(
     f = _validate.finite_array("frequencies", frequencies, size=domain, nonnegative=True)
     var = coefficient_variances(domain, eps, users, f)
     inverse = inverse_sizes(users, h, groups)
-    weights = coefficient_weights(domain, first, last)
-    index, sign = item_signs(domain)
-    per_item = weights[:, index] * sign  # (ranges, levels, items)
-    level_of = np.repeat(np.arange(h), 1 << np.arange(h))
-    by_level = np.stack([(weights[:, level_of == k] ** 2) @ var[level_of == k] for k in range(h)])
-    sizes = by_level.T @ (users / h * inverse - 1)
-    total = groups_term(per_item, f, users, inverse) + sizes
-    return np.asarray(total.reshape(first.shape), dtype=np.float64)
+    coefficients, mass = coefficient_fractions(f, domain)
+    mean = level_sums(domain, first, last, coefficients, power=1)
+    own = level_sums(domain, first, last, mass, power=2) - mean**2
+    prefix = np.concatenate(([0.0], np.cumsum(f)))
+    inside = prefix[last + 1] - prefix[first]
+    cross = inside * (1 - inside) - own.sum(axis=0)
+    groups_part = (np.tensordot(users * inverse - 1, own, axes=1) - cross) / (users - 1)
+    sizes = np.tensordot(users / h * inverse - 1, level_sums(domain, first, last, var, power=2), 1)
+    return np.asarray(groups_part + sizes, dtype=np.float64)
