@@ -1,7 +1,7 @@
 """The "Range queries under local DP" page, declared: N users drawn from the sidebar
 histogram's shape, error vs range length for flat, HH_B (raw and consistent) and HaarHRR,
-exact against simulated, and one section below (fan-out against central DP, the ε crossover
-between HaarHRR and the tree, one collection against the truth)."""
+exact against simulated, and AHEAD simulated; one section below (fan-out against central DP,
+the ε crossover between HaarHRR and the tree, one collection against the truth)."""
 
 from __future__ import annotations
 
@@ -70,7 +70,8 @@ def body(view: View | None) -> None:
         key="lr_chart_length",
         alt=(
             f"Variance of a range's estimated fraction against its length on log axes for "
-            f"{', '.join(names.values())}: lines exact, markers simulated."
+            f"{', '.join(names.values())}: lines exact, markers simulated (AHEAD has "
+            "markers only: no closed form)."
         ),
     )
     for paragraph in main_caption(s, c).split("\n\n"):
@@ -78,7 +79,7 @@ def body(view: View | None) -> None:
     notes = domain_notes(s)
     if notes:
         st.caption(" ".join(notes))
-    averages = {names[m]: c.averages[m] for m in lr.METHODS}
+    averages = {names[m]: c.averages[m] for m in lr.CLOSED}
     cols = st.columns(len(averages))
     for col, (name, value) in zip(cols, averages.items(), strict=True):
         col.metric(
@@ -108,9 +109,11 @@ def main_caption(s: Setting, c: lr.Curves) -> str:
             if s.levels == "sample"
             else ""
         )
-        + ", except HaarHRR's line, which is against each level group's own histogram: the "
-        f"groups' own deviation adds at most {lr.haar_gap_bound(s.eps):.0%} to a "
-        "coefficient's variance at this ε, so its markers may sit slightly above it. "
+        + "; HaarHRR's line includes the exact term of each user's independent choice of "
+        "level, as its simulation draws it. "
+        f"AHEAD ({references.cite('du-2021')}; fan-out {lr.AHEAD_FANOUT} on the domain "
+        "padded to a power of 2, Norm-Sub on each level) has markers only: the tree it "
+        "grows depends on the data and on the noise, so its error has no closed form. "
     )
     if s.reps:
         text += (
@@ -199,7 +202,9 @@ def crossover_section(s: Setting) -> None:
     names = s.names()
     at = cross.crossings
     present.show_chart(
-        figures.crossover(cross.table, names, at, eps=s.eps, domain=cross.domain),
+        figures.crossover(
+            cross.table, {m: names[m] for m in lr.CLOSED}, at, eps=s.eps, domain=cross.domain
+        ),
         s.stamp(),
         key="lr_chart_cross",
         alt=_crossover_words(names, at),

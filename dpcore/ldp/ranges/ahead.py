@@ -1,9 +1,9 @@
 """AHEAD: an adaptive hierarchical decomposition for range queries under local DP.
 
-Du, Wang, Li, Li, Chen, Zhang (? -- the author list is from memory), "AHEAD: Adaptive
-Hierarchical Decomposition for Range Query under Local Differential Privacy", CCS 2021
-(arXiv 2110.07505); restated from the authors' code (link-zju/ccs21-AHEAD, ``ahead_1dim.py``)
-in the team's notes on LDP range queries. ``D = B^h`` items:
+Du, Zhang, Bai, Liu, Ji, Cheng, Chen, "AHEAD: Adaptive Hierarchical Decomposition for Range
+Query under Local Differential Privacy", CCS 2021 (arXiv 2110.07505); restated from the
+authors' code (link-zju/ccs21-AHEAD, ``ahead_1dim.py``) in the team's notes on LDP range
+queries. ``D = B^h`` items:
 
 1. **Users split into ``h`` groups**, one per level (each user draws hers uniformly, as the
    code does, or a random partition): each user reports once, at the full eps.

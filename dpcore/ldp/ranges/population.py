@@ -187,7 +187,10 @@ def inverse_group_size(users: int, levels: int) -> float:
     p = 1.0 / h
     spread = _WINDOW * math.sqrt(n * p * (1 - p)) + 1
     k = np.arange(max(1, math.floor(n * p - spread)), min(n, math.ceil(n * p + spread)) + 1)
-    mass = stats.binom.pmf(k, n, p) * all_filled(n - k, h - 1)
+    rest = np.ones(k.size)
+    few = n - k < 50 * h  # beyond, a group is left empty w.p. < (h-1) e^(-50) < 1e-20
+    rest[few] = all_filled(n - k[few], h - 1)
+    mass = stats.binom.pmf(k, n, p) * rest
     return float((mass / k).sum() / all_filled(n, h))
 
 
