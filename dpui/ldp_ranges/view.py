@@ -34,7 +34,7 @@ from dpcore.ldp.ranges.oracles import MIN_EPS
 from dpcore.ldp.ranges.variance import Consistency, used_nodes
 from dpui.kit import limits
 from dpui.kit.page import Estimate, Inputs, Refused, View
-from dpui.kit.params import ChoiceParam, IntParam
+from dpui.kit.params import BoolParam, ChoiceParam, IntParam
 from dpui.kit.sidebar import EPSILON
 from dpui.ldp_ranges import figures
 
@@ -65,7 +65,9 @@ LEVELS = {"sample": "sampled (each user reports one level at ε)", "split": "ε 
 LEVEL_MODE = ChoiceParam("lr_levels", "sample", tuple(LEVELS))
 REPS = IntParam("lr_reps", 20, 0, 200)
 SEED = IntParam("lr_seed", 0, 0, 2**31 - 1)
-PARAMS = (USERS, FANOUT, ORACLE, LEVEL_MODE, REPS, SEED)
+NORM_SUB = BoolParam("lr_normsub", False)
+"""Norm-Sub on the simulated flat and tree estimates (biased: the lines stay unbiased)."""
+PARAMS = (USERS, FANOUT, ORACLE, LEVEL_MODE, REPS, SEED, NORM_SUB)
 PINNED = (*PARAMS, EPSILON)
 """A view: the population, the tree, its oracle and levels, the simulation and the shared ε."""
 
@@ -104,6 +106,8 @@ class Setting:
     sidebar_eps: float
     asked: int = 0
     """The collections asked for; ``reps`` those simulated (:func:`affordable_reps`)."""
+    normalise: bool = False
+    """Norm-Sub on the simulated flat estimates and on each tree level's."""
 
     @property
     def domain(self) -> int:
@@ -132,6 +136,7 @@ class Setting:
             "levels": self.levels,
             "reps": self.reps,
             "seed": self.seed,
+            "Norm-Sub": "on" if self.normalise else "off",
         }
 
 
@@ -179,9 +184,10 @@ def setting(inputs: Inputs) -> Setting:
         int(inputs[SEED]),
         min(max(sidebar_eps, MIN_EPS), MAX_EPS),
         sidebar_eps,
+        normalise=bool(inputs[NORM_SUB]),
     )
     asked = s.reps
-    reps = affordable_reps(d, fanout, s.padded, s.oracle, asked, s.levels)
+    reps = affordable_reps(d, fanout, s.padded, s.oracle, asked, s.levels, s.normalise)
     s = replace(s, reps=reps, asked=asked)
     need = max(tree_levels(d, fanout) if s.levels == "sample" else 1, s.padded.bit_length() - 1)
     if users < need:
@@ -291,8 +297,8 @@ def one_collection(s: Setting, pop: NDArray[np.int64], rng: np.random.Generator)
     """One simulated collection of every method: the flat and Haar leaves, the tree's raw
     node estimates and its BLUE leaves, AHEAD's release (on the padded domain)."""
     plan = plan_of(s)
-    flat = ranges.simulate_flat(s.oracle, pop, s.eps, rng=rng)
-    nodes = ranges.simulate_tree(plan, pop, rng=rng, groups="partition")
+    flat = ranges.simulate_flat(s.oracle, pop, s.eps, rng=rng, normalise=s.normalise)
+    nodes = ranges.simulate_tree(plan, pop, rng=rng, groups="partition", normalise=s.normalise)
     blue = ranges.blue_smoother(plan).apply(nodes)[plan.tree.leaf_of_bin]
     coefficients = ranges.simulate_haar(_padded(pop, s.padded), s.eps, rng=rng)
     haar = ranges.haar_leaves(coefficients, s.padded)[: s.domain]
@@ -358,7 +364,13 @@ def curves(s: Setting) -> Curves:
 
 
 def page_cost(
-    domain: int, fanout: int, reps: int, padded: int, oracle: str = "oue", levels: str = "sample"
+    domain: int,
+    fanout: int,
+    reps: int,
+    padded: int,
+    oracle: str = "oue",
+    levels: str = "sample",
+    normalise: bool = False,
 ) -> limits.Cost:
     """The main view: the closed forms on the evaluated ranges (dense in ranges x nodes:
     90 ns per cell, plus 1.2 µs per item and tree level; with levels sampled, the level
@@ -367,14 +379,16 @@ def page_cost(
     (per collection 40 ns per item and tree level, 20 ns more with levels sampled (the random
     partition), 110 ns per item and level of HaarHRR's padded domain, 20 ns per range and
     node for the raw tree's answers, 1.5 ms per tree level with HRR, whose aggregate draw
-    works per occupied node, and for AHEAD 80 ns per item and level of the padded domain and
-    0.2 ms per level), plus 0.12 s for the frame and the figure; memory 24 bytes per cell
-    and 50 MB for the groups' term. Fitted (non-negative least squares, relative) on 42
-    settings, D = 256..65,536, B = 2..16, each oracle, both level modes, 0..20 collections,
-    CPU time with cold caches, November 2026 (``bench/bench_ldp_ranges_page.py`` prints
-    estimate beside measured): mostly within 0.75-1.3x of the measure; 0.23 s measured at
-    1,024 bins, B = 4, 20 collections. The HaarHRR-term and AHEAD coefficients were measured
-    alone (N = 10^5 and 10^8, D = 256..65,536) and added, not refitted."""
+    works per occupied node, for AHEAD 80 ns per item and level of the padded domain and
+    0.2 ms per level, and with Norm-Sub 200 ns per item: 60 ns per item sorted, the flat
+    estimates and the tree's levels), plus 0.12 s for the frame and the figure; memory 24
+    bytes per cell and 50 MB for the groups' term. Fitted (non-negative least squares,
+    relative) on 42 settings, D = 256..65,536, B = 2..16, each oracle, both level modes,
+    0..20 collections, CPU time with cold caches, November 2026
+    (``bench/bench_ldp_ranges_page.py`` prints estimate beside measured): mostly within
+    0.75-1.3x of the measure; 0.23 s measured at 1,024 bins, B = 4, 20 collections. The
+    coefficients of HaarHRR's term, AHEAD and Norm-Sub were measured alone (N = 10^5 and
+    10^8, D = 256..65,536) and added, not refitted."""
     nodes = tree_nodes(domain, fanout)
     h = max(1, tree_levels(domain, fanout))
     lengths = np.unique(np.round(np.geomspace(1, domain, LENGTHS))).size
@@ -388,6 +402,7 @@ def page_cost(
         + cells * 20e-9
         + (h * 1.5e-3 if oracle == "hrr" else 0.0)
         + haar_levels * (padded * 80e-9 + 0.2e-3)  # AHEAD, B = 2 on the padded domain
+        + domain * 200e-9 * normalise
     )
     seconds = 0.12 + cells * 90e-9 + domain * h * 1.2e-6 + reps * per_rep
     seconds += 0.01 + padded * haar_levels * 40e-9  # HaarHRR's level groups' term
@@ -397,14 +412,20 @@ def page_cost(
 
 
 def affordable_reps(
-    domain: int, fanout: int, padded: int, oracle: str, asked: int, levels: str = "sample"
+    domain: int,
+    fanout: int,
+    padded: int,
+    oracle: str,
+    asked: int,
+    levels: str = "sample",
+    normalise: bool = False,
 ) -> int:
     """The collections simulated: those ``asked`` for, as many as fit in
     :data:`SIMULATION_SECONDS` by :func:`page_cost` (at least one when any is asked for)."""
     if asked <= 0:
         return 0
-    one = page_cost(domain, fanout, 1, padded, oracle, levels).seconds
-    per_rep = one - page_cost(domain, fanout, 0, padded, oracle, levels).seconds
+    one = page_cost(domain, fanout, 1, padded, oracle, levels, normalise).seconds
+    per_rep = one - page_cost(domain, fanout, 0, padded, oracle, levels, normalise).seconds
     return max(1, min(asked, int(SIMULATION_SECONDS // per_rep)))
 
 
@@ -416,7 +437,7 @@ def cost(inputs: Inputs) -> Estimate | None:
         return None
     return Estimate(
         f"{s.reps} simulated collections of {s.users:,} users over {s.domain:,} bins",
-        page_cost(s.domain, s.fanout, s.reps, s.padded, s.oracle, s.levels),
+        page_cost(s.domain, s.fanout, s.reps, s.padded, s.oracle, s.levels, s.normalise),
         smaller="lower Simulation repetitions (0: closed forms only), or use fewer bins",
         library="dpcore.ldp.ranges.simulate_tree",
     )
