@@ -233,7 +233,10 @@ def adaptive(reps: int) -> None:
             haar_closed += ranges.haar_sampling_variance(
                 d, eps, users, some_a, some_b, frequencies=f
             ).mean()
-            tree, haar, ahead2, ahead4 = [], [], [], []
+            tree: list[float] = []
+            haar: list[float] = []
+            ahead2: list[float] = []
+            ahead4: list[float] = []
             truth = _range_truth(f, a, b)
             for _ in range(reps):
                 nodes = smoother.apply(ranges.simulate_tree(plan, hist, rng=rng))
