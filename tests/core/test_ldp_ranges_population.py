@@ -87,15 +87,15 @@ def _node_weights(plan, a, b, consistency):
     return columns[tree.leaf_of_bin[a : b + 1]].sum(axis=0)
 
 
+@pytest.mark.parametrize("oracle", ["oue", "grr"])
 @pytest.mark.parametrize("groups", ["independent", "partition"])
 @pytest.mark.parametrize(("domain", "users", "consistency"), [(4, 7, "none"), (8, 7, "blue")])
-def test_tree_terms_match_the_enumeration(groups, domain, users, consistency):
+def test_tree_terms_match_the_enumeration(oracle, groups, domain, users, consistency):
     eps = 1.0
-    plan = ldp_tree(domain, 2, eps=eps, users=users, oracle="oue")
+    plan = ldp_tree(domain, 2, eps=eps, users=users, oracle=oracle)
     tree, h = plan.tree, plan.levels
     items = np.array([0, 0, 1, domain - 1, domain - 1, domain - 1, 2])[:users]
     f = np.bincount(items, minlength=domain) / users
-    p, q = 0.5, 1 / (math.exp(eps) + 1)
     g, m = _group_fractions(items, domain, h, groups)
     bins = np.arange(domain)
     under = ((bins >= tree.lo[:, None]) & (bins <= tree.hi[:, None])).astype(float)
@@ -105,13 +105,25 @@ def test_tree_terms_match_the_enumeration(groups, domain, users, consistency):
         for depth in range(1, h + 1):
             nodes = np.flatnonzero(tree.depth == depth)
             share = g[:, depth - 1] @ under[nodes].T  # each node's fraction of the group
-            bits = share * p * (1 - p) + (1 - share) * q * (1 - q)  # OUE: independent bits
             means += share @ w[nodes]
-            variances += bits @ (w[nodes] ** 2) / (m[:, depth - 1] * (p - q) ** 2)
+            variances += _report_variance(oracle, eps, w[nodes], share) / m[:, depth - 1]
         exact = _total_variance(means, variances)
         closed = tree_range_variance(plan, a, b, consistency=consistency, frequencies=f)
         term = sampling_variance(plan, a, b, frequencies=f, consistency=consistency, groups=groups)
         assert closed + term == pytest.approx(exact, rel=1e-10, abs=1e-15), (a, b)
+
+
+def _report_variance(oracle, eps, w, share):
+    """m times the variance of sum_x w_x f^_x given the group's item fractions (rows): OUE's
+    bits independent; GRR's report one categorical draw per user, P(y|x) = q + (p-q)[y = x]."""
+    e, k = math.exp(eps), w.size
+    if oracle == "oue":
+        p, q = 0.5, 1 / (e + 1)
+        return (share * p * (1 - p) + (1 - share) * q * (1 - q)) @ w**2 / (p - q) ** 2
+    p, q = e / (e + k - 1), 1 / (e + k - 1)
+    second = q * (w**2).sum() + (p - q) * w**2  # E[w_y^2 | x], per item x
+    first = q * w.sum() + (p - q) * w  # E[w_y | x]
+    return share @ (second - first**2) / (p - q) ** 2
 
 
 @pytest.mark.parametrize("groups", ["independent", "partition"])

@@ -30,10 +30,9 @@ of ``(1 - 1/h)^N`` per level). Both terms are uncorrelated with the oracles' noi
 at most ``0.25/m`` per node against ``V/m`` for the noise: visible at large eps or for big
 nodes; the second is ``~(h-1)/N`` relative. Splitting eps has neither.
 
-A GRR level's covariance (:func:`dpcore.ldp.ranges.oracles.covariance_factors`) is the law
-of i.i.d. users drawn from ``f`` -- it holds the multinomial sampling of the group's histogram
-already, ``(diag f - f f^T)/m`` -- so for GRR levels these terms overlap it (by about ``1/m``
-of the range's mass): exact for OUE, OLH, HRR and HaarHRR only.
+For GRR the variance's quadratic parts cancel to a linear one
+(``(w.u)^2 - (w.g)^2`` in :class:`dpcore.ldp.ranges.oracles.Covariance`), so these terms are
+exact for every oracle.
 The team's notes on LDP range queries; Du et al., AHEAD, CCS 2021.
 """
 
