@@ -103,7 +103,7 @@ def test_grr_closed_form_is_the_fixed_groups_variance():
     assert draws.var(ddof=1) / closed == pytest.approx(1.0, abs=0.09)
 
 
-def test_grr_estimates_covary_negatively_as_the_multinomial_says():
+def test_grr_estimates_covary_negatively_as_the_users_reports_say():
     eps, k, m = 1.0, 8, 4000
     holders = np.full(k, m // k)
     rng = np.random.default_rng(12)
@@ -113,8 +113,8 @@ def test_grr_estimates_covary_negatively_as_the_multinomial_says():
     )  # fmt: skip
     e = math.exp(eps)
     p, q = e / (e + k - 1), 1 / (e + k - 1)
-    pi = q + (p - q) / k
-    expected = -(pi**2) / (m * (p - q) ** 2)
+    # -sum_x f_x P(v|x) P(w|x) over the items, f = 1/k each: q^2 + 2 q (p - q) / k
+    expected = -(q * q + 2 * q * (p - q) / k) / (m * (p - q) ** 2)
     pair = np.cov(draws[:, 0], draws[:, 1])[0, 1]
     assert pair == pytest.approx(expected, rel=0.35)  # 2000 draws: correlation SE ~ 0.022
     # the sum of 4 items: summing the variances would overstate it by ~45 % (spec 07 sect. 2)
