@@ -1,4 +1,4 @@
-"""Benchmark: range queries under local DP (spec 07, issue 40 items 1-2), four tables.
+"""Benchmark: range queries under local DP (spec 07, issue 40), six tables.
 
 (a) closed forms at D = 65,536, all ranges, per method (target <= 0.5 s each), against the
     baseline measured in the same run: every range enumerated (weights x covariance) at
@@ -6,9 +6,15 @@
 (b) one simulated collection of 10^8 users at D = 4,096 drawn in aggregate, per method
     (target <= 0.5 s), against every user drawn at 10^5 users (OLH per user <= 2 s);
 (c) the D = 256 values (units V/N) against the issue's numbers;
-(d) the best fan-out under LDP (levels sampled or eps split) against central DP.
+(d) the best fan-out under LDP (levels sampled or eps split) against central DP;
+(e) AHEAD against HH_4 (exact BLUE) and HaarHRR on the bundled ``bimodal-1024`` shape:
+    average squared error over all D(D+1)/2 ranges, simulated against the population, with
+    HH_4's and HaarHRR's exact closed forms (data terms, plus the level groups' term) as the
+    baseline in the same run -- AHEAD's error depends on the data: no closed form;
+(f) Norm-Sub's effect (biased, no closed form) on flat OUE, HH_4 and AHEAD, by simulation.
 
-Usage: ``python bench/bench_ldp_ranges.py [--quick]`` (``--quick``: one repeat per timing).
+Usage: ``python bench/bench_ldp_ranges.py [--quick]`` (``--quick``: one repeat per timing,
+fewer draws in (e) and (f)).
 """
 
 from __future__ import annotations
@@ -18,6 +24,7 @@ import math
 import time
 from collections.abc import Callable
 from functools import partial
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -25,6 +32,7 @@ import numpy as np
 from dpcore.hist import blue_error, budget, coverage
 from dpcore.hist.tree import kary_tree
 from dpcore.ldp import ranges
+from dpcore.ldp.ranges.variance import all_range_sum
 
 FANOUT = 4
 ISSUE_256 = {2: (12.40, 14.15), 4: (11.80, 12.85), 16: (14.73, 15.02)}  # BLUE, authors' code
@@ -172,6 +180,109 @@ def fanouts() -> None:
             print("{:>6} {:>5} {:>9} {:>6} {:>10} {:>6} {:>8} {:>6}".format(*row))
 
 
+BUNDLED = Path(__file__).resolve().parents[1] / "assets" / "examples" / "bimodal-1024.csv"
+TERM_RANGES = 4096  # random ranges over which the level groups' term is averaged
+
+
+def _all_range_error(leaves: np.ndarray, truth: np.ndarray) -> float:
+    """Mean squared error over all D(D+1)/2 ranges of answers summing ``leaves``, O(D)."""
+    prefix = np.concatenate(([0.0], np.cumsum(leaves - truth)))
+    d = truth.size
+    return all_range_sum(prefix[:, None], np.ones(1)) / (d * (d + 1) / 2)
+
+
+def _range_truth(f: np.ndarray, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    prefix = np.concatenate(([0.0], np.cumsum(f)))
+    return np.asarray(prefix[b + 1] - prefix[a])
+
+
+def _sampled_ranges(d: int, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+    a, b = np.triu_indices(d)
+    pick = rng.choice(a.size, TERM_RANGES, replace=False)
+    return a[pick], b[pick]
+
+
+def _mean_se(values: list[float]) -> str:
+    x = np.array(values)
+    return f"{x.mean():.3e}±{x.std(ddof=1) / np.sqrt(x.size):.0e}"
+
+
+def adaptive(reps: int) -> None:
+    shape = np.loadtxt(BUNDLED, skiprows=1)
+    d = shape.size
+    a, b = np.triu_indices(d)
+    rng = np.random.default_rng(41)
+    some_a, some_b = _sampled_ranges(d, rng)
+    print(f"\n(e) AHEAD vs HH_4 (exact BLUE) vs HaarHRR, {BUNDLED.name} (D = {d}), all ranges")
+    print(f"    average squared error of a range's fraction, {reps} draws each (mean ± SE);")
+    print("    closed form = data terms + the level groups' term (independent level draws; the")
+    print(f"    term averaged over {TERM_RANGES} random ranges); AHEAD: B = 2 (the authors') and 4")
+    head = ("eps", "N", "HH4 closed", "HH4 sim", "Haar closed", "Haar sim", "AHEAD-2", "AHEAD-4")
+    print("{:>4} {:>5} {:>11} {:>17} {:>11} {:>17} {:>17} {:>17}".format(*head))
+    for users in (10**5, 10**6, 10**7):
+        hist = ranges.draw_histogram(shape, users, rng=rng)
+        f = hist / users
+        for eps in (0.5, 1.0, 2.0, 4.0):
+            plan = ranges.ldp_tree(d, FANOUT, eps=eps, users=users)
+            smoother = ranges.blue_smoother(plan)
+            tree_closed = ranges.tree_average_variance(plan, consistency="blue", frequencies=f)
+            tree_closed += ranges.sampling_variance(
+                plan, some_a, some_b, frequencies=f, consistency="blue", groups="independent"
+            ).mean()
+            haar_closed = ranges.haar_average_variance(d, eps, users, frequencies=f)
+            haar_closed += ranges.haar_sampling_variance(
+                d, eps, users, some_a, some_b, frequencies=f
+            ).mean()
+            tree: list[float] = []
+            haar: list[float] = []
+            ahead2: list[float] = []
+            ahead4: list[float] = []
+            truth = _range_truth(f, a, b)
+            for _ in range(reps):
+                nodes = smoother.apply(ranges.simulate_tree(plan, hist, rng=rng))
+                tree.append(_all_range_error(nodes[plan.tree.leaf_of_bin], f))
+                leaves = ranges.haar_leaves(ranges.simulate_haar(hist, eps, rng=rng), d)
+                haar.append(_all_range_error(leaves, f))
+                for fanout, out in ((2, ahead2), (4, ahead4)):
+                    release = ranges.simulate_ahead(hist, eps, rng=rng, fanout=fanout)
+                    out.append(float(((ranges.ahead_answers(release, a, b) - truth) ** 2).mean()))
+            row = (eps, f"1e{round(math.log10(users))}", tree_closed, _mean_se(tree), haar_closed)
+            print(
+                "{:>4} {:>5} {:>11.3e} {:>17} {:>11.3e}".format(*row),
+                *(f"{_mean_se(x):>17}" for x in (haar, ahead2, ahead4)),
+            )
+
+
+def norm_sub_effect(reps: int) -> None:
+    shape = np.loadtxt(BUNDLED, skiprows=1)
+    d, users = shape.size, 10**6
+    a, b = np.triu_indices(d)
+    rng = np.random.default_rng(42)
+    hist = ranges.draw_histogram(shape, users, rng=rng)
+    f = hist / users
+    truth = _range_truth(f, a, b)
+    print(f"\n(f) Norm-Sub (biased; no closed form), {BUNDLED.name}, N = 10^6, all ranges:")
+    print(f"    average squared error without / with Norm-Sub, {reps} draws each (mean ± SE);")
+    print("    HH_4: Norm-Sub on each level, then the exact BLUE; AHEAD: B = 2")
+    head = ("eps", "flat OUE", "+Norm-Sub", "HH4 BLUE", "+Norm-Sub", "AHEAD raw", "+Norm-Sub")
+    print("{:>4} {:>17} {:>17} {:>17} {:>17} {:>17} {:>17}".format(*head))
+    for eps in (0.5, 1.0, 2.0, 4.0):
+        plan = ranges.ldp_tree(d, FANOUT, eps=eps, users=users)
+        smoother = ranges.blue_smoother(plan)
+        cells: list[list[float]] = [[] for _ in range(6)]
+        for _ in range(reps):
+            for i, normalise in enumerate((False, True)):
+                flat = ranges.simulate_flat("oue", hist, eps, rng=rng, normalise=normalise)
+                cells[i].append(_all_range_error(flat, f))
+                nodes = ranges.simulate_tree(plan, hist, rng=rng, normalise=normalise)
+                leaves = smoother.apply(nodes)[plan.tree.leaf_of_bin]
+                cells[2 + i].append(_all_range_error(leaves, f))
+                release = ranges.simulate_ahead(hist, eps, rng=rng, normalise=normalise)
+                answers = ranges.ahead_answers(release, a, b)
+                cells[4 + i].append(float(((answers - truth) ** 2).mean()))
+        print(f"{eps:>4}", *(f"{_mean_se(x):>17}" for x in cells))
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--quick", action="store_true", help="one repeat per timing")
@@ -181,6 +292,8 @@ def main() -> None:
     simulations(repeats)
     headline()
     fanouts()
+    adaptive(3 if args.quick else 10)
+    norm_sub_effect(3 if args.quick else 10)
 
 
 if __name__ == "__main__":

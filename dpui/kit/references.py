@@ -186,7 +186,7 @@ REFERENCES: tuple[Reference, ...] = (
         "ACM CCS",
         "2021",
         "An adaptive tree under local DP: a node is split only when its estimate passes a "
-        "threshold (not implemented here).",
+        "threshold (simulated on the local-DP range-query page).",
     ),
     Reference(
         "wang-2017",

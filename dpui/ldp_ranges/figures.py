@@ -13,7 +13,7 @@ from numpy.typing import NDArray
 
 from dpui.kit.chart_style import DASHES, OKABE_ITO, SYMBOLS
 
-COLOURS = dict(zip(("flat", "raw", "blue", "haar"), OKABE_ITO, strict=False))
+COLOURS = dict(zip(("flat", "raw", "blue", "haar", "ahead"), OKABE_ITO, strict=False))
 Y_VARIANCE = "variance of the estimated fraction"
 EXACTLY_KNOWN = 1e-12
 """A variance below this share of the chart's largest is rounding of an exact 0 (the full
@@ -29,23 +29,26 @@ def _drawable(values: pd.Series, top: float) -> NDArray[np.float64]:
 def error_vs_length(table: pd.DataFrame, names: Mapping[str, str], *, domain: int) -> go.Figure:
     """One line per method: the exact variance of a range's estimated fraction (mean over
     the ranges of each length evaluated) vs the range length, log-log; the simulated mean
-    squared error as markers with 95% bars when ``table`` has it."""
+    squared error as markers with 95% bars when ``table`` has it. A method without a closed
+    form (all NaN: AHEAD) has markers only, named in the legend."""
     fig = go.Figure()
     simulated = "simulated" in table.columns
     top = float(table["closed"].max())
     for i, (method, name) in enumerate(names.items()):
         rows = table[table["method"] == method].sort_values("length")
         colour = COLOURS[method]
-        fig.add_trace(
-            go.Scatter(
-                x=rows["length"],
-                y=_drawable(rows["closed"], top),
-                mode="lines",
-                name=name,
-                legendgroup=method,
-                line={"color": colour, "dash": DASHES[i % len(DASHES)]},
+        exact = bool(rows["closed"].notna().any())
+        if exact:
+            fig.add_trace(
+                go.Scatter(
+                    x=rows["length"],
+                    y=_drawable(rows["closed"], top),
+                    mode="lines",
+                    name=name,
+                    legendgroup=method,
+                    line={"color": colour, "dash": DASHES[i % len(DASHES)]},
+                )
             )
-        )
         if simulated:
             shown = _drawable(rows["simulated"], top)
             upper = rows["hi"].to_numpy() - shown
@@ -55,11 +58,11 @@ def error_vs_length(table: pd.DataFrame, names: Mapping[str, str], *, domain: in
                     x=rows["length"],
                     y=shown,
                     mode="markers",
-                    name=f"{name} (simulated)",
+                    name=f"{name} (simulated)" if exact else name,
                     legendgroup=method,
                     marker={"color": colour, "symbol": SYMBOLS[i % len(SYMBOLS)], "size": 7},
                     error_y={"type": "data", "array": upper, "arrayminus": lower},
-                    showlegend=False,
+                    showlegend=not exact,
                 )
             )
     fig.update_layout(

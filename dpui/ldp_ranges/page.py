@@ -1,7 +1,7 @@
 """The "Range queries under local DP" page, declared: N users drawn from the sidebar
 histogram's shape, error vs range length for flat, HH_B (raw and consistent) and HaarHRR,
-exact against simulated, and one section below (fan-out against central DP, the ε crossover
-between HaarHRR and the tree, one collection against the truth)."""
+exact against simulated, and AHEAD simulated; one section below (fan-out against central DP,
+the ε crossover between HaarHRR and the tree, one collection against the truth)."""
 
 from __future__ import annotations
 
@@ -14,7 +14,16 @@ from dpui.kit.params import ChoiceParam
 from dpui.ldp_ranges import figures
 from dpui.ldp_ranges import sections as sec
 from dpui.ldp_ranges import view as lr
-from dpui.ldp_ranges.view import FANOUT, LEVEL_MODE, ORACLE, REPS, SEED, USERS, Setting
+from dpui.ldp_ranges.view import (
+    FANOUT,
+    LEVEL_MODE,
+    NORM_SUB,
+    ORACLE,
+    REPS,
+    SEED,
+    USERS,
+    Setting,
+)
 
 
 def controls() -> None:
@@ -45,7 +54,7 @@ def controls() -> None:
     c[3].selectbox(
         "Tree levels", tuple(lr.LEVELS), format_func=lr.LEVELS.__getitem__, key=LEVEL_MODE.name
     )
-    d = st.columns(2)
+    d = st.columns(3)
     d[0].number_input(
         "Simulation repetitions",
         REPS.lo,
@@ -54,6 +63,13 @@ def controls() -> None:
         help="Simulated collections per method (0: exact values only).",
     )
     d[1].number_input("Seed", SEED.lo, SEED.hi, key=SEED.name)
+    d[2].toggle(
+        "Norm-Sub the simulated estimates",
+        key=NORM_SUB.name,
+        help="Set the flat estimates and each tree level's to non-negative values summing to "
+        "1 (negatives to 0, one δ off the rest), before BLUE; AHEAD always does. Biased: the "
+        "lines stay those of the unbiased estimates, and the markers show what it changes.",
+    )
 
 
 def body(view: View | None) -> None:
@@ -70,7 +86,8 @@ def body(view: View | None) -> None:
         key="lr_chart_length",
         alt=(
             f"Variance of a range's estimated fraction against its length on log axes for "
-            f"{', '.join(names.values())}: lines exact, markers simulated."
+            f"{', '.join(names.values())}: lines exact, markers simulated (AHEAD has "
+            "markers only: no closed form)."
         ),
     )
     for paragraph in main_caption(s, c).split("\n\n"):
@@ -78,7 +95,7 @@ def body(view: View | None) -> None:
     notes = domain_notes(s)
     if notes:
         st.caption(" ".join(notes))
-    averages = {names[m]: c.averages[m] for m in lr.METHODS}
+    averages = {names[m]: c.averages[m] for m in lr.CLOSED}
     cols = st.columns(len(averages))
     for col, (name, value) in zip(cols, averages.items(), strict=True):
         col.metric(
@@ -108,9 +125,11 @@ def main_caption(s: Setting, c: lr.Curves) -> str:
             if s.levels == "sample"
             else ""
         )
-        + ", except HaarHRR's line, which is against each level group's own histogram: the "
-        f"groups' own deviation adds at most {lr.haar_gap_bound(s.eps):.0%} to a "
-        "coefficient's variance at this ε, so its markers may sit slightly above it. "
+        + "; HaarHRR's line includes the exact term of each user's independent choice of "
+        "level, as its simulation draws it. "
+        f"AHEAD ({references.cite('du-2021')}; fan-out {lr.AHEAD_FANOUT} on the domain "
+        "padded to a power of 2, Norm-Sub on each level) has markers only: the tree it "
+        "grows depends on the data and on the noise, so its error has no closed form. "
     )
     if s.reps:
         text += (
@@ -126,6 +145,14 @@ def main_caption(s: Setting, c: lr.Curves) -> str:
             )
     else:
         text += "No simulation (repetitions 0). "
+    if s.normalise and s.reps:
+        text += (
+            "Norm-Sub is on: the flat and tree markers are of the estimates after Norm-Sub "
+            "(each level non-negative and summing to 1, then BLUE), which is biased and has "
+            "no closed form; the lines stay those of the unbiased estimates, so the gap "
+            "between markers and line is Norm-Sub's doing (closer on short ranges, often "
+            "further on long ones, where its bias adds up). "
+        )
     text += (
         "The full range is known exactly by the tree and HaarHRR (its root, 1, is public): "
         "error 0, not drawn on the log axis. "
@@ -199,7 +226,9 @@ def crossover_section(s: Setting) -> None:
     names = s.names()
     at = cross.crossings
     present.show_chart(
-        figures.crossover(cross.table, names, at, eps=s.eps, domain=cross.domain),
+        figures.crossover(
+            cross.table, {m: names[m] for m in lr.CLOSED}, at, eps=s.eps, domain=cross.domain
+        ),
         s.stamp(),
         key="lr_chart_cross",
         alt=_crossover_words(names, at),

@@ -130,8 +130,8 @@ def display_groups(domain: int) -> int:
 def one_release(s: Setting) -> pd.DataFrame:
     """The population's fraction in each of :data:`RELEASE_POINTS` adjacent ranges and one
     simulated collection's answer by each method (the first collection of the main view's
-    simulation): the raw tree by each range's canonical decomposition, the others by
-    summing their items' estimates."""
+    simulation): the raw tree by each range's canonical decomposition, AHEAD by its adaptive
+    tree's, the others by summing their items' estimates."""
     pop = population(s)
     got = one_collection(s, pop, np.random.default_rng([s.seed, 2]))
     plan = plan_of(s)
@@ -144,6 +144,7 @@ def one_release(s: Setting) -> pd.DataFrame:
     for m in ("flat", "blue", "haar"):
         frame[names[m]] = prefix_answers(np.asarray(got[m], dtype=np.float64), first, last)
     frame[names["raw"]] = used_nodes(plan, first, last).astype(np.float64) @ got["raw"]
+    frame[names["ahead"]] = ranges.ahead_answers(got["ahead"], first, last)
     return pd.DataFrame(frame)
 
 
@@ -178,10 +179,13 @@ def crossover_cost(s: Setting) -> Estimate:
 
 def release_cost(s: Setting) -> Estimate:
     """One collection of every method: 0.3 µs per item and tree level, 0.4 µs per item and
-    level of HaarHRR's padded domain, 25 ns per range and node for the raw tree's answers,
-    and 0.01 s (``bench/bench_ldp_ranges_page.py`` prints estimate beside measured)."""
+    level of HaarHRR's padded domain (0.1 µs more, and 0.2 ms per level, for AHEAD's), 25 ns
+    per range and node for the raw tree's answers, and 0.01 s
+    (``bench/bench_ldp_ranges_page.py`` prints estimate beside measured)."""
     h = max(1, tree_levels(s.domain, s.fanout))
-    seconds = 0.01 + s.domain * h * 0.3e-6 + s.padded * s.padded.bit_length() * 0.4e-6
+    haar_levels = s.padded.bit_length() - 1
+    seconds = 0.01 + s.domain * h * 0.3e-6 + s.padded * haar_levels * 0.5e-6
+    seconds += haar_levels * 0.2e-3
     seconds += RELEASE_POINTS * tree_nodes(s.domain, s.fanout) * 25e-9
     return Estimate(
         f"one collection of {s.users:,} users over {s.domain:,} bins",

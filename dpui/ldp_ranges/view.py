@@ -8,10 +8,12 @@ of a range's estimated *fraction* of users (fraction², unitless; times N² in u
 
 Estimand: all N users' histogram, for the simulation and for the lines of flat and the trees
 (with levels sampled the trees' lines add the exact term of the random split into equal level
-groups, :func:`dpcore.ldp.ranges.sampling_variance`, and the simulation draws that split).
-HaarHRR's line is against each level group's own histogram (no closed form of its groups'
-term here; :func:`haar_gap_bound` bounds it). HaarHRR needs a power-of-2 domain: another
-domain is padded with empty items (stated on the page). The sections below the main chart
+groups, :func:`dpcore.ldp.ranges.sampling_variance`, and the simulation draws that split;
+HaarHRR's line adds the exact term of each user's independent choice of level,
+:func:`dpcore.ldp.ranges.haar_sampling_variance`, as its simulation draws it). AHEAD (fan-out
+2, Norm-Sub per level) is simulated only: its tree depends on the data and the noise, so it
+has no closed form. HaarHRR and AHEAD need a domain that is a power of 2: another domain is
+padded with empty items (stated on the page). The sections below the main chart
 are in :mod:`dpui.ldp_ranges.sections`.
 """
 
@@ -28,11 +30,11 @@ from numpy.typing import NDArray
 
 from dpcore.hist.tree import kary_tree
 from dpcore.ldp import ranges
-from dpcore.ldp.ranges.oracles import MIN_EPS, hrr_scale
+from dpcore.ldp.ranges.oracles import MIN_EPS
 from dpcore.ldp.ranges.variance import Consistency, used_nodes
 from dpui.kit import limits
 from dpui.kit.page import Estimate, Inputs, Refused, View
-from dpui.kit.params import ChoiceParam, IntParam
+from dpui.kit.params import BoolParam, ChoiceParam, IntParam
 from dpui.kit.sidebar import EPSILON
 from dpui.ldp_ranges import figures
 
@@ -63,21 +65,28 @@ LEVELS = {"sample": "sampled (each user reports one level at ε)", "split": "ε 
 LEVEL_MODE = ChoiceParam("lr_levels", "sample", tuple(LEVELS))
 REPS = IntParam("lr_reps", 20, 0, 200)
 SEED = IntParam("lr_seed", 0, 0, 2**31 - 1)
-PARAMS = (USERS, FANOUT, ORACLE, LEVEL_MODE, REPS, SEED)
+NORM_SUB = BoolParam("lr_normsub", False)
+"""Norm-Sub on the simulated flat and tree estimates (biased: the lines stay unbiased)."""
+PARAMS = (USERS, FANOUT, ORACLE, LEVEL_MODE, REPS, SEED, NORM_SUB)
 PINNED = (*PARAMS, EPSILON)
 """A view: the population, the tree, its oracle and levels, the simulation and the shared ε."""
 
-METHODS = ("flat", "raw", "blue", "haar")
+CLOSED = ("flat", "raw", "blue", "haar")
+"""The methods with closed forms (a line each)."""
+METHODS = (*CLOSED, "ahead")
+AHEAD_FANOUT = 2
+"""AHEAD's fan-out on the page: the authors' default (on the padded domain, a power of 2)."""
 
 
 def method_names(oracle: str, fanout: int) -> dict[str, str]:
-    """Legend names of the four methods."""
+    """Legend names of the five methods."""
     fo = ORACLES[oracle]
     return {
         "flat": f"flat {fo}",
         "raw": f"HH{fanout} {fo}, raw",
         "blue": f"HH{fanout} {fo} + BLUE",
         "haar": "HaarHRR",
+        "ahead": f"AHEAD (B = {AHEAD_FANOUT}), simulated only",
     }
 
 
@@ -97,6 +106,8 @@ class Setting:
     sidebar_eps: float
     asked: int = 0
     """The collections asked for; ``reps`` those simulated (:func:`affordable_reps`)."""
+    normalise: bool = False
+    """Norm-Sub on the simulated flat estimates and on each tree level's."""
 
     @property
     def domain(self) -> int:
@@ -125,6 +136,7 @@ class Setting:
             "levels": self.levels,
             "reps": self.reps,
             "seed": self.seed,
+            "Norm-Sub": "on" if self.normalise else "off",
         }
 
 
@@ -172,9 +184,10 @@ def setting(inputs: Inputs) -> Setting:
         int(inputs[SEED]),
         min(max(sidebar_eps, MIN_EPS), MAX_EPS),
         sidebar_eps,
+        normalise=bool(inputs[NORM_SUB]),
     )
     asked = s.reps
-    reps = affordable_reps(d, fanout, s.padded, s.oracle, asked, s.levels)
+    reps = affordable_reps(d, fanout, s.padded, s.oracle, asked, s.levels, s.normalise)
     s = replace(s, reps=reps, asked=asked)
     need = max(tree_levels(d, fanout) if s.levels == "sample" else 1, s.padded.bit_length() - 1)
     if users < need:
@@ -227,11 +240,11 @@ def _padded(values: NDArray[Any], size: int) -> NDArray[Any]:
 
 
 def closed_forms(s: Setting, pop: NDArray[np.int64], first: Any, last: Any) -> dict[str, Any]:
-    """Each method's exact variance of every range (data terms of the population ``pop``):
-    against all N users for flat and the trees (with levels sampled, the random partition
-    into level groups adds :func:`dpcore.ldp.ranges.sampling_variance`), against each level
-    group's own histogram for HaarHRR (no closed form of that term here; see
-    :func:`haar_gap_bound`)."""
+    """Each method's exact variance of every range (data terms of the population ``pop``),
+    against all N users: with levels sampled, the random partition into level groups adds
+    :func:`dpcore.ldp.ranges.sampling_variance` to the trees, and each user's independent
+    choice of level :func:`dpcore.ldp.ranges.haar_sampling_variance` to HaarHRR. AHEAD has
+    none: NaN."""
     f = pop / pop.sum()
     plan = plan_of(s)
     kw = {"frequencies": f}
@@ -243,7 +256,11 @@ def closed_forms(s: Setting, pop: NDArray[np.int64], first: Any, last: Any) -> d
         "blue": ranges.tree_range_variance(plan, first, last, consistency="blue", **kw),
         "haar": ranges.haar_range_variance(
             s.padded, s.eps, s.users, first, last, frequencies=_padded(f, s.padded)
+        )
+        + ranges.haar_sampling_variance(
+            s.padded, s.eps, s.users, first, last, frequencies=_padded(f, s.padded)
         ),
+        "ahead": np.full(np.shape(first), np.nan),
     }
     if s.levels == "sample":
         pairs: tuple[tuple[str, Consistency], ...] = (("raw", "none"), ("blue", "blue"))
@@ -278,14 +295,15 @@ def prefix_answers(leaves: FloatArray, first: Any, last: Any) -> FloatArray:
 
 def one_collection(s: Setting, pop: NDArray[np.int64], rng: np.random.Generator) -> dict[str, Any]:
     """One simulated collection of every method: the flat and Haar leaves, the tree's raw
-    node estimates and its BLUE leaves."""
+    node estimates and its BLUE leaves, AHEAD's release (on the padded domain)."""
     plan = plan_of(s)
-    flat = ranges.simulate_flat(s.oracle, pop, s.eps, rng=rng)
-    nodes = ranges.simulate_tree(plan, pop, rng=rng, groups="partition")
+    flat = ranges.simulate_flat(s.oracle, pop, s.eps, rng=rng, normalise=s.normalise)
+    nodes = ranges.simulate_tree(plan, pop, rng=rng, groups="partition", normalise=s.normalise)
     blue = ranges.blue_smoother(plan).apply(nodes)[plan.tree.leaf_of_bin]
     coefficients = ranges.simulate_haar(_padded(pop, s.padded), s.eps, rng=rng)
     haar = ranges.haar_leaves(coefficients, s.padded)[: s.domain]
-    return {"flat": flat, "raw": nodes, "blue": blue, "haar": haar}
+    ahead = ranges.simulate_ahead(_padded(pop, s.padded), s.eps, rng=rng, fanout=AHEAD_FANOUT)
+    return {"flat": flat, "raw": nodes, "blue": blue, "haar": haar, "ahead": ahead}
 
 
 @dataclass(frozen=True)
@@ -296,7 +314,7 @@ class Curves:
     table: pd.DataFrame
     starts: int
     averages: dict[str, float]
-    """Noise-only closed-form average over all D(D+1)/2 ranges, per method."""
+    """Noise-only closed-form average over all D(D+1)/2 ranges, per method of :data:`CLOSED`."""
 
 
 @st.cache_data(max_entries=32, show_spinner="Computing the exact variances and simulating…")
@@ -316,11 +334,12 @@ def curves(s: Setting) -> Curves:
         assert weights is not None
         answers = {m: prefix_answers(got[m], first, last) for m in ("flat", "blue", "haar")}
         answers["raw"] = weights @ got["raw"]
+        answers["ahead"] = ranges.ahead_answers(got["ahead"], first, last)
         for m in METHODS:
             squared[m][rep] = (answers[m] - true_answers) ** 2
     lengths = last - first + 1
     rows = []
-    for m in METHODS:
+    for m in METHODS if s.reps else CLOSED:  # AHEAD: simulated only
         for r in np.unique(lengths):
             at = lengths == r
             row = {"method": m, "length": int(r), "closed": float(exact[m][at].mean())}
@@ -345,47 +364,68 @@ def curves(s: Setting) -> Curves:
 
 
 def page_cost(
-    domain: int, fanout: int, reps: int, padded: int, oracle: str = "oue", levels: str = "sample"
+    domain: int,
+    fanout: int,
+    reps: int,
+    padded: int,
+    oracle: str = "oue",
+    levels: str = "sample",
+    normalise: bool = False,
 ) -> limits.Cost:
     """The main view: the closed forms on the evaluated ranges (dense in ranges x nodes:
     90 ns per cell, plus 1.2 µs per item and tree level; with levels sampled, the level
-    groups' term, 50 ns per range, level and item) and ``reps`` collections of the four
-    methods (per collection 40 ns per item and tree level, 20 ns more with levels sampled
-    (the random partition), 110 ns per item and level of HaarHRR's padded domain, 20 ns per
-    range and node for the raw tree's answers, and 1.5 ms per tree level with HRR, whose
-    aggregate draw works per occupied node), plus 0.12 s for the frame and the figure;
-    memory 24 bytes per cell and 50 MB for the groups' term. Fitted (non-negative least
-    squares, relative) on 42 settings, D = 256..65,536, B = 2..16, each oracle, both level
-    modes, 0..20 collections, CPU time with cold caches, November 2026
+    groups' term, 50 ns per range, level and item; HaarHRR's groups' term, 0.01 s and 40 ns
+    per item and level of its padded domain) and ``reps`` collections of the five methods
+    (per collection 40 ns per item and tree level, 20 ns more with levels sampled (the random
+    partition), 110 ns per item and level of HaarHRR's padded domain, 20 ns per range and
+    node for the raw tree's answers, 1.5 ms per tree level with HRR, whose aggregate draw
+    works per occupied node, for AHEAD 80 ns per item and level of the padded domain and
+    0.2 ms per level, and with Norm-Sub 200 ns per item: 60 ns per item sorted, the flat
+    estimates and the tree's levels), plus 0.12 s for the frame and the figure; memory 24
+    bytes per cell and 50 MB for the groups' term. Fitted (non-negative least squares,
+    relative) on 42 settings, D = 256..65,536, B = 2..16, each oracle, both level modes,
+    0..20 collections, CPU time with cold caches, November 2026
     (``bench/bench_ldp_ranges_page.py`` prints estimate beside measured): mostly within
-    0.75-1.3x of the measure; 0.23 s measured at 1,024 bins, B = 4, 20 collections."""
+    0.75-1.3x of the measure; 0.23 s measured at 1,024 bins, B = 4, 20 collections. The
+    coefficients of HaarHRR's term, AHEAD and Norm-Sub were measured alone (N = 10^5 and
+    10^8, D = 256..65,536) and added, not refitted."""
     nodes = tree_nodes(domain, fanout)
     h = max(1, tree_levels(domain, fanout))
     lengths = np.unique(np.round(np.geomspace(1, domain, LENGTHS))).size
     evaluated = lengths * starts_per_length(domain, fanout)
     cells = evaluated * nodes
     sampled = levels == "sample"
+    haar_levels = padded.bit_length() - 1
     per_rep = (
         domain * h * (40e-9 + 20e-9 * sampled)
         + padded * padded.bit_length() * 110e-9
         + cells * 20e-9
         + (h * 1.5e-3 if oracle == "hrr" else 0.0)
+        + haar_levels * (padded * 80e-9 + 0.2e-3)  # AHEAD, B = 2 on the padded domain
+        + domain * 200e-9 * normalise
     )
     seconds = 0.12 + cells * 90e-9 + domain * h * 1.2e-6 + reps * per_rep
+    seconds += 0.01 + padded * haar_levels * 40e-9  # HaarHRR's level groups' term
     seconds += evaluated * h * domain * 50e-9 * sampled
     megabytes = (5e6 + cells * 24 + domain * h * 16 + 50e6 * sampled) / limits.MB
     return limits.Cost(seconds, megabytes)
 
 
 def affordable_reps(
-    domain: int, fanout: int, padded: int, oracle: str, asked: int, levels: str = "sample"
+    domain: int,
+    fanout: int,
+    padded: int,
+    oracle: str,
+    asked: int,
+    levels: str = "sample",
+    normalise: bool = False,
 ) -> int:
     """The collections simulated: those ``asked`` for, as many as fit in
     :data:`SIMULATION_SECONDS` by :func:`page_cost` (at least one when any is asked for)."""
     if asked <= 0:
         return 0
-    one = page_cost(domain, fanout, 1, padded, oracle, levels).seconds
-    per_rep = one - page_cost(domain, fanout, 0, padded, oracle, levels).seconds
+    one = page_cost(domain, fanout, 1, padded, oracle, levels, normalise).seconds
+    per_rep = one - page_cost(domain, fanout, 0, padded, oracle, levels, normalise).seconds
     return max(1, min(asked, int(SIMULATION_SECONDS // per_rep)))
 
 
@@ -397,7 +437,7 @@ def cost(inputs: Inputs) -> Estimate | None:
         return None
     return Estimate(
         f"{s.reps} simulated collections of {s.users:,} users over {s.domain:,} bins",
-        page_cost(s.domain, s.fanout, s.reps, s.padded, s.oracle, s.levels),
+        page_cost(s.domain, s.fanout, s.reps, s.padded, s.oracle, s.levels, s.normalise),
         smaller="lower Simulation repetitions (0: closed forms only), or use fewer bins",
         library="dpcore.ldp.ranges.simulate_tree",
     )
@@ -426,7 +466,7 @@ def key_numbers(s: Setting, c: Curves) -> dict[str, float]:
         "ε used": s.eps,
         "collections simulated": float(s.reps),
     }
-    for m in METHODS:
+    for m in CLOSED:
         numbers[f"{GENERIC[m]}: average variance, all ranges"] = c.averages[m]
     return numbers
 
@@ -469,10 +509,3 @@ def eps_note(s: Setting) -> str | None:
             "the oracles' p − q is lost to rounding."
         )
     return None
-
-
-def haar_gap_bound(eps: float) -> float:
-    """The largest share HaarHRR's level groups' own deviation can add to a coefficient's
-    variance: a user's signed coefficient has population variance at most 1, against the
-    noise's ``c²`` (:func:`dpcore.ldp.ranges.oracles.hrr_scale`)."""
-    return float(1.0 / hrr_scale(eps) ** 2)

@@ -99,9 +99,12 @@ def test_closed_forms_equal_dpcore_and_the_flat_formula_and_the_simulation_agree
         at = lengths == r
         assert table.loc[("blue", r), "closed"] == pytest.approx(blue[at].mean(), rel=1e-12)
         assert table.loc[("flat", r), "closed"] == pytest.approx(flat[at].mean(), rel=1e-9)
-    inner = c.table[(c.table["length"] < 256)]
+    inner = c.table[(c.table["length"] < 256) & c.table["method"].isin(lr.CLOSED)]
     ratio = inner["simulated"] / inner["closed"]
     assert ratio.between(0.85, 1.15).all(), ratio.describe()
+    ahead = c.table[c.table["method"] == "ahead"]  # simulated only: no closed form
+    assert ahead["closed"].isna().all() and (ahead["simulated"] > 0).all()
+    assert set(c.averages) == set(lr.CLOSED)
     # the averages over all ranges, in units V/N: the notes' 86.0 (flat) and 11.80 (B = 4)
     unit = V1 / s.users
     assert c.averages["flat"] / unit == pytest.approx(86.0, abs=0.01)
@@ -111,15 +114,34 @@ def test_closed_forms_equal_dpcore_and_the_flat_formula_and_the_simulation_agree
     )
 
 
-def test_at_large_eps_the_trees_lines_include_the_level_groups_term():
+def test_at_large_eps_the_trees_and_haars_lines_include_the_level_groups_term():
     """At ε = 6 the level groups' own deviation is most of a tree node's error (0.25 against
-    V = 0.01 per user): without it the simulated markers sat 40% above the lines."""
+    V = 0.01 per user): without it the simulated markers sat 40% above the lines; HaarHRR's
+    (c² = 1.01) up to twice as high."""
     s = _setting(_bump(256), eps=6.0, lr_reps=200)
     table = lr.curves(s).table
-    inner = table[(table["length"] < 256) & table["method"].isin(["raw", "blue"])]
+    inner = table[(table["length"] < 256) & table["method"].isin(["raw", "blue", "haar"])]
     ratio = inner["simulated"] / inner["closed"]
     assert ratio.between(0.85, 1.15).all(), ratio.describe()
     assert ratio.mean() == pytest.approx(1.0, abs=0.06)
+
+
+def test_norm_sub_moves_the_markers_off_the_unbiased_lines_and_the_page_says_so():
+    """Norm-Sub (on the 256-bin bump, most bins near 0): a single bin's error halves, a
+    96-bin range's grows severalfold as the bias adds up (measured 0.49 and 4.3 at 50
+    collections); the lines stay the unbiased closed forms."""
+    plain = _setting(_bump(256), lr_reps=50)
+    cut = _setting(_bump(256), lr_reps=50, lr_normsub=True)
+    assert cut.normalise and cut.stamp()["Norm-Sub"] == "on"
+    table = lr.curves(cut).table.set_index(["method", "length"])
+    pd.testing.assert_series_equal(
+        table["closed"], lr.curves(plain).table.set_index(["method", "length"])["closed"]
+    )
+    ratio = table["simulated"] / table["closed"]
+    assert ratio[("flat", 1)] < 0.7 and ratio[("flat", 96)] > 2.0
+    at = _page(lr_normsub="true", lr_reps="3").run()
+    assert not at.exception and not at.warning
+    assert "Norm-Sub is on" in _captions(at)
 
 
 def test_crossover_and_fanout_at_256_bins_match_the_notes():
@@ -203,6 +225,26 @@ def test_pinned_compare_puts_a_and_b_side_by_side():
             "hh-oue", domain=d, eps=1.0, users=100_000, fanout=fanout, consistent=True
         )
         assert table.loc[name, column] == pytest.approx(expected, rel=1e-12)
+
+
+def test_the_length_figure_draws_a_method_without_closed_form_as_named_markers():
+    table = pd.DataFrame(
+        {
+            "method": ["haar", "haar", "ahead", "ahead"],
+            "length": [1, 8, 1, 8],
+            "closed": [1e-3, 2e-3, np.nan, np.nan],
+            "simulated": [1.1e-3, 2e-3, 0.5e-3, 1e-3],
+            "lo": [0.9e-3, 1.8e-3, 0.4e-3, 0.9e-3],
+            "hi": [1.3e-3, 2.2e-3, 0.6e-3, 1.1e-3],
+        }
+    )
+    fig = figures.error_vs_length(table, {"haar": "HaarHRR", "ahead": "AHEAD"}, domain=8)
+    drawn = [(t.name, t.mode, t.showlegend) for t in fig.data]
+    assert drawn == [
+        ("HaarHRR", "lines", None),
+        ("HaarHRR (simulated)", "markers", False),
+        ("AHEAD", "markers", True),
+    ]
 
 
 def test_the_length_figure_leaves_out_exact_zeros_on_its_log_axis():

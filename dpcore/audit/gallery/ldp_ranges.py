@@ -10,7 +10,7 @@ user_reports`), one row per report:
   that level's report (padded with -1 to the widest level's width); levels split: every
   level's report at ``eps / h``, side by side;
 * HaarHRR: the level drawn uniformly, then the HRR report (row, signed bit) of the user's
-  signed node (:func:`dpcore.ldp.ranges.haar.level_nodes`).
+  signed node (:func:`dpcore.ldp.ranges.haar.item_signs`).
 
 Each report is ``eps``-LDP for GRR, OUE and HRR exactly (the ratio ``e^eps`` is attained at
 a level where the two items' nodes differ), and at most ``eps`` for OLH, whose concrete
@@ -30,7 +30,7 @@ from numpy.typing import NDArray
 from dpcore import _validate
 from dpcore.audit.gallery.entry import Entry, ExactLaw, make
 from dpcore.audit.outputs import Sampler
-from dpcore.ldp.ranges.haar import haar_levels, level_nodes
+from dpcore.ldp.ranges.haar import haar_levels, item_signs
 from dpcore.ldp.ranges.hierarchy import LdpTree, Levels, ldp_tree
 from dpcore.ldp.ranges.oracles import (
     checked_eps,
@@ -278,7 +278,9 @@ def haar(eps: float = 1.0, domain: int = 8, *, stated_sensitivity: float = 1.0) 
     """
     h = haar_levels(domain)
     run_eps = _run_eps(eps, stated_sensitivity)
-    nodes = [level_nodes(domain, k) for k in range(h)]
+    index, signs = item_signs(domain)
+    # each item's node within its level (the coefficient's index less the levels above it)
+    nodes = [(index[k] - ((1 << k) - 1), signs[k]) for k in range(h)]
 
     def item(v: int) -> Sampler:
         def sample(size: int, rng: np.random.Generator) -> IntArray:

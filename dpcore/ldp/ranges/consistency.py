@@ -19,6 +19,14 @@ variance takes the covariance in full (:mod:`dpcore.ldp.ranges.variance`).
 the team's notes on LDP range queries): the same two passes with the weights one level off,
 ``w = (B^(H-l) - B^(H-l-1)) / (B^(H-l) - 1)`` at depth ``l`` -- the leaves' parents are not
 averaged and the root, known to be 1, is averaged with its noisy children. Kept to compare.
+
+**Norm-Sub** (:func:`norm_sub`; Wang, Lopuhaä-Zwakenberg, Li, Skoric, Li, "Locally
+differentially private frequency estimation with consistency", NDSS 2020): the estimates of
+one partition of the domain made non-negative and summing to 1 by zeroing the negatives and
+subtracting one common ``delta`` from the positive ones. AHEAD applies it per level; here it
+is also an option of the flat and tree simulations. It is not linear: the estimates become
+biased (up on empty items, down on large ones) and no closed form covers them; measure it by
+simulation (``bench/bench_ldp_ranges.py``).
 """
 
 from __future__ import annotations
@@ -26,6 +34,7 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from dpcore import _validate
 from dpcore.hist.consistency import BlueSmoother
 from dpcore.hist.tree import Tree
 from dpcore.ldp.ranges.hierarchy import LdpTree, node_variances
@@ -73,6 +82,59 @@ def blue_smoother(plan: LdpTree) -> BlueSmoother:
         The two-pass map from node estimates to consistent node estimates.
     """
     return BlueSmoother.build(plan.tree, blue_budgets(plan))
+
+
+def norm_sub(estimates: ArrayLike, *, total: float = 1.0) -> FloatArray:
+    """Norm-Sub: zero the negative estimates, subtract one ``delta`` from the positive ones.
+
+    .. math:: \\hat f'_v = \\max(\\hat f_v - \\delta, 0)\\,[\\hat f_v > 0],\\qquad
+              \\sum_v \\hat f'_v = \\mathrm{total}
+
+    Wang et al. (NDSS 2020) repeat "zero the negatives, shift the positives to sum ``total``"
+    until nothing is negative; the fixed point is the formula above, whose left side falls in
+    ``delta``, so ``delta`` is unique: with the positive estimates sorted down,
+    ``delta = (S_k - total)/k`` for the largest ``k`` whose ``k``-th value exceeds it (``S_k``
+    the sum of the ``k`` largest). A negative ``delta`` (positives summing under ``total``)
+    raises the positives only. (AHEAD's code stops after one round, which can leave negatives.)
+    Biased: see the module notes.
+
+    Parameters
+    ----------
+    estimates : array_like of float, shape (..., k)
+        Unbiased estimates of one partition's fractions (finite), one vector per last axis. A
+        vector with no positive estimate has all its entries treated as positive (it becomes
+        the Euclidean projection onto the simplex).
+    total : float, default 1.0
+        The sum to reach (``> 0``).
+
+    Returns
+    -------
+    ndarray of float64, same shape as ``estimates``
+        Non-negative values summing to ``total`` along the last axis.
+
+    Raises
+    ------
+    ValueError
+        If ``estimates`` is empty or not finite, or ``total`` is not a positive number.
+
+    Examples
+    --------
+    >>> norm_sub([0.5, 0.4, 0.3, -0.2]).round(4).tolist()  # delta = (1.2 - 1)/3
+    [0.4333, 0.3333, 0.2333, 0.0]
+    >>> norm_sub([0.5, -0.1]).tolist()  # delta = -0.5, the negative stays 0
+    [1.0, 0.0]
+    """
+    f = np.array(estimates, dtype=np.float64, ndmin=1)
+    if f.shape[-1] == 0 or not np.isfinite(f).all():
+        raise ValueError("estimates must be a non-empty array of finite numbers")
+    t = _validate.positive("total", total)
+    kept = (f > 0) | ~(f > 0).any(axis=-1, keepdims=True)
+    down = -np.sort(-np.where(kept, f, -np.inf), axis=-1)  # the dropped ones last, at -inf
+    k = np.arange(1, f.shape[-1] + 1)
+    shift = (np.cumsum(down, axis=-1) - t) / k
+    above = np.count_nonzero(down > shift, axis=-1)  # >= 1: the largest exceeds its shift
+    delta = np.take_along_axis(shift, (above - 1)[..., None], axis=-1)
+    return np.where(kept, np.maximum(f - delta, 0.0), 0.0)
 
 
 def complete_levels(tree: Tree, fanout: int) -> int:

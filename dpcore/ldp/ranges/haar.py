@@ -46,39 +46,6 @@ def haar_levels(domain: int) -> int:
     return d.bit_length() - 1
 
 
-def level_nodes(domain: int, level: int) -> tuple[IntArray, IntArray]:
-    """Each item's node at detail level ``k`` and its sign there: +1 in the node's left
-    half, -1 in its right half (the signed one-hot input a user reports at that level).
-
-    Parameters
-    ----------
-    domain : int
-        ``D = 2^h`` items.
-    level : int
-        ``k`` in ``0..h-1``.
-
-    Returns
-    -------
-    node, sign : ndarray of int64, shape (domain,)
-
-    Raises
-    ------
-    ValueError
-        If the domain is not a power of two ``>= 2`` or ``level`` is not in ``0..h-1``.
-
-    Examples
-    --------
-    >>> [x.tolist() for x in level_nodes(4, 1)]
-    [[0, 0, 1, 1], [1, -1, 1, -1]]
-    """
-    h = haar_levels(domain)
-    k = _validate.whole("level", level, lower=0, upper=h - 1)
-    values = np.arange(domain, dtype=np.int64)
-    node = values >> (h - k)
-    sign = 1 - 2 * ((values >> (h - k - 1)) & 1)
-    return node, sign
-
-
 def coefficient_fractions(frequencies: ArrayLike, domain: int) -> tuple[FloatArray, FloatArray]:
     """Per coefficient (level ``k`` node ``u`` at index ``2^k - 1 + u``), ``c_v`` and
     ``f(L_v) + f(R_v)``.
@@ -173,15 +140,10 @@ def haar_leaves(coefficients: ArrayLike, domain: int) -> FloatArray:
     >>> haar_leaves(coefficient_fractions(f, 4)[0], 4).tolist()
     [0.5, 0.25, 0.25, 0.0]
     """
-    h = haar_levels(domain)
     c = _validate.finite_array("coefficients", coefficients, size=domain - 1)
-    items = np.arange(domain, dtype=np.int64)
-    out = np.full(domain, 1.0 / domain)
-    for k in range(h):
-        size = domain >> k
-        sign = 1 - 2 * ((items >> (h - k - 1)) & 1)
-        out += sign * c[(1 << k) - 1 + (items >> (h - k))] / size
-    return out
+    index, sign = item_signs(domain)
+    sizes = domain >> np.arange(index.shape[0])
+    return np.asarray(1.0 / domain + (sign * c[index] / sizes[:, None]).sum(axis=0))
 
 
 def haar_range_variance(
@@ -220,8 +182,41 @@ def haar_range_variance(
     """
     var = coefficient_variances(domain, eps, users, frequencies)
     first, last = _validate.ranges(domain, a, b)
+    return np.asarray(level_sums(domain, first, last, var, power=2).sum(axis=0))
+
+
+def level_sums(
+    domain: int, first: IntArray, last: IntArray, values: FloatArray, *, power: int
+) -> FloatArray:
+    """Per level ``k`` and range, ``sum_v w_v^power values_v`` over the level's coefficients,
+    ``w_v = (|Q ∩ L_v| - |Q ∩ R_v|) / s_v`` the coefficient's weight in the range's answer.
+
+    Only the (at most two) nodes holding an end of the range have ``w_v != 0``: a node inside
+    the range counts its halves alike, one outside counts neither. ``O(h)`` per range.
+
+    Parameters
+    ----------
+    domain : int
+        ``D``, a power of two.
+    first, last : ndarray of int64
+        Valid range starts and ends (same shape).
+    values : ndarray of float64, shape (domain - 1,)
+        One value per coefficient, in the order of :func:`coefficient_fractions`.
+    power : int
+        The power of the weight.
+
+    Returns
+    -------
+    ndarray of float64, shape (h, *first.shape)
+        The sums.
+
+    Examples
+    --------
+    >>> level_sums(4, np.array([0]), np.array([2]), np.ones(3), power=1).tolist()
+    [[0.25], [0.5]]
+    """
     h = haar_levels(domain)
-    out = np.zeros(first.shape)
+    out = np.zeros((h, *first.shape))
     for k in range(h):
         size = domain >> k
         u_first, u_last = first // size, last // size
@@ -230,8 +225,31 @@ def haar_range_variance(
             left = _overlap(first, last, lo, mid - 1)
             right = _overlap(first, last, mid, lo + size - 1)
             weight = (left - right) / size
-            out += np.where(counted, weight**2 * var[(1 << k) - 1 + node], 0.0)
+            out[k] += np.where(counted, weight**power * values[(1 << k) - 1 + node], 0.0)
     return out
+
+
+def item_signs(domain: int) -> tuple[IntArray, IntArray]:
+    """Per level ``k`` and item: the coefficient the item's users report and their sign.
+
+    Returns
+    -------
+    index, sign : ndarray of int64, shape (h, domain)
+        ``index[k, x]``: the level-``k`` coefficient (in the order of
+        :func:`coefficient_fractions`) whose node holds ``x``; ``sign[k, x]``: +1 if ``x`` is
+        in its left half, -1 if in its right.
+
+    Examples
+    --------
+    >>> [row.tolist() for row in item_signs(4)]
+    [[[0, 0, 0, 0], [1, 1, 2, 2]], [[1, 1, -1, -1], [1, -1, 1, -1]]]
+    """
+    h = haar_levels(domain)
+    items = np.arange(domain, dtype=np.int64)
+    k = np.arange(h, dtype=np.int64)[:, None]
+    index = (1 << k) - 1 + (items >> (h - k))
+    sign = 1 - 2 * ((items >> (h - k - 1)) & 1)
+    return index, sign
 
 
 def _overlap(a: IntArray, b: IntArray, lo: IntArray, hi: IntArray) -> NDArray[np.float64]:

@@ -27,7 +27,7 @@ from numpy.typing import ArrayLike, NDArray
 
 from dpcore import _validate
 from dpcore.hist.tree import Tree, kary_tree
-from dpcore.ldp.ranges.oracles import ORACLES, checked_eps, covariance_factors
+from dpcore.ldp.ranges.oracles import ORACLES, Covariance, checked_eps, covariance_factors
 
 FloatArray = NDArray[np.float64]
 IntArray = NDArray[np.int64]
@@ -174,10 +174,8 @@ def node_fractions(tree: Tree, frequencies: ArrayLike) -> FloatArray:
     return np.asarray(prefix[tree.hi + 1] - prefix[tree.lo], dtype=np.float64)
 
 
-def level_covariances(
-    plan: LdpTree, frequencies: ArrayLike | None = None
-) -> list[tuple[FloatArray, FloatArray]]:
-    """Per level, the covariance factors ``(d, u)`` of its items' estimates (``diag(d) - u u^T``).
+def level_covariances(plan: LdpTree, frequencies: ArrayLike | None = None) -> list[Covariance]:
+    """Per level, the covariance of its items' estimates (``diag(d) - u u^T + g g^T``).
 
     Parameters
     ----------
@@ -188,8 +186,8 @@ def level_covariances(
 
     Returns
     -------
-    list of (ndarray, ndarray)
-        One pair per level ``1..h``, each of the level's number of items.
+    list of Covariance
+        One per level ``1..h``, over the level's items.
 
     Raises
     ------
@@ -220,7 +218,7 @@ def replica_weights(plan: LdpTree) -> list[FloatArray]:
     list of ndarray
         One array per level ``1..h``, one weight per item; a node's weights sum to 1.
     """
-    precisions = [1.0 / (d - u * u) for d, u in level_covariances(plan)]
+    precisions = [1.0 / cov.diagonal() for cov in level_covariances(plan)]
     total = np.zeros(plan.tree.size)
     for (nodes, _), precision in zip(plan.level_items, precisions, strict=True):
         total[nodes] += precision
@@ -233,7 +231,7 @@ def replica_weights(plan: LdpTree) -> list[FloatArray]:
 def node_variances(plan: LdpTree, frequencies: ArrayLike | None = None) -> FloatArray:
     """Variance of every node's estimate (replicas combined; the root, known, 0).
 
-    .. math:: \\sigma_x^2 = \\sum_{l \\ni x} w_{l,x}^2 (d_{l,x} - u_{l,x}^2)
+    .. math:: \\sigma_x^2 = \\sum_{l \\ni x} w_{l,x}^2 (d_{l,x} - u_{l,x}^2 + g_{l,x}^2)
 
     Parameters
     ----------
@@ -256,8 +254,8 @@ def node_variances(plan: LdpTree, frequencies: ArrayLike | None = None) -> Float
     var = np.zeros(plan.tree.size)
     covariances = level_covariances(plan, frequencies)
     weights = replica_weights(plan)
-    for (nodes, _), (d, u), w in zip(plan.level_items, covariances, weights, strict=True):
-        var[nodes] += w * w * (d - u * u)
+    for (nodes, _), cov, w in zip(plan.level_items, covariances, weights, strict=True):
+        var[nodes] += w * w * cov.diagonal()
     return var
 
 

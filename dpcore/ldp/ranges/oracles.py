@@ -3,17 +3,23 @@
 Each user holds one item of ``[k]``; an oracle turns the users' reports into the collector's
 statistic (support counts, or HRR's signed row sums) and the statistic into unbiased
 frequencies. The covariance of the estimates of a group of ``m`` users with item fractions
-``f`` is ``diag(d) - u u^T`` (Wang, Blocki, Li, Jha, USENIX Security 2017; restated in the
-team's notes on LDP range queries):
+``f`` (the group fixed: each user's report drawn given her item) is
+``diag(d) - u u^T + g g^T`` (:class:`Covariance`; Wang, Blocki, Li, Jha, USENIX Security
+2017; restated in the team's notes on LDP range queries):
 
 .. math:: \\mathrm{pure}\\ (p, q):\\ d_v = \\frac{f_v p(1-p) + (1 - f_v) q(1-q)}{m (p-q)^2},
-          \\quad u = 0 \\quad (\\mathrm{OUE},\\ \\mathrm{OLH})
+          \\quad u = g = 0 \\quad (\\mathrm{OUE},\\ \\mathrm{OLH});
+          \\qquad \\mathrm{HRR}:\\ d_v = \\frac{c^2 - f_v}{m}
 
-.. math:: \\mathrm{GRR}:\\ \\pi_v = q + (p-q) f_v,\\ d_v = \\frac{\\pi_v}{m (p-q)^2},\\
-          u_v = \\frac{\\pi_v}{\\sqrt m (p-q)} \\qquad \\mathrm{HRR}:\\ d_v = \\frac{c^2 - f_v}{m}
+.. math:: \\mathrm{GRR}:\\ \\pi_v = q + (p-q) f_v,\\
+          d_v = \\frac{\\pi_v}{m (p-q)^2} - \\frac{f_v}{m},\\
+          u_v = \\frac{\\pi_v}{\\sqrt m (p-q)},\\ g_v = \\frac{f_v}{\\sqrt m}
 
-GRR's estimates are negatively correlated (a multinomial), the others' uncorrelated (OLH for
-an ideal random hash). ``f = 0`` gives the noise-only part the spec's constants use:
+(a user holding ``x`` reports ``y`` w.p. ``P(y|x) = q + (p-q)[y = x]``, so the counts'
+covariance is ``sum_x n_x (diag P(.|x) - P(.|x) P(.|x)^T)``: the multinomial of ``pi`` that
+i.i.d. users would give, less the multinomial sampling of the group's own histogram,
+``(diag f - f f^T)/m``). GRR's estimates are negatively correlated, the others' uncorrelated
+(OLH for an ideal random hash). ``f = 0`` gives the noise-only part the spec's constants use:
 ``V(eps) = 4 e^eps / (e^eps - 1)^2`` for OUE and ``c^2 = V + 1`` for HRR.
 
 HRR runs over the next power of two ``>= k`` (padding with items nobody holds leaves every
@@ -24,6 +30,7 @@ and :mod:`dpcore.ldp.ranges.aggregate` (the statistic's exact law, any number of
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 from typing import Literal, get_args
 
 import numpy as np
@@ -171,10 +178,35 @@ def noise_constant(oracle: str, eps: float, k: int) -> float:
     return q * (1 - q) / (p - q) ** 2
 
 
+@dataclass(frozen=True, eq=False)
+class Covariance:
+    """``diag(d) - u u^T + g g^T``: the covariance of one level's item estimates.
+
+    Attributes
+    ----------
+    d, u, g : ndarray of float64, shape (k,)
+        The diagonal part and the two rank-one parts (``u`` and ``g`` zero except for GRR).
+    """
+
+    d: FloatArray
+    u: FloatArray
+    g: FloatArray
+
+    def diagonal(self) -> FloatArray:
+        """Each estimate's variance, ``d - u^2 + g^2``."""
+        return np.asarray(self.d - self.u**2 + self.g**2, dtype=np.float64)
+
+    def of(self, weights: FloatArray) -> FloatArray:
+        """The variance of each weighted sum (rows of ``weights``, shape ``(r, k)``)."""
+        w = np.asarray(weights, dtype=np.float64)
+        return np.asarray((w**2) @ self.d - (w @ self.u) ** 2 + (w @ self.g) ** 2)
+
+
 def covariance_factors(
     oracle: str, eps: float, k: int, m: float, frequencies: FloatArray | None = None
-) -> tuple[FloatArray, FloatArray]:
-    """The covariance ``diag(d) - u u^T`` of the ``k`` estimates from a group of ``m`` users.
+) -> Covariance:
+    """The covariance ``diag(d) - u u^T + g g^T`` of the ``k`` estimates from a group of ``m``
+    users.
 
     Parameters
     ----------
@@ -191,8 +223,8 @@ def covariance_factors(
 
     Returns
     -------
-    d, u : ndarray of float64, shape (k,)
-        The diagonal part and the rank-one part (zero except for GRR).
+    Covariance
+        Its factors (module notes).
 
     Raises
     ------
@@ -200,13 +232,15 @@ def covariance_factors(
         If ``oracle`` is unknown.
     """
     f = np.zeros(k) if frequencies is None else np.asarray(frequencies, dtype=np.float64)
+    zero = np.zeros(k)
     if oracle == "hrr":
-        return (hrr_scale(eps) ** 2 - f) / m, np.zeros(k)
+        return Covariance((hrr_scale(eps) ** 2 - f) / m, zero, zero)
     p, q = support_probabilities(oracle, eps, k)
     if oracle == "grr":
         pi = q + (p - q) * f
-        return pi / (m * (p - q) ** 2), pi / (math.sqrt(m) * (p - q))
-    return (f * p * (1 - p) + (1 - f) * q * (1 - q)) / (m * (p - q) ** 2), np.zeros(k)
+        d = pi / (m * (p - q) ** 2) - f / m
+        return Covariance(d, pi / (math.sqrt(m) * (p - q)), f / math.sqrt(m))
+    return Covariance((f * p * (1 - p) + (1 - f) * q * (1 - q)) / (m * (p - q) ** 2), zero, zero)
 
 
 def walsh_hadamard(values: FloatArray) -> FloatArray:

@@ -20,7 +20,8 @@ from numpy.typing import ArrayLike, NDArray
 
 from dpcore import _validate
 from dpcore.ldp.ranges.aggregate import aggregate_statistic, split_levels
-from dpcore.ldp.ranges.haar import haar_levels, level_nodes
+from dpcore.ldp.ranges.consistency import norm_sub
+from dpcore.ldp.ranges.haar import haar_levels, item_signs
 from dpcore.ldp.ranges.hierarchy import LdpTree, node_estimates
 from dpcore.ldp.ranges.oracles import ORACLES, checked_eps, estimate
 from dpcore.ldp.ranges.population import group_sizes, partition_groups
@@ -63,7 +64,8 @@ def draw_histogram(
     return np.asarray(rng.multinomial(n, f / f.sum()), dtype=np.int64)
 
 
-def _users(histogram: IntArray, rng: np.random.Generator) -> IntArray:
+def shuffled_users(histogram: IntArray, rng: np.random.Generator) -> IntArray:
+    """Each user's item, users in random order (from the histogram)."""
     return rng.permutation(np.repeat(np.arange(histogram.size, dtype=np.int64), histogram))
 
 
@@ -74,6 +76,7 @@ def simulate_flat(
     *,
     rng: np.random.Generator,
     per_user: bool = False,
+    normalise: bool = False,
 ) -> FloatArray:
     """Every user reports her item with one oracle; the collector's estimated fractions.
 
@@ -89,11 +92,14 @@ def simulate_flat(
         Source of the randomness.
     per_user : bool, default False
         Draw every report instead of the aggregate.
+    normalise : bool, default False
+        Post-process by Norm-Sub (:func:`dpcore.ldp.ranges.consistency.norm_sub`):
+        non-negative, summing to 1, biased -- the closed forms no longer apply.
 
     Returns
     -------
     ndarray of float64, shape (d,)
-        Estimated fraction of each item.
+        Estimated fraction of each item (unbiased unless ``normalise``).
 
     Raises
     ------
@@ -109,10 +115,11 @@ def simulate_flat(
     n = _validate.counts("histogram", raw, size=raw.size)
     m = int(n.sum())
     if per_user:
-        stat = user_statistic(oracle, _users(n, rng), e, n.size, rng=rng)
+        stat = user_statistic(oracle, shuffled_users(n, rng), e, n.size, rng=rng)
     else:
         stat = aggregate_statistic(oracle, n, e, rng=rng)
-    return estimate(oracle, stat, m, e, n.size)
+    out = estimate(oracle, stat, m, e, n.size)
+    return norm_sub(out) if normalise else out
 
 
 def simulate_tree(
@@ -122,6 +129,7 @@ def simulate_tree(
     rng: np.random.Generator,
     per_user: bool = False,
     groups: Groups = "independent",
+    normalise: bool = False,
 ) -> FloatArray:
     """One HH_B collection: every node's estimate (replicas combined, root 1, no consistency).
 
@@ -139,6 +147,9 @@ def simulate_tree(
         Sampled levels: each user draws her level independently (the CKS19 and AHEAD code),
         or users are split at random into groups of
         :func:`dpcore.ldp.ranges.population.group_sizes` (fewer than 10^9 users).
+    normalise : bool, default False
+        Post-process each level's estimates (a partition of the domain) by Norm-Sub, as AHEAD
+        does (:func:`dpcore.ldp.ranges.consistency.norm_sub`): biased, outside the closed forms.
 
     Returns
     -------
@@ -152,8 +163,7 @@ def simulate_tree(
         If ``histogram`` is not ``domain`` whole numbers ``>= 0`` summing to ``plan.users``, or
         ``groups`` is unknown.
     """
-    if groups not in ("independent", "partition"):
-        raise ValueError(f"groups must be 'independent' or 'partition', got {groups!r}")
+    check_groups(groups)
     sampled = plan.levels_mode == "sample"
     n = _validate.counts("histogram", histogram, size=plan.tree.n_bins)
     if int(n.sum()) != plan.users:
@@ -161,36 +171,33 @@ def simulate_tree(
     h, eps = plan.levels, plan.level_eps
     estimates = []
     if per_user:
-        items = _users(n, rng)  # in random order: consecutive blocks are a random partition
-        level = None
-        if sampled and groups == "partition":
-            level = np.repeat(np.arange(h), group_sizes(items.size, h))
-        elif sampled:
-            level = rng.integers(0, h, size=items.size)
+        items = shuffled_users(n, rng)
+        level = user_levels(items.size, h, groups, rng) if sampled else None
         for depth, ((nodes, item_of_bin), name) in enumerate(
             zip(plan.level_items, plan.oracles, strict=True)
         ):
             mine = items if level is None else items[level == depth]
             stat = user_statistic(name, item_of_bin[mine], eps, nodes.size, rng=rng)
             estimates.append(estimate(name, stat, mine.size, eps, nodes.size))
-        return node_estimates(plan, estimates)
-    counts = None
-    if sampled and groups == "partition":
-        counts = partition_groups(n, h, rng=rng)
-    elif sampled:
-        counts = split_levels(n, h, rng=rng)
-    for depth, ((nodes, item_of_bin), name) in enumerate(
-        zip(plan.level_items, plan.oracles, strict=True)
-    ):
-        group = n if counts is None else counts[depth]
-        holders = np.bincount(item_of_bin, weights=group, minlength=nodes.size)
-        stat = aggregate_statistic(name, holders.astype(np.int64), eps, rng=rng)
-        estimates.append(estimate(name, stat, int(group.sum()), eps, nodes.size))
-    return node_estimates(plan, estimates)
+    else:
+        counts = level_counts(n, h, groups, rng) if sampled else None
+        for depth, ((nodes, item_of_bin), name) in enumerate(
+            zip(plan.level_items, plan.oracles, strict=True)
+        ):
+            group = n if counts is None else counts[depth]
+            holders = np.bincount(item_of_bin, weights=group, minlength=nodes.size)
+            stat = aggregate_statistic(name, holders.astype(np.int64), eps, rng=rng)
+            estimates.append(estimate(name, stat, int(group.sum()), eps, nodes.size))
+    return node_estimates(plan, [norm_sub(x) for x in estimates] if normalise else estimates)
 
 
 def simulate_haar(
-    histogram: ArrayLike, eps: float, *, rng: np.random.Generator, per_user: bool = False
+    histogram: ArrayLike,
+    eps: float,
+    *,
+    rng: np.random.Generator,
+    per_user: bool = False,
+    groups: Groups = "independent",
 ) -> FloatArray:
     """One HaarHRR collection: the estimated coefficients (invert with
     :func:`dpcore.ldp.ranges.haar.haar_leaves`).
@@ -205,6 +212,9 @@ def simulate_haar(
         Source of the randomness.
     per_user : bool, default False
         Draw every user's level and report instead of the aggregates.
+    groups : {"independent", "partition"}, default "independent"
+        Each user draws her level independently, or users are split at random into groups of
+        :func:`dpcore.ldp.ranges.population.group_sizes` (as :func:`simulate_tree`).
 
     Returns
     -------
@@ -216,30 +226,54 @@ def simulate_haar(
     ValueError
         If an argument is invalid, naming it.
     """
+    check_groups(groups)
     raw = np.asarray(histogram)
     h = haar_levels(raw.size)
     e = checked_eps(eps)
     n = _validate.counts("histogram", raw, size=raw.size)
     _validate.whole("users (the histogram's sum)", int(n.sum()), lower=h)
+    index, sign = item_signs(n.size)
     out = []
     if per_user:
-        items = _users(n, rng)
-        level = rng.integers(0, h, size=items.size)
+        items = shuffled_users(n, rng)
+        level = user_levels(items.size, h, groups, rng)
     else:
-        groups = split_levels(n, h, rng=rng)
+        counts = level_counts(n, h, groups, rng)
     for k in range(h):
-        node_of, sign = level_nodes(n.size, k)
+        node_of = index[k] - ((1 << k) - 1)
         if per_user:
             mine = items[level == k]
-            stat = user_statistic("hrr", node_of[mine], e, 1 << k, rng=rng, signs=sign[mine])
+            stat = user_statistic("hrr", node_of[mine], e, 1 << k, rng=rng, signs=sign[k][mine])
             m = mine.size
         else:
-            group = groups[k]
-            pos = np.bincount(node_of, weights=group * (sign == 1), minlength=1 << k)
-            neg = np.bincount(node_of, weights=group * (sign == -1), minlength=1 << k)
+            group = counts[k]
+            pos = np.bincount(node_of, weights=group * (sign[k] > 0), minlength=1 << k)
+            neg = np.bincount(node_of, weights=group * (sign[k] < 0), minlength=1 << k)
             stat = aggregate_statistic(
                 "hrr", pos.astype(np.int64), e, rng=rng, negative=neg.astype(np.int64)
             )
             m = int(group.sum())
         out.append(estimate("hrr", stat, m, e, 1 << k))
     return np.concatenate(out)
+
+
+def check_groups(groups: str) -> None:
+    """ValueError unless ``groups`` is "independent" or "partition"."""
+    if groups not in ("independent", "partition"):
+        raise ValueError(f"groups must be 'independent' or 'partition', got {groups!r}")
+
+
+def user_levels(users: int, levels: int, groups: str, rng: np.random.Generator) -> IntArray:
+    """Each user's level, users in random order (consecutive blocks: a random partition)."""
+    if groups == "partition":
+        return np.repeat(np.arange(levels, dtype=np.int64), group_sizes(users, levels))
+    return rng.integers(0, levels, size=users, dtype=np.int64)
+
+
+def level_counts(
+    histogram: IntArray, levels: int, groups: str, rng: np.random.Generator
+) -> IntArray:
+    """Per level, each item's users reporting it: their exact law (see :func:`user_levels`)."""
+    if groups == "partition":
+        return partition_groups(histogram, levels, rng=rng)
+    return split_levels(histogram, levels, rng=rng)

@@ -74,7 +74,8 @@ def average_variance(
     ------
     ValueError
         If an argument is outside the ranges above, naming it, or ``frequencies`` with
-        ``consistent=True`` exceeds ``dpcore.ldp.ranges.variance.MAX_DENSE_CELLS``.
+        ``consistent=True`` exceeds ``dpcore.ldp.ranges.variance.MAX_DENSE_CELLS``; for
+        ``"ahead"``, saying that AHEAD has no closed form.
 
     Examples
     --------
@@ -84,6 +85,11 @@ def average_variance(
     ...                        consistent=True) / v_over_n, 2)
     11.8
     """
+    if method == "ahead":
+        raise ValueError(
+            "AHEAD has no closed form: its tree and Norm-Sub depend on the data and the noise; "
+            "simulate it (dpcore.ldp.ranges.simulate_ahead, ahead_answers)"
+        )
     if method not in METHODS:
         raise ValueError(f"method must be one of {METHODS}, got {method!r}")
     family, oracle = method.split("-")

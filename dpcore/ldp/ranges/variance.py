@@ -34,7 +34,13 @@ from dpcore.ldp.ranges.hierarchy import (
     node_variances,
     replica_weights,
 )
-from dpcore.ldp.ranges.oracles import ORACLES, check_range_set, checked_eps, covariance_factors
+from dpcore.ldp.ranges.oracles import (
+    ORACLES,
+    Covariance,
+    check_range_set,
+    checked_eps,
+    covariance_factors,
+)
 
 FloatArray = NDArray[np.float64]
 IntArray = NDArray[np.int64]
@@ -76,6 +82,7 @@ def flat_range_variance(
     """Variance of each range's estimated fraction, all ``N`` users reporting the items.
 
     .. math:: \\mathrm{Var}[\\hat Q] = \\sum_{v \\in Q} d_v - \\Big(\\sum_{v \\in Q} u_v\\Big)^2
+              + \\Big(\\sum_{v \\in Q} g_v\\Big)^2
 
     Parameters
     ----------
@@ -103,9 +110,10 @@ def flat_range_variance(
         If a range is not ``0 <= a <= b < domain`` or ``frequencies`` is invalid.
     """
     first, last = _validate.ranges(domain, a, b)
-    d, u = _flat_factors(oracle, eps, users, domain, frequencies)
-    d_sum, u_sum = (np.concatenate(([0.0], np.cumsum(x))) for x in (d, u))
+    cov = _flat_factors(oracle, eps, users, domain, frequencies)
+    d_sum, u_sum, g_sum = (np.concatenate(([0.0], np.cumsum(x))) for x in (cov.d, cov.u, cov.g))
     out = d_sum[last + 1] - d_sum[first] - (u_sum[last + 1] - u_sum[first]) ** 2
+    out += (g_sum[last + 1] - g_sum[first]) ** 2
     return np.asarray(out, dtype=np.float64)
 
 
@@ -121,8 +129,9 @@ def flat_average_variance(
     """The average of :func:`flat_range_variance` over all ranges or all prefixes, ``O(D)``.
 
     .. math:: \\frac{1}{D(D+1)/2} \\Big(\\sum_v d_v (v+1)(D-v)
-              - (D+1) \\sum_j U_j^2 + \\big(\\sum_j U_j\\big)^2 \\Big),\\quad
-              U_j = \\sum_{v<j} u_v
+              - (D+1) \\sum_j U_j^2 + \\big(\\sum_j U_j\\big)^2
+              + (D+1) \\sum_j G_j^2 - \\big(\\sum_j G_j\\big)^2 \\Big),\\quad
+              U_j = \\sum_{v<j} u_v,\\ G_j = \\sum_{v<j} g_v
 
     Parameters
     ----------
@@ -149,20 +158,21 @@ def flat_average_variance(
     ValueError
         If ``frequencies`` or ``ranges`` is invalid.
     """
-    d, u = _flat_factors(oracle, eps, users, domain, frequencies)
-    domain = d.size
-    u_prefix = np.concatenate(([0.0], np.cumsum(u)))
+    cov = _flat_factors(oracle, eps, users, domain, frequencies)
+    domain = cov.d.size
+    u_prefix, g_prefix = (np.concatenate(([0.0], np.cumsum(x))) for x in (cov.u, cov.g))
     if ranges == "prefix":
-        return float((np.cumsum(d) - u_prefix[1:] ** 2).mean())
+        return float((np.cumsum(cov.d) - u_prefix[1:] ** 2 + g_prefix[1:] ** 2).mean())
     check_range_set(ranges)
     v = np.arange(domain, dtype=np.float64)
-    total = d @ ((v + 1) * (domain - v)) - all_range_sum(u_prefix[:, None], np.ones(1))
+    total = cov.d @ ((v + 1) * (domain - v)) - all_range_sum(u_prefix[:, None], np.ones(1))
+    total += all_range_sum(g_prefix[:, None], np.ones(1))
     return float(total / (domain * (domain + 1) / 2))
 
 
 def _flat_factors(
     oracle: str, eps: float, users: int, domain: int, frequencies: ArrayLike | None
-) -> tuple[FloatArray, FloatArray]:
+) -> Covariance:
     if oracle not in ORACLES:
         raise ValueError(f"oracle must be one of {ORACLES}, got {oracle!r}")
     d = _validate.whole("domain", domain, lower=2, upper=MAX_DOMAIN)
@@ -216,7 +226,7 @@ def tree_range_variance(
     ``"authors"``: the CKS19 code's map).
 
     .. math:: \\mathrm{Var}[\\hat Q] = \\sum_l \\Big(\\sum_x c_{lx}^2 d_{lx}
-              - \\big(\\sum_x c_{lx} u_{lx}\\big)^2\\Big)
+              - \\big(\\sum_x c_{lx} u_{lx}\\big)^2 + \\big(\\sum_x c_{lx} g_{lx}\\big)^2\\Big)
 
     Parameters
     ----------
@@ -308,17 +318,40 @@ def _variance_of(
     plan: LdpTree, blocks: list[FloatArray], frequencies: ArrayLike | None
 ) -> FloatArray:
     """Variances of the linear answers with node weights ``blocks`` (rows: answers)."""
+    return np.asarray(level_variances(plan, blocks, frequencies).sum(axis=1), dtype=np.float64)
+
+
+def level_variances(
+    plan: LdpTree, blocks: list[FloatArray], frequencies: ArrayLike | None
+) -> FloatArray:
+    """Each level's share of the variance of linear answers (the levels are independent).
+
+    Parameters
+    ----------
+    plan : LdpTree
+        The collection.
+    blocks : list of ndarray of float64
+        Blocks of rows (answers) by ``tree.size`` columns: the weight of every node's estimate
+        (as :func:`answer_weights` returns them).
+    frequencies : array_like of float, shape (domain,), optional
+        Items' fractions for the data terms; None: noise only.
+
+    Returns
+    -------
+    ndarray of float64, shape (answers, levels)
+        ``sum_x c_lx^2 d_lx - (sum_x c_lx u_lx)^2 + (sum_x c_lx g_lx)^2`` per answer and
+        level ``1..h``.
+    """
     covariances = level_covariances(plan, frequencies)
     replicas = replica_weights(plan)
     out = []
     for weights in blocks:
-        var = np.zeros(weights.shape[0])
+        var = np.zeros((weights.shape[0], plan.levels))
         levels = zip(plan.level_items, covariances, replicas, strict=True)
-        for (nodes, _), (d, u), share in levels:
-            w = weights[:, nodes] * share
-            var += (w**2) @ d - (w @ u) ** 2
+        for depth, ((nodes, _), cov, share) in enumerate(levels):
+            var[:, depth] = cov.of(weights[:, nodes] * share)
         out.append(var)
-    return np.concatenate(out) if out else np.zeros(0)
+    return np.concatenate(out) if out else np.zeros((0, plan.levels))
 
 
 def tree_average_variance(
@@ -407,9 +440,9 @@ def _prefix_pair_sum(
     total = 0.0
     covariances = level_covariances(plan, frequencies)
     levels = zip(plan.level_items, covariances, replica_weights(plan), strict=True)
-    for (nodes, _), (d, u), share in levels:
+    for (nodes, _), cov, share in levels:
         w = prefix_weights[:, nodes] * share
-        total += rows * ((w**2) @ d).sum() - (w.sum(axis=0) ** 2) @ d
-        wu = np.concatenate(([0.0], w @ u))
-        total -= all_range_sum(wu[:, None], np.ones(1))
+        total += rows * ((w**2) @ cov.d).sum() - (w.sum(axis=0) ** 2) @ cov.d
+        wu, wg = (np.concatenate(([0.0], w @ x)) for x in (cov.u, cov.g))
+        total += all_range_sum(wg[:, None], np.ones(1)) - all_range_sum(wu[:, None], np.ones(1))
     return float(total)
