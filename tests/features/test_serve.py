@@ -4,13 +4,11 @@ whole by Ctrl-C; bad input refused with a message before anything is left runnin
 from __future__ import annotations
 
 import os
-import shutil
 import signal
 import socket
 import time
 import urllib.request
 from collections.abc import Iterator
-from pathlib import Path
 
 import psutil
 import pytest
@@ -18,12 +16,9 @@ import pytest
 from dpui.serve import cli, haproxy, processes
 from dpui.serve.errors import ServeError
 from tests.served_app import free_port
-from tests.served_class import serve_class, started_at, still_running
+from tests.served_class import needs_haproxy, serve_class, started_at, still_running
 
-pytestmark = pytest.mark.skipif(
-    shutil.which("haproxy") is None and not Path("/usr/sbin/haproxy").exists(),
-    reason="Debian's haproxy is not installed (tests/run.sh installs it)",
-)
+pytestmark = needs_haproxy
 
 
 def children() -> set[int]:
