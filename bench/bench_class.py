@@ -27,6 +27,8 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
+import psutil
+
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 from dpui.serve import haproxy  # noqa: E402
@@ -37,11 +39,13 @@ from tests.served_class import Served, serve_class  # noqa: E402
 
 @dataclass(frozen=True)
 class Run:
-    """One class on ``replicas`` replicas, with the load average before and after."""
+    """One class on ``replicas`` replicas, with the load average before and after and the
+    replicas' resident memory (MB) after it."""
 
     replicas: int
     attendance: students.Attendance
     load: tuple[float, float]
+    rss: float
 
     @property
     def throughput(self) -> float:
@@ -78,7 +82,8 @@ def attend(replicas: int, lesson: students.Lesson, args: argparse.Namespace) -> 
             pids=served.replicas.values(),
             limit=args.limit,
         )
-        return Run(replicas, attendance, (before, os.getloadavg()[0]))
+        rss = sum(psutil.Process(pid).memory_info().rss for pid in served.replicas.values())
+        return Run(replicas, attendance, (before, os.getloadavg()[0]), rss / 2**20)
 
 
 def table(runs: list[Run], lesson: students.Lesson) -> None:
@@ -86,16 +91,17 @@ def table(runs: list[Run], lesson: students.Lesson) -> None:
     print(f"\n{len(lesson.links)} step(s) from {lesson.links[0]}; {os.cpu_count()} cores")
     print(
         "| replicas | students | first figure | p50 / p95 / max (s) | server CPU (s) "
-        "| CPU per student (s) | throughput (students/s) | Locust CPU (s) | load average |"
+        "| CPU per student (s) | throughput (students/s) | Locust CPU (s) | replicas' RSS (MB) "
+        "| load average |"
     )
-    print("|---|---|---|---|---|---|---|---|---|")
+    print("|---|---|---|---|---|---|---|---|---|---|")
     for run in runs:
         a = run.attendance
         print(
             f"| {run.replicas} | {a.students} | {a.figures[0]} "
             f"| {a.first.p50:.2f} / {a.first.p95:.2f} / {a.first.max:.2f} "
             f"| {a.server_cpu:.1f} | {run.cpu_per_student:.3f} | {run.throughput:.2f} "
-            f"| {a.client_cpu:.1f} | {run.load[0]:.1f} -> {run.load[1]:.1f} |"
+            f"| {a.client_cpu:.1f} | {run.rss:.0f} | {run.load[0]:.1f} -> {run.load[1]:.1f} |"
         )
         for error, count in a.errors.items():
             print(f"    {count} x {error}")
