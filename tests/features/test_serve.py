@@ -58,11 +58,13 @@ def test_two_replicas_behind_haproxy_sticky_by_cookie_and_ctrl_c_stops_everythin
         # ...and one that has it stays on its replica (the cookie is not set again)
         assert sticky(get(f"{served.url}/", cookie=f"{haproxy.COOKIE}=r2")[1]) == []
 
-        # each replica has the limits it was given, and one BLAS thread
+        # each replica has the limits it was given, one BLAS thread...
         for pid in served.replicas.values():
             environ = psutil.Process(pid).environ()
             assert environ["DP_EXPLORER_WORK_SECONDS"] == "7"
             assert environ["OPENBLAS_NUM_THREADS"] == "1"
+            # and Streamlit's options for a class (no file watcher, no GC after each run)
+            assert " ".join(processes.CLASS_OPTIONS) in " ".join(psutil.Process(pid).cmdline())
 
         # a replica that dies: the other one serves at once, and it is started again
         os.kill(served.replicas["r1"], signal.SIGKILL)
