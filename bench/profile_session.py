@@ -13,11 +13,18 @@ student (``/proc/<pid>/stat`` around each link) and, from py-spy's samples of th
 - figure serialisation: ``st.plotly_chart`` turning the figure into its JSON spec;
 - QR codes: ``segno``;
 - messages: protobuf serialisation and hashing of the ``ForwardMsg``s;
+- file watcher: Streamlit's watch of the app's modules (off for a class);
+- after the run: Streamlit's garbage collection after every run (off for a class);
 - script, other: the page runner, Streamlit's other elements, session state;
 - server: the event loop, websockets, sessions starting and stopping, other threads.
 
+The server runs with ``dp-explorer serve``'s options for a class
+(:data:`dpui.serve.processes.CLASS_OPTIONS`); ``--streamlit-defaults`` profiles it without
+them.
+
     python bench/profile_session.py                  # 10 students, the first 3 steps
     python bench/profile_session.py --steps 5 --sessions 20
+    python bench/profile_session.py --streamlit-defaults
 
 py-spy (``pip install py-spy``) must be allowed to read the server's memory (root, or
 ``ptrace_scope`` 0). Run it on an idle machine: samples missed under load are not counted.
@@ -37,7 +44,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
-from tests.load.protocol import Tab  # noqa: E402  (after the path)
+from dpui.serve.processes import CLASS_OPTIONS  # noqa: E402  (after the path)
+from tests.load.protocol import Tab  # noqa: E402
 from tests.load.students import bundled, cpu_seconds  # noqa: E402
 from tests.served_app import serve  # noqa: E402
 
@@ -47,11 +55,21 @@ CATEGORIES = (
     ("messages", ("serialize_forward_msg", "populate_hash", "SerializeToString")),
     ("numerics", ("dpcore/",)),
     ("figure building", ("plotly/", "_plotly_utils/", "/figures.py")),
+    ("file watcher", ("local_sources_watcher.py", "watchdog/", "path_watcher.py")),
+    ("after the run (garbage collection)", ("ScriptRunner._on_script_finished (",)),
 )
 """Each category and the frames (substrings of py-spy's ``function (file:line)``) that put
 a sample in it; a sample goes to the category of its outermost matching frame."""
 
 SCRIPT = "script_runner.py"
+
+WAITS = (
+    *("Selector.select (", "Condition.wait (", "Event.wait (", "path_watcher.py:90)"),
+    "_worker (concurrent/futures/thread.py",
+)
+"""Leaf frames of a thread that waits (the event loop's ``select``, a lock, a watcher's
+sleep, an idle worker of a thread pool): py-spy reports some of them as active, and they are
+not counted, nor are samples without a Python frame."""
 
 
 def category(frames: list[str]) -> str:
@@ -64,11 +82,14 @@ def category(frames: list[str]) -> str:
 
 
 def breakdown(raw: Path) -> collections.Counter[str]:
-    """Samples per category in py-spy's raw output (``stack count`` per line)."""
+    """Samples per category in py-spy's raw output (``stack count`` per line), waits left
+    out."""
     counts: collections.Counter[str] = collections.Counter()
     for line in raw.read_text(encoding="utf-8").splitlines():
         stack, _, count = line.rpartition(" ")
-        counts[category(stack.split(";"))] += int(count)
+        frames = stack.split(";")
+        if frames[-1] and not any(wait in frames[-1] for wait in WAITS):
+            counts[category(frames)] += int(count)
     return counts
 
 
@@ -78,15 +99,17 @@ def main() -> None:
     parser.add_argument("--sessions", type=int, default=10)
     parser.add_argument("--rate", type=int, default=100, help="py-spy's samples per second")
     parser.add_argument(
-        "--raw", type=Path, help="keep py-spy's samples there (a flame graph's input)"
+        "--streamlit-defaults", action="store_true", help="without the options for a class"
     )
+    parser.add_argument("--raw", type=Path, help="keep py-spy's samples there")
     args = parser.parse_args()
     spy = shutil.which("py-spy")
     if spy is None:
         sys.exit("py-spy is not installed: pip install py-spy")
     links = bundled(args.steps).links
-    print(f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
-    with serve() as (url, server), tempfile.TemporaryDirectory() as folder:
+    options = () if args.streamlit_defaults else CLASS_OPTIONS
+    print(f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores; options {options}")
+    with serve(options=options) as (url, server), tempfile.TemporaryDirectory() as folder:
         rehearsal = Tab(url, timeout=120)
         for link in links:
             rehearsal.open(link)
