@@ -1,9 +1,9 @@
 """A class arriving on the bundled lesson, through Streamlit's protocol, against
 ``dp-explorer serve`` on 127.0.0.1 with 1 and then 2 replicas in the same run (issue 42).
 
-Each run starts ``dp-explorer serve`` (``tests/served_class.py``), opens the first step once
-on each replica (the lecturer's rehearsal: a replica's first run imports the pages' modules,
-seconds of CPU that no class pays for), then runs the class as Locust users
+Each run starts ``dp-explorer serve`` (``tests/served_class.py``), opens the lesson's steps
+once on each replica (the lecturer's rehearsal: a replica's first run imports the pages'
+modules, seconds of CPU that no class pays for), then runs the class as Locust users
 (``tests/load``: every student a websocket of its own, no browser) and stops everything.
 It prints the time to the first figure, the replicas' CPU per student (from
 ``/proc/<pid>/stat`` before and after), the throughput (students with their figure per second,
@@ -59,12 +59,13 @@ class Run:
         return self.attendance.server_cpu / self.attendance.students
 
 
-def rehearse(served: Served, link: str) -> None:
-    """Open ``link`` once on each replica (through HAProxy, by its cookie)."""
+def rehearse(served: Served, lesson: students.Lesson) -> None:
+    """Open the lesson's links once on each replica (through HAProxy, by its cookie)."""
     for name in served.replicas:
         tab = Tab(served.url, cookie=f"{haproxy.COOKIE}={name}", timeout=120)
         try:
-            tab.open(link)
+            for link in lesson.links:
+                tab.open(link)
         finally:
             tab.close()
 
@@ -72,7 +73,7 @@ def rehearse(served: Served, link: str) -> None:
 def attend(replicas: int, lesson: students.Lesson, args: argparse.Namespace) -> Run:
     """Serve the app on ``replicas`` replicas and run the class on it."""
     with serve_class(replicas) as served:
-        rehearse(served, lesson.links[0])
+        rehearse(served, lesson)
         before = os.getloadavg()[0]
         attendance = students.attend(
             served.url,
@@ -117,6 +118,22 @@ def table(runs: list[Run], lesson: students.Lesson) -> None:
             )
 
 
+def step_table(runs: list[Run], lesson: students.Lesson) -> None:
+    """Print each step's figures and times to its figure, one column per run."""
+    heads = [f"{run.replicas} replica(s): figures, p50 / p95 / max (s)" for run in runs]
+    print(f"\n| step | {' | '.join(heads)} |")
+    print("|---|" + "---|" * len(runs))
+    for step in range(len(lesson.links)):
+        cells = []
+        for run in runs:
+            spread = run.attendance.steps[step]
+            cells.append(
+                f"{run.attendance.figures[step]}, "
+                f"{spread.p50:.2f} / {spread.p95:.2f} / {spread.max:.2f}"
+            )
+        print(f"| {lesson.name(step + 1)} | {' | '.join(cells)} |")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--students", type=int, default=120)
@@ -133,6 +150,8 @@ def main() -> None:
         print(f"{args.students} students on {replicas} replica(s)...", flush=True)
         runs.append(attend(replicas, lesson, args))
     table(runs, lesson)
+    if len(lesson.links) > 1:
+        step_table(runs, lesson)
 
 
 if __name__ == "__main__":

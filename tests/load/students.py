@@ -141,7 +141,8 @@ class Attendance:
     """What a class run measured.
 
     ``figures`` counts, for each step, the students that got its figure; ``errors`` each
-    failure's message and count; ``first`` the times to the first figure; ``seconds`` the
+    failure's message and count; ``steps`` each step's times to its figure (the first: to the
+    first figure, from the arrival); ``seconds`` the
     time from the first arrival to the last figure; ``server_cpu`` the CPU seconds the given
     server processes used during the run, and ``client_cpu`` this process's (Locust's).
     """
@@ -149,10 +150,15 @@ class Attendance:
     students: int
     figures: tuple[int, ...]
     errors: dict[str, int]
-    first: Spread
+    steps: tuple[Spread, ...]
     seconds: float
     server_cpu: float
     client_cpu: float
+
+    @property
+    def first(self) -> Spread:
+        """The times to the first figure."""
+        return self.steps[0]
 
 
 def cpu_seconds(pids: Iterable[int]) -> float:
@@ -206,16 +212,12 @@ def attend(
     client_cpu = sum(client.cpu_times()[:2]) - client_before
     runner.quit()
     stats = environment.stats
-    figures = tuple(
-        stats.get(lesson.name(step), KIND).num_requests
-        - stats.get(lesson.name(step), KIND).num_failures
-        for step in range(1, len(lesson.links) + 1)
-    )
+    entries = [stats.get(lesson.name(step), KIND) for step in range(1, len(lesson.links) + 1)]
     return Attendance(
         students=students,
-        figures=figures,
+        figures=tuple(e.num_requests - e.num_failures for e in entries),
         errors={str(e.error): e.occurrences for e in stats.errors.values()},
-        first=Spread.of(stats.get(lesson.name(1), KIND)),
+        steps=tuple(Spread.of(e) for e in entries),
         seconds=max(roll.last_figure - began, 0.0),
         server_cpu=server_cpu,
         client_cpu=client_cpu,
