@@ -9,7 +9,7 @@ import subprocess
 import sys
 import time
 import urllib.request
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -34,16 +34,18 @@ def free_port() -> int:
 
 @contextmanager
 def serve(
-    env: dict[str, str] | None = None, app: Path = ROOT
+    env: dict[str, str] | None = None, app: Path = ROOT, options: Sequence[str] = ()
 ) -> Iterator[tuple[str, subprocess.Popen[bytes]]]:
     """Run ``streamlit run app.py`` of checkout ``app`` headless on a free port (with extra
-    environment ``env``); yield its URL once healthy and the process; stop it afterwards."""
+    environment ``env`` and Streamlit ``options``); yield its URL once healthy and the
+    process; stop it afterwards."""
     port = free_port()
     proc = subprocess.Popen(
         [
             *(sys.executable, "-m", "streamlit", "run", str(app / "app.py")),
             *("--server.address", "127.0.0.1", "--server.port", str(port)),
             *("--server.headless", "true", "--browser.gatherUsageStats", "false"),
+            *options,
         ],
         cwd=app,
         env={**os.environ, **(env or {})},

@@ -1,20 +1,29 @@
 """``dp-explorer serve`` run from this checkout on 127.0.0.1: shared by the serve command's
-tests and the failover browser test."""
+tests, the failover browser test, the load test and ``bench/bench_class.py``."""
 
 from __future__ import annotations
 
 import os
 import re
+import shutil
 import signal
 import subprocess
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
+from pathlib import Path
 
 import psutil
+import pytest
 
 from tests.served_app import ROOT, free_port
+
+needs_haproxy = pytest.mark.skipif(
+    shutil.which("haproxy") is None and not Path("/usr/sbin/haproxy").exists(),
+    reason="Debian's haproxy is not installed (tests/run.sh installs it)",
+)
+"""Skips a test of ``dp-explorer serve`` where HAProxy is missing."""
 
 
 @dataclass(frozen=True)

@@ -100,11 +100,14 @@ backend replicas
     http-check expect status 200
     # down after three failed checks a second apart, each allowed 5 s to answer (a busy
     # replica on a loaded machine answered later than 1 s, was marked down, and its
-    # browsers' cookies were moved to another one); a hung replica's websockets are closed
-    # so that its browsers reconnect to another one. A killed replica refuses connections:
-    # its browsers are redispatched at once, without waiting for the checks.
+    # browsers' cookies were moved to another one). A replica marked down keeps its open
+    # websockets: a class arriving at once keeps a replica's event loop from answering for
+    # longer than that, and closing its sessions then lost every student on it
+    # (bench/bench_class.py: 120 students, the whole lesson, one replica). A killed replica
+    # refuses connections: its browsers are redispatched at once, without waiting for the
+    # checks; a hung one keeps its students until it is restarted.
     timeout check 5s
-    default-server check inter 1s fall 3 rise 2 on-marked-down shutdown-sessions
+    default-server check inter 1s fall 3 rise 2
 {servers}
 """
 

@@ -14,16 +14,14 @@ other student's page is not disturbed.
 from __future__ import annotations
 
 import os
-import shutil
 import signal
 import time
-from pathlib import Path
 
 import pytest
 
 from dpui.serve import haproxy
 from tests.browser.settle import settle
-from tests.served_class import serve_class, started_at, still_running
+from tests.served_class import needs_haproxy, serve_class, started_at, still_running
 
 LINK = "laplace?lap_source=gapminder&lap_show=noise&eps=0.1&pin=eps%3D1"
 """The bundled lesson's Laplace step: ε = 0.1 beside a pinned ε = 1."""
@@ -70,10 +68,7 @@ VIEW = """() => [location.href, document.querySelector('[data-testid=stMain]').i
 CHANGED = f"before => ({VIEW})().slice(2).some((data, i) => data !== before[i + 2])"
 """Whether any chart's data differs from ``before`` (a ``VIEW`` read earlier)."""
 
-pytestmark = pytest.mark.skipif(
-    shutil.which("haproxy") is None and not Path("/usr/sbin/haproxy").exists(),
-    reason="Debian's haproxy is not installed (tests/run.sh installs it)",
-)
+pytestmark = needs_haproxy
 
 
 @pytest.fixture

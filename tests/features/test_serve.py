@@ -4,13 +4,11 @@ whole by Ctrl-C; bad input refused with a message before anything is left runnin
 from __future__ import annotations
 
 import os
-import shutil
 import signal
 import socket
 import time
 import urllib.request
 from collections.abc import Iterator
-from pathlib import Path
 
 import psutil
 import pytest
@@ -18,12 +16,9 @@ import pytest
 from dpui.serve import cli, haproxy, processes
 from dpui.serve.errors import ServeError
 from tests.served_app import free_port
-from tests.served_class import serve_class, started_at, still_running
+from tests.served_class import needs_haproxy, serve_class, started_at, still_running
 
-pytestmark = pytest.mark.skipif(
-    shutil.which("haproxy") is None and not Path("/usr/sbin/haproxy").exists(),
-    reason="Debian's haproxy is not installed (tests/run.sh installs it)",
-)
+pytestmark = needs_haproxy
 
 
 def children() -> set[int]:
@@ -63,11 +58,13 @@ def test_two_replicas_behind_haproxy_sticky_by_cookie_and_ctrl_c_stops_everythin
         # ...and one that has it stays on its replica (the cookie is not set again)
         assert sticky(get(f"{served.url}/", cookie=f"{haproxy.COOKIE}=r2")[1]) == []
 
-        # each replica has the limits it was given, and one BLAS thread
+        # each replica has the limits it was given, one BLAS thread...
         for pid in served.replicas.values():
             environ = psutil.Process(pid).environ()
             assert environ["DP_EXPLORER_WORK_SECONDS"] == "7"
             assert environ["OPENBLAS_NUM_THREADS"] == "1"
+            # and Streamlit's options for a class (no file watcher, no GC after each run)
+            assert " ".join(processes.CLASS_OPTIONS) in " ".join(psutil.Process(pid).cmdline())
 
         # a replica that dies: the other one serves at once, and it is started again
         os.kill(served.replicas["r1"], signal.SIGKILL)
