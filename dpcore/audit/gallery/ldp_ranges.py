@@ -278,9 +278,9 @@ def haar(eps: float = 1.0, domain: int = 8, *, stated_sensitivity: float = 1.0) 
     """
     h = haar_levels(domain)
     run_eps = _run_eps(eps, stated_sensitivity)
-    index, signs = item_signs(domain)
+    coefficient, signs = item_signs(domain)
     # each item's node within its level (the coefficient's index less the levels above it)
-    nodes = [(index[k] - ((1 << k) - 1), signs[k]) for k in range(h)]
+    nodes = [(coefficient[k] - ((1 << k) - 1), signs[k]) for k in range(h)]
 
     def item(v: int) -> Sampler:
         def sample(size: int, rng: np.random.Generator) -> IntArray:
