@@ -15,6 +15,10 @@ from dpui.kit.chart_style import DASHES, OKABE_ITO, SYMBOLS
 
 COLOURS = dict(zip(("flat", "raw", "blue", "haar", "ahead"), OKABE_ITO, strict=False))
 Y_VARIANCE = "variance of the estimated fraction"
+Y_SQUARED = "squared error of the estimated fraction"
+"""The length chart's axis: exact variances (lines) and simulated mean squared errors
+(markers), equal for the unbiased methods; AHEAD and Norm-Sub are biased, so only the
+mean squared error describes them."""
 EXACTLY_KNOWN = 1e-12
 """A variance below this share of the chart's largest is rounding of an exact 0 (the full
 range from a tree or HaarHRR, whose root is known): not drawn on the log axis."""
@@ -68,7 +72,7 @@ def error_vs_length(table: pd.DataFrame, names: Mapping[str, str], *, domain: in
     fig.update_layout(
         title="Error vs length: lines exact, markers simulated",
         xaxis_title=f"range length r (bins of {domain:,})",
-        yaxis_title=Y_VARIANCE,
+        yaxis_title=Y_SQUARED,
         legend_title="",
     )
     fig.update_xaxes(type="log")
