@@ -30,7 +30,7 @@ have a standard deviation of at most ``0.5 / √DRAWS``, 0.0035)."""
 def probability_best(
     means: ArrayLike,
     standard_errors: ArrayLike,
-    trials: int,
+    trials: int | ArrayLike,
     rng: np.random.Generator,
     *,
     draws: int = DRAWS,
@@ -42,7 +42,8 @@ def probability_best(
               \\qquad T_{B,d} \\sim t_{k-1} \\text{ independent},
 
     with ``ē_B`` the mean (or exact) error, ``s_B`` its standard error (0 for an exact value)
-    and ``k`` the number of trials (see the module's note for the model).
+    and ``k`` the number of trials behind ``ē_B`` (see the module's note for the model):
+    an algorithm dropped from a race of trials once clearly behind has fewer than the leader.
 
     Parameters
     ----------
@@ -50,8 +51,9 @@ def probability_best(
         Each algorithm's mean error over the trials, or its exact expected error.
     standard_errors : array_like of float
         Each one's standard error (``sd / √trials``), 0 for an exact value; non-negative.
-    trials : int
-        Trials behind the means, at least 2 (one trial gives no spread).
+    trials : int or array_like of int
+        Trials behind the means, at least 2 (one trial gives no spread): one number for
+        all, or one per algorithm (any value >= 2 for an exact one, whose draw is its value).
     rng : numpy.random.Generator
         The source of the draws.
     draws : int, default DRAWS
@@ -67,7 +69,7 @@ def probability_best(
     ------
     ValueError
         If the arrays are empty, not finite, of different sizes, a standard error is
-        negative, ``trials < 2`` or ``draws < 1``.
+        negative, a number of trials is not a whole number >= 2, or ``draws < 1``.
 
     Examples
     --------
@@ -79,9 +81,11 @@ def probability_best(
     if m.size == 0:
         raise ValueError("means must hold at least one algorithm's error")
     se = _validate.finite_array("standard_errors", standard_errors, size=m.size, nonnegative=True)
-    k = _validate.whole("trials", trials, lower=2)
+    k = np.broadcast_to(np.asarray(trials), m.shape)
+    for value in k.tolist():
+        _validate.whole("trials", value, lower=2)
     d = _validate.whole("draws", draws)
-    drawn = m + se * rng.standard_t(k - 1, size=(d, m.size))
+    drawn = m + se * rng.standard_t(k.astype(np.float64) - 1, size=(d, m.size))
     wins = np.bincount(np.argmin(drawn, axis=1), minlength=m.size)
     return np.asarray(wins / d, dtype=np.float64)
 

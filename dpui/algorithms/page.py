@@ -32,6 +32,11 @@ from dpui.kit.params import ChoiceParam
 
 SCALE_FROM = "_wa_scale_from"
 """The "Rank at" choice: a view of :data:`SCALE` (0 or not), which alone is in the link."""
+TRIALS_FROM = "_wa_trials_from"
+"""The "Trials" choice: a view of :data:`TRIALS` (0, adaptive, or a number), which alone is
+in the link."""
+FIXED_TRIALS = 10
+"""The fixed number of trials offered first when the user leaves adaptive trials."""
 
 
 def controls() -> None:
@@ -74,7 +79,23 @@ def controls() -> None:
             key=RANGES.name,
             help="For example: 0-99, 100-199, 7 (a single bin).",
         )
-    c3.number_input("Trials", TRIALS.lo, TRIALS.hi, key=TRIALS.name)
+    adaptive = int(state.get(TRIALS)) == 0
+    state.assign(TRIALS_FROM, "adaptive" if adaptive else "fixed")
+    c3.radio(
+        "Trials",
+        ("adaptive", "fixed"),
+        format_func=lambda k: (
+            "until the leader stands out" if k == "adaptive" else "a fixed number"
+        ),
+        key=TRIALS_FROM,
+        on_change=trials_from_changed,
+        help=f"Adaptive: {compare.FIRST_TRIALS} trials of every algorithm, then more for those "
+        "within noise of the leader, until its 95% interval overlaps no other's or the work "
+        f"limit of the page is reached (at most {compare.MOST_TRIALS}). Algorithms with an "
+        "exact expected error need no trials.",
+    )
+    if not adaptive:
+        c3.number_input("Trials of each algorithm", TRIALS.lo, TRIALS.hi, key=TRIALS.name)
     c3.number_input("Seed", SEED.lo, SEED.hi, key=SEED.name)
     c3.checkbox(
         "Include slow algorithms",
@@ -87,6 +108,12 @@ def controls() -> None:
 def scale_from_changed(what_if: int) -> None:
     """The "Rank at" choice changed: the scale becomes 0 (the data's own) or ``what_if``."""
     state.put({SCALE.name: 0 if st.session_state.get(SCALE_FROM) == "data" else what_if})
+
+
+def trials_from_changed() -> None:
+    """The "Trials" choice changed: the trials become 0 (adaptive) or :data:`FIXED_TRIALS`."""
+    fixed = st.session_state.get(TRIALS_FROM) == "fixed"
+    state.put({TRIALS.name: FIXED_TRIALS if fixed else 0})
 
 
 def body(view: View | None) -> None:
@@ -102,7 +129,7 @@ def body(view: View | None) -> None:
     with right:
         st.latex(r"\mathrm{err} = \frac{\lVert Wx - W\hat x\rVert_1}{|W| \cdot \lVert x\rVert_1}")
         st.latex(r"\mathrm{regret}_A = \mathrm{err}_A / \min_B \mathrm{err}_B")
-        st.markdown(verdict.verdict(table, s.trials))
+        st.markdown(verdict.verdict(table))
     shown = table.assign(
         family=np.where(table["data-dependent"], "data-dependent", "data-independent")
     ).drop(columns=["data-dependent", "within noise"])
@@ -125,24 +152,37 @@ def body(view: View | None) -> None:
     present.prose(references.prose("which_algorithm.md"))
 
 
+TOP = 3
+"""How many algorithms error vs scale highlights: the best at the ranking's scale."""
+
+
 def error_vs_scale(s: Setting) -> None:
     rows = []
     progress = st.progress(0.0, text="Running every algorithm at every scale…")
-    scales = sorted({*SCALES, s.scale})  # the ranking's own scale: computed above, cached
+    scales = sorted({*SCALES, s.scale})  # a fixed number of trials: the ranking's own, cached
     for i, scale in enumerate(scales):
-        at = dataclasses.replace(s, scale=scale)
+        at = dataclasses.replace(s, scale=scale, trials=s.curve_trials())
         means = compare.errors(at, at.key()).groupby("algorithm", sort=False)["error"].mean()
         rows += [(name, scale, float(err)) for name, err in means.items()]
         progress.progress((i + 1) / len(scales), text=f"Scale {scale:,} done")
     progress.empty()
     curves = pd.DataFrame(rows, columns=["algorithm", "scale", "mean"])
     dependent = {name: ALGORITHMS[name].data_dependent for name in s.names}
-    stamp = {"data": s.hist.name, "domain": f"{s.domain:,}", "ε": s.eps, "trials": s.trials}
+    stamp = {
+        "data": s.hist.name,
+        "domain": f"{s.domain:,}",
+        "ε": s.eps,
+        "trials": s.curve_trials(),
+    }
     own = compare.own_scale(s.hist)
     marks = {f"your data's N = {own:,}": own} if own >= 1 else {}
     if not s.own:
         marks[f"ranked above (what-if) = {s.scale:,}"] = s.scale
-    present.show_chart(figures.by_scale(curves, dependent, marks), stamp, key="wa_by_scale")
+    at_scale = curves[curves["scale"] == s.scale].sort_values("mean")
+    top = [str(name) for name in at_scale["algorithm"].head(TOP)]
+    present.show_chart(
+        figures.by_scale(curves, dependent, marks, highlight=top), stamp, key="wa_by_scale"
+    )
     winners = curves.loc[curves.groupby("scale")["mean"].idxmin()]
     st.markdown(
         "Best per scale: "
@@ -150,7 +190,9 @@ def error_vs_scale(s: Setting) -> None:
             f"{scale:,}: **{name}**"
             for name, scale in zip(winners["algorithm"], winners["scale"], strict=True)
         )
-        + ". The error is scaled by the number of records, so a curve that falls like "
+        + f". In colour: the {len(top)} best at the ranking's scale ({s.scale:,}), from "
+        f"{s.curve_trials()} trials per point. The error is scaled by the number of records, "
+        "so a curve that falls like "
         "1/scale adds noise that does not grow with the data (every data-independent "
         "algorithm); a data-dependent one also pays a bias that shrinks more slowly."
     )

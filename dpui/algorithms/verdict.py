@@ -3,6 +3,8 @@ tell it apart, otherwise the algorithms within noise of each other, named as a t
 
 from __future__ import annotations
 
+import math
+
 import pandas as pd
 
 from dpui.algorithms.compare import WORKLOADS, Setting
@@ -40,7 +42,27 @@ def family(dependent: bool) -> str:
     return "data-dependent" if dependent else "data-independent"
 
 
-def verdict(table: pd.DataFrame, trials: int) -> str:
+def unsure(table: pd.DataFrame) -> bool:
+    """Whether the ranking has an algorithm measured by one trial only (no interval)."""
+    return bool(table["half width"].isna().any())
+
+
+def trials_behind(table: pd.DataFrame, listed: list[str]) -> str:
+    """How many trials are behind the means of ``listed`` (exact values need none).
+
+    >>> t = pd.DataFrame({"trials": [0, 12, 3]}, index=["Identity", "HB", "DAWA"])
+    >>> trials_behind(t, ["Identity", "HB"]), trials_behind(t, ["HB", "DAWA"])
+    ('12 trials', '3 to 12 trials')
+    """
+    counts = sorted({int(k) for k in table.loc[listed, "trials"] if k > 0})
+    if not counts:
+        return "exact values"
+    if len(counts) == 1:
+        return f"{counts[0]} trial{'s' * (counts[0] > 1)}"
+    return f"{counts[0]} to {counts[-1]} trials"
+
+
+def verdict(table: pd.DataFrame) -> str:
     """The leader of ``table`` (:func:`dpui.algorithms.compare.summary`, best first) in words:
     the winner with its probability of being best when no other algorithm is within noise of
     it, the tie otherwise, and the best of the other family.
@@ -48,10 +70,8 @@ def verdict(table: pd.DataFrame, trials: int) -> str:
     Parameters
     ----------
     table : pandas.DataFrame
-        The ranking, with columns "how", "probability best", "within noise", "data-dependent"
-        and "regret".
-    trials : int
-        Trials behind the means.
+        The ranking, with columns "half width", "trials", "probability best",
+        "within noise", "data-dependent" and "regret".
 
     Returns
     -------
@@ -60,7 +80,7 @@ def verdict(table: pd.DataFrame, trials: int) -> str:
     """
     best = str(table.index[0])
     dependent = bool(table["data-dependent"].iloc[0])
-    if trials < 2 and not (table["how"] == "exact").all():
+    if unsure(table):
         text = (
             f"Lowest error in this one trial: **{best}** ({family(dependent)}). One trial "
             "gives no interval, so how sure that is cannot be said: choose 2 or more trials."
@@ -71,9 +91,10 @@ def verdict(table: pd.DataFrame, trials: int) -> str:
         if len(near) > 1:
             text = (
                 f"**{names(near)} are within noise of each other**: their 95% intervals "
-                f"overlap {best}'s, so {trials} trials cannot tell which is best "
+                f"overlap {best}'s, so {trials_behind(table, near)} cannot tell which is best "
                 f"(probability best: {', '.join(f'{n} {percent(chance[n])}' for n in near)}). "
-                "More trials narrow the intervals."
+                "More trials (a fixed number, in the settings) narrow the intervals; if they "
+                "still overlap, these algorithms are that close at this N."
             )
         else:
             text = (
@@ -91,7 +112,13 @@ def verdict(table: pd.DataFrame, trials: int) -> str:
 
 def records(table: pd.DataFrame, name: str, scale: int) -> str:
     """``name``'s expected error in records per query (the scaled error times the records),
-    with its 95% interval or "exactly"."""
+    with its 95% interval or "exactly".
+
+    >>> t = pd.DataFrame({"mean": [2e-4, 3e-4], "half width": [0.0, 1e-4],
+    ...                   "how": ["exact", "mean of 3 trials"]}, index=["Identity", "HB"])
+    >>> records(t, "Identity", 50_000), records(t, "HB", 50_000)
+    ('exactly 10', '15 (95% interval 10 to 20)')
+    """
     row = table.loc[name]
     value = f"{row['mean'] * scale:,.3g}"
     if row["how"] == "exact":
@@ -101,6 +128,23 @@ def records(table: pd.DataFrame, name: str, scale: int) -> str:
     low = max(row["mean"] - row["half width"], 0.0) * scale
     high = (row["mean"] + row["half width"]) * scale
     return f"{value} (95% interval {low:,.3g} to {high:,.3g})"
+
+
+def how_sure(table: pd.DataFrame, near: list[str]) -> str:
+    """How sure the recommendation is: the leader's probability of being best, and what
+    stands behind the values of ``near`` (the leader and those within noise of it).
+
+    >>> t = pd.DataFrame({"probability best": [0.97, 0.03], "trials": [12, 3]},
+    ...                  index=["HB", "DAWA"])
+    >>> how_sure(t, ["HB"])
+    'probability best 97%, from 12 trials'
+    """
+    best = near[0]
+    chance = float(table["probability best"].loc[best])
+    behind = trials_behind(table, near)
+    if math.isnan(chance):
+        return f"from {behind}"
+    return f"probability best {percent(chance)}, from {behind}"
 
 
 def card(table: pd.DataFrame, s: Setting) -> str:
@@ -124,10 +168,18 @@ def card(table: pd.DataFrame, s: Setting) -> str:
     best = near[0]
     head = f"use **{best}**" if len(near) == 1 else f"use any of **{names(near, 'or')}**"
     if len(near) > 1:
-        head += " (within noise of each other)"
-    elif s.trials < 2 and not (table["how"] == "exact").all():
+        head += (
+            f": they are within noise of each other ({how_sure(table, near)}; lowest so far: "
+            f"{best})"
+        )
+    elif unsure(table):
         head += " (lowest in one trial: choose 2 or more trials to know how sure)"
+    else:
+        head += f" ({how_sure(table, near)})"
+    unit = s.unit()
     errors = "; ".join(f"{n}: {records(table, n, s.scale)}" for n in near)
+    queries = s.query_count()
+    total = float(table["mean"].loc[best]) * s.scale * queries
     per_bin = s.scale / s.domain
     kinds = set(table.loc[near, "data-dependent"])
     if len(kinds) > 1:
@@ -137,16 +189,18 @@ def card(table: pd.DataFrame, s: Setting) -> str:
         )
     elif kinds == {True}:
         why = (
-            f"With {per_bin:,.3g} records per bin, noise is large next to the counts: "
+            f"With {per_bin:,.3g} {unit} per bin, noise is large next to the counts: "
             "spending part of ε to learn the histogram's shape pays at this N."
         )
     else:
         why = (
-            f"With {per_bin:,.3g} records per bin, noise is small next to the counts: the "
+            f"With {per_bin:,.3g} {unit} per bin, noise is small next to the counts: the "
             "shape is cheap to describe with noise, so spending ε to learn it does not pay."
         )
     return (
         f"Recommendation: {head}.\n\n"
-        f"Expected error in **records per query** at {s.scale_words()} and ε = {s.eps:g}, "
-        f"on {WORKLOADS[s.workload]}: {errors}.\n\n{why}"
+        f"Expected error in **{unit} per query** at {s.scale_words()} and ε = {s.eps:g}, "
+        f"on {WORKLOADS[s.workload]}: {errors}. Over the workload's {queries:,} queries, "
+        f"{best}'s errors add up to about {total:,.3g} {unit}. These numbers hold for this N "
+        f"and ε only.\n\nWhy: {why}"
     )

@@ -10,11 +10,12 @@ TOLERANCE = 4 * 0.5 / np.sqrt(DRAWS)
 """Four standard deviations of a share of DRAWS draws (at most 0.5 / √DRAWS each)."""
 
 
-def two_way(m1: float, s1: float, m2: float, s2: float, dof: int) -> float:
-    """P(m1 + s1 T1 < m2 + s2 T2) for independent Student t's, by numerical integration over
-    T1 of the chance that T2 lies above the crossing point."""
-    t = stats.t(dof)
-    value, _ = integrate.quad(lambda u: t.pdf(u) * t.sf((m1 + s1 * u - m2) / s2), -np.inf, np.inf)
+def two_way(m1: float, s1: float, m2: float, s2: float, dof: int, dof2: int = 0) -> float:
+    """P(m1 + s1 T1 < m2 + s2 T2) for independent Student t's (``dof`` and ``dof2``, the same
+    when 0), by numerical integration over T1 of the chance that T2 lies above the crossing
+    point."""
+    t1, t2 = stats.t(dof), stats.t(dof2 or dof)
+    value, _ = integrate.quad(lambda u: t1.pdf(u) * t2.sf((m1 + s1 * u - m2) / s2), -np.inf, np.inf)
     return value
 
 
@@ -27,6 +28,15 @@ def test_two_algorithms_match_the_integral(m1, s1, m2, s2, trials):
     expected = two_way(m1, s1, m2, s2, trials - 1)
     assert p[0] == pytest.approx(expected, abs=TOLERANCE)
     assert p.sum() == pytest.approx(1.0, abs=1e-12)
+
+
+def test_trials_per_algorithm_give_each_its_own_t():
+    """A leader raced on to 24 trials against one dropped after 3: each mean is drawn from
+    its own t (23 and 2 degrees of freedom), which the integral checks."""
+    p = probability_best([1.0, 1.3], [0.1, 0.3], [24, 3], np.random.default_rng(5))
+    assert p[0] == pytest.approx(two_way(1.0, 0.1, 1.3, 0.3, 23, 2), abs=TOLERANCE)
+    # and not the single-t answer of either count (the test can fail)
+    assert abs(two_way(1.0, 0.1, 1.3, 0.3, 2) - two_way(1.0, 0.1, 1.3, 0.3, 23, 2)) > TOLERANCE
 
 
 def test_an_exact_value_against_a_mean_is_the_t_tail():
