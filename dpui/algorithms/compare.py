@@ -75,7 +75,7 @@ that give an interval with some width to compare: Student's t with 2 degrees of 
 MOST_TRIALS = 48
 """Adaptive trials: at most this many for any algorithm (rounds double the trials: 3, 6, 12,
 24, 48, so the intervals are looked at no more than five times)."""
-ADAPTIVE_SECONDS = 2.5
+ADAPTIVE_SECONDS = 4.0
 """Adaptive trials: estimated seconds of one core (:func:`dpcore.algorithms.cost.run_seconds`)
 the whole ranking may spend; the first round runs even when it alone costs more."""
 CURVE_TRIALS = FIRST_TRIALS

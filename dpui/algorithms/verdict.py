@@ -168,39 +168,48 @@ def card(table: pd.DataFrame, s: Setting) -> str:
     best = near[0]
     head = f"use **{best}**" if len(near) == 1 else f"use any of **{names(near, 'or')}**"
     if len(near) > 1:
-        head += (
-            f": they are within noise of each other ({how_sure(table, near)}; lowest so far: "
-            f"{best})"
-        )
+        head += f", within noise of each other; lowest so far {best} ({how_sure(table, near)})"
     elif unsure(table):
         head += " (lowest in one trial: choose 2 or more trials to know how sure)"
     else:
         head += f" ({how_sure(table, near)})"
     unit = s.unit()
-    errors = "; ".join(f"{n}: {records(table, n, s.scale)}" for n in near)
+    errors = "\n".join(f"- {n}: {records(table, n, s.scale)}" for n in near)
     queries = s.query_count()
     total = float(table["mean"].loc[best]) * s.scale * queries
-    per_bin = s.scale / s.domain
+    per_bin = f"With {rounded(s.scale / s.domain)} {unit} per bin"
     kinds = set(table.loc[near, "data-dependent"])
     if len(kinds) > 1:
         why = (
-            "Both kinds are within noise here: at this N, learning the histogram's shape "
-            "neither clearly pays nor clearly costs."
+            f"{per_bin}, both kinds are within noise: learning the histogram's shape neither "
+            "clearly pays nor clearly costs at this N."
         )
     elif kinds == {True}:
         why = (
-            f"With {per_bin:,.3g} {unit} per bin, noise is large next to the counts: "
-            "spending part of ε to learn the histogram's shape pays at this N."
+            f"{per_bin}, noise is large next to the counts: spending part of ε to learn the "
+            "histogram's shape pays at this N."
         )
     else:
         why = (
-            f"With {per_bin:,.3g} {unit} per bin, noise is small next to the counts: the "
-            "shape is cheap to describe with noise, so spending ε to learn it does not pay."
+            f"{per_bin}, noise is small next to the counts: the shape is cheap to describe "
+            "with noise, so spending ε to learn it does not pay at this N."
         )
     return (
-        f"Recommendation: {head}.\n\n"
-        f"Expected error in **{unit} per query** at {s.scale_words()} and ε = {s.eps:g}, "
-        f"on {WORKLOADS[s.workload]}: {errors}. Over the workload's {queries:,} queries, "
-        f"{best}'s errors add up to about {total:,.3g} {unit}. These numbers hold for this N "
-        f"and ε only.\n\nWhy: {why}"
+        f"**Recommendation** at {s.scale_words()}, ε = {s.eps:g}, on {WORKLOADS[s.workload]}: "
+        f"{head}.\n\n"
+        f"Expected error in **{unit} per query**:\n\n{errors}\n\n"
+        f"Over the workload's {queries:,} queries, {best}'s errors add up to about "
+        f"{rounded(total)} {unit}. These numbers hold for this N and ε only.\n\n"
+        f"**Why:** {why}"
     )
+
+
+def rounded(value: float) -> str:
+    """``value`` to three significant digits, written out with thousands separators.
+
+    >>> rounded(38412.7), rounded(7.0912), rounded(1.23e9)
+    ('38,400', '7.09', '1,230,000,000')
+    """
+    if abs(value) < 100:
+        return f"{value:.3g}"
+    return f"{float(f'{value:.3g}'):,.0f}"

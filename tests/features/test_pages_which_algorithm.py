@@ -50,7 +50,7 @@ def test_defaults_rank_every_algorithm_with_an_interval():
     assert list(table["rank"]) == list(range(1, len(NAMES) + 1))
     assert (np.diff(table["mean"]) >= 0).all() and table["regret"].iloc[0] == 1.0
     assert any("Best here" in m.value or "within noise" in m.value for m in at.markdown)
-    card = [m.value for m in at.markdown if m.value.startswith("Recommendation: use")]
+    card = [m.value for m in at.markdown if m.value.startswith("**Recommendation**")]
     assert card and "records per query" in card[0] and "your data's N = 50,000" in card[0]
 
 
@@ -414,7 +414,7 @@ def test_adaptive_trials_race_the_leaders_and_stop_by_the_rule():
 def test_the_card_names_a_winner_only_when_sure_and_a_tie_otherwise():
     at = page()
     assert not at.exception and not at.error
-    (card,) = [m.value for m in at.markdown if m.value.startswith("Recommendation: use")]
+    (card,) = [m.value for m in at.markdown if m.value.startswith("**Recommendation**")]
     table = ranking(at).set_index("algorithm")
     tied = table.index[table["rank"] <= 1].tolist()
     if "within noise of each other" in card:
@@ -431,7 +431,7 @@ def test_a_count_headers_unit_is_the_cards_unit():
     assert hist.unit == "people"
     at = page({sidebar.UPLOADED: hist, "data": sidebar.UPLOADED}, wa_domain="250", wa_trials="2")
     assert not at.exception and not at.error
-    (card,) = [m.value for m in at.markdown if m.value.startswith("Recommendation: use")]
+    (card,) = [m.value for m in at.markdown if m.value.startswith("**Recommendation**")]
     assert "**people per query**" in card and "N = 120,000 people" in card
 
 
