@@ -167,7 +167,8 @@ def page_cost(
 DRAW_SECONDS = 0.3
 """Seconds to build and serialize the release chart: at most
 :data:`dpui.algorithms.figures.DRAWN_BINS` bars and one bucket path whatever the domain
-(measured 0.05-0.12 s from 4,096 to 1,048,576 bins; ``bench/bench_release_chart.py``)."""
+(measured 0.02-0.45 s of wall time from 4,096 to 1,048,576 bins on the loaded 2-core
+server; ``bench/bench_release_chart.py``)."""
 
 
 def release_cost(s: Setting, name: str) -> Estimate:
