@@ -26,7 +26,7 @@ from dpcore.algorithms.dpbench import (
     RANDOM_RANGES,
     random_ranges,
     sample,
-    scaled_l1_error,
+    scaled_error,
 )
 from dpcore.hist.flat_error import flat_range_mean_abs
 from dpcore.hist.plans import ALGORITHMS as PLAN_SPECS
@@ -349,10 +349,14 @@ def stream(name: str) -> int:
     return zlib.crc32(name.encode())
 
 
-def run_trials(s: Setting, names: tuple[str, ...], trials: range) -> list[tuple[str, int, float]]:
-    """``(algorithm, trial, scaled L1 error)`` of every algorithm in ``names`` in every trial
-    of ``trials``, seeded by ``(seed, trial)`` for the input (so every algorithm of a trial
-    sees the same input) and ``(seed, trial, algorithm)`` for the noise."""
+def run_trials(
+    s: Setting, names: tuple[str, ...], trials: range
+) -> list[tuple[str, int, float, float]]:
+    """``(algorithm, trial, scaled L1 error, scaled squared error)`` of every algorithm in
+    ``names`` in every trial of ``trials``, seeded by ``(seed, trial)`` for the input (so
+    every algorithm of a trial sees the same input) and ``(seed, trial, algorithm)`` for the
+    noise. The squared error, the mean over the queries of (error / scale)², is the control
+    variate of a linear algorithm (:func:`mean_squared`)."""
     rows = []
     for trial in trials:
         rng = np.random.default_rng([s.seed, trial])
@@ -361,11 +365,13 @@ def run_trials(s: Setting, names: tuple[str, ...], trials: range) -> list[tuple[
         for name in names:
             noise = np.random.default_rng([s.seed, trial, stream(name)])
             guess = estimate(name, truth, s.eps, workload=queries, rng=noise)
-            rows.append((name, trial, scaled_l1_error(truth, guess, queries)))
+            true_answers, answers = queries.answer(truth), queries.answer(guess)
+            squared = float(np.mean(((true_answers - answers) / truth.sum()) ** 2))
+            rows.append((name, trial, scaled_error(true_answers, answers, truth.sum()), squared))
     return rows
 
 
-COLUMNS = ["algorithm", "trial", "error"]
+COLUMNS = ["algorithm", "trial", "error", "squared"]
 
 
 @st.cache_data(max_entries=32, show_spinner="Running every algorithm…")
@@ -416,31 +422,38 @@ def exact_errors(s: Setting) -> dict[str, float]:
 def summary(runs: pd.DataFrame, s: Setting) -> pd.DataFrame:
     """Per algorithm, best first: its exact expected error where dpcore has one
     (:func:`exact_errors`; "how" says "exact"), else its mean error over the trials it ran
-    with a 95% interval (Student t); the probability that it is best and whether it is
-    within noise of the leader (:mod:`dpcore.algorithms.ranking`; NaN and False when an
-    algorithm has a single trial), rank, regret, whether it learns the data, and a closed
-    form where dpcore has one (:func:`closed_form`)."""
+    with a 95% interval (Student t), corrected by its squared error as a control variate
+    where its exact mean squared error is known (:func:`mean_squared`,
+    :func:`dpcore.algorithms.ranking.control_variate_mean`; at least 3 trials); the
+    probability that it is best and whether it is within noise of the leader: its 95%
+    interval overlaps the leader's, or it is among the fewest most probable algorithms
+    that are best with 95% probability together (:mod:`dpcore.algorithms.ranking`; NaN and
+    False when an algorithm has a single trial),
+    rank, regret, whether it learns the data, and a closed form where dpcore has one
+    (:func:`closed_form`)."""
     exact = exact_errors(s)
-    grouped = runs[~runs["algorithm"].isin(list(exact))].groupby("algorithm", sort=False)["error"]
-    table = pd.DataFrame({"mean": grouped.mean(), "trials": grouped.size()})
-    table["se"] = grouped.std(ddof=1) / np.sqrt(table["trials"])
-    for name, value in exact.items():
-        table.loc[name, ["mean", "trials", "se"]] = (value, 0, 0.0)
-    table["trials"] = table["trials"].astype(int)
+    rows = {
+        name: _estimate(str(name), group, s)
+        for name, group in runs.groupby("algorithm", sort=False)
+        if name not in exact
+    }
+    rows |= {name: (value, 0.0, 0, 0, "exact") for name, value in exact.items()}
+    table = pd.DataFrame.from_dict(
+        rows, orient="index", columns=["mean", "se", "trials", "dof", "how"]
+    )
+    table.index.name = "algorithm"
     table["closed form"] = [closed_form(str(name), s) for name in table.index]
-    table["how"] = [
-        "exact" if k == 0 else f"mean of {k} trial{'s' * (k > 1)}" for k in table["trials"]
-    ]
     table = table.sort_values("mean")
     measured = table["trials"] > 0
-    if (table.loc[measured, "trials"] > 1).all():
-        dof = np.maximum(table["trials"] - 1, 1)
+    if (table.loc[measured, "dof"] > 0).all():
+        dof = np.maximum(table["dof"], 1)
         table["half width"] = np.where(measured, stats.t.ppf(0.975, dof) * table["se"], 0.0)
         rng = np.random.default_rng([s.seed, stream("probability best")])
         table["probability best"] = ranking.probability_best(
-            table["mean"], table["se"], np.maximum(table["trials"], 2), rng
+            table["mean"], table["se"], dof + 1, rng
         )
-        table["within noise"] = ranking.within_noise(table["mean"], table["half width"])
+        overlap = ranking.within_noise(table["mean"], table["half width"])
+        table["within noise"] = overlap | ranking.likely_best(table["probability best"])
     else:
         table["half width"] = np.where(measured, np.nan, 0.0)
         table["probability best"] = np.nan
@@ -450,6 +463,20 @@ def summary(runs: pd.DataFrame, s: Setting) -> pd.DataFrame:
     table.insert(0, "rank", range(1, len(table) + 1))
     columns = ["rank", "mean", "half width", "how", "trials", "probability best"]
     return table[[*columns, "within noise", "closed form", "data-dependent", "regret"]]
+
+
+def _estimate(name: str, trials: pd.DataFrame, s: Setting) -> tuple[float, float, int, int, str]:
+    """One algorithm's mean error over its ``trials`` (rows of :func:`errors`), its standard
+    error, the number of trials, the degrees of freedom and how it was made: the plain mean,
+    or corrected by the squared error where its expectation is known."""
+    k = len(trials)
+    plain = f"mean of {k} trial{'s' * (k > 1)}"
+    known = mean_squared(name, s)
+    if k >= 3 and not math.isnan(known):
+        mean, se, dof = ranking.control_variate_mean(trials["error"], trials["squared"], known)
+        return mean, se, k, dof, f"{plain}, control variate"
+    se = float(trials["error"].std(ddof=1)) / math.sqrt(k) if k > 1 else math.nan
+    return float(trials["error"].mean()), se, k, k - 1, plain
 
 
 EXACT = frozenset(
@@ -467,7 +494,10 @@ PROBABILITY_NOTE = (
     "(Student's t, the distribution behind its 95% interval; an exact value is not drawn). "
     "All algorithms see the same sampled inputs in a trial, which these independent draws "
     "ignore: errors on a shared input move together, so the probabilities are, if anything, "
-    "too cautious. Adaptive trials stop when the leader's interval overlaps no other's; "
+    "too cautious. Within noise of the leader: an algorithm whose 95% interval overlaps "
+    "the leader's, or one of the fewest most probable algorithms that are best with 95% "
+    "probability together, so that a winner named alone is best with at least 95% "
+    "probability. Adaptive trials stop when the leader is alone in that sense; "
     "the intervals are not widened for those repeated looks (at most five)."
 )
 
@@ -477,13 +507,17 @@ CLOSED_FORM_QUERIES = 600_000
 
 
 @st.cache_data(max_entries=64, show_spinner=False)
-def _closed_form(plan_key: str, domain: int, eps: float, workload: Workload) -> float:
+def _closed_forms(
+    plan_key: str, domain: int, eps: float, workload: Workload
+) -> tuple[float, float]:
+    """The mean over the workload of E|e| (exact for flat Laplace, √(2/π · MSE) otherwise)
+    and of the exact MSE, unscaled."""
     lo, hi = workload_ranges(domain, workload)
     plan = prepare(plan_key, domain, eps, workload)
-    if plan.spec.kind == "flat":
-        return float(flat_range_mean_abs(eps, lo, hi).mean())
     mse = plan_range_errors(plan, lo, hi)
-    return float(np.sqrt(2 / math.pi * mse).mean())
+    if plan.spec.kind == "flat":
+        return float(flat_range_mean_abs(eps, lo, hi).mean()), float(mse.mean())
+    return float(np.sqrt(2 / math.pi * mse).mean()), float(mse.mean())
 
 
 CLOSED_FORM_NOTE = (
@@ -491,8 +525,12 @@ CLOSED_FORM_NOTE = (
     "range of k bins), so Identity is ranked at that value, not at a mean of trials (“how”: "
     "exact). HB's, Privelet's and HB-opt's take their exact per-query MSE as a normal "
     "error's, E|e| ≈ √(2/π · MSE): approximate, closest for long ranges, whose error sums "
-    "many draws (up to 12.8% high for a range answered by one draw), so they are ranked by "
-    "their trial means, with the closed form beside them."
+    "many draws (up to 12.8% high for a range answered by one draw, and never low: a sum "
+    "of Laplace draws is a mixture of normals), so they are ranked by their trial means, "
+    "with the closed form beside them. Their exact MSE does serve the trial means: each "
+    "trial's squared error, whose expectation it is, corrects the mean of the absolute "
+    "errors as a control variate (the regression estimator; “how”: control variate), which "
+    "narrows their intervals several-fold."
 )
 
 
@@ -503,11 +541,23 @@ def closed_form(name: str, s: Setting) -> float:
     normal approximation (see :data:`CLOSED_FORM_NOTE`); NaN where no closed form exists
     (the random workload, whose ranges change per trial, included) or the workload is
     larger than :data:`CLOSED_FORM_QUERIES`."""
+    return _of_plan(name, s)[0] / s.scale
+
+
+def mean_squared(name: str, s: Setting) -> float:
+    """The exact expected scaled squared error, the mean over the workload of
+    MSE / scale², of a linear data-independent algorithm (:mod:`dpcore.hist.plans`); NaN
+    where :func:`closed_form` has none."""
+    return _of_plan(name, s)[1] / s.scale**2
+
+
+def _of_plan(name: str, s: Setting) -> tuple[float, float]:
+    """:func:`_closed_forms` of ``name``'s plan on the setting, NaN where it has none."""
     key = ALGORITHMS[name].plan
     queries = s.queries(np.random.default_rng(0))
     if key is None or s.workload == "random" or queries.size > CLOSED_FORM_QUERIES:
-        return math.nan
-    return _closed_form(key, s.domain, s.eps, queries.for_closed_forms()) / s.scale
+        return math.nan, math.nan
+    return _closed_forms(key, s.domain, s.eps, queries.for_closed_forms())
 
 
 def view(inputs: Inputs) -> View:
