@@ -91,8 +91,9 @@ def verdict(table: pd.DataFrame) -> str:
         if len(near) > 1:
             text = (
                 f"**{names(near)} are within noise of each other**: their 95% intervals "
-                f"overlap {best}'s, so {trials_behind(table, near)} cannot tell which is best "
-                f"(probability best: {', '.join(f'{n} {percent(chance[n])}' for n in near)}). "
+                f"overlap {best}'s, or none of them is best with 95% probability alone, so "
+                f"{trials_behind(table, near)} cannot tell which is best (probability best: "
+                f"{', '.join(f'{n} {percent(chance[n])}' for n in near)}). "
                 "More trials (a fixed number, in the settings) narrow the intervals; if they "
                 "still overlap, these algorithms are that close at this N."
             )
