@@ -7,6 +7,11 @@ chart was drawn before (one ``add_vrect`` per shaded bucket, at most 400 of them
 copies every shape before it, so the work is quadratic in the buckets). Target: at most
 0.3 s for 1,000 buckets. The median of a few builds is printed.
 
+A second table: domains of 65,536 to 1,048,576 bins (a bucket per 8 bins), drawn with every
+bin (the baseline, ``most`` unbounded) and as now (adjacent bins summed into at most
+:data:`dpui.algorithms.figures.DRAWN_BINS` bars): seconds and the size of the JSON the
+browser receives and draws.
+
 Usage, from the worktree root: ``PYTHONPATH=. python bench/bench_release_chart.py [--repeats R]``
 """
 
@@ -26,6 +31,7 @@ from dpui.kit import plot_once
 
 BUCKETS = (100, 1_000, 10_000)
 TARGET = {1_000: 0.3}
+DOMAINS = (65_536, 262_144, 1_048_576)
 
 
 def quadratic(
@@ -64,6 +70,23 @@ def seconds(build: Callable[..., go.Figure], count: int, repeats: int) -> float:
     return statistics.median(times)
 
 
+def domain_run(bins: int, most: int, repeats: int) -> tuple[float, int]:
+    """Median seconds to build and serialize the chart at ``bins`` bins (a bucket per 8),
+    drawn with at most ``most`` bars, and the JSON's length."""
+    rng = np.random.default_rng(bins)
+    starts = np.sort(rng.choice(np.arange(1, bins), bins // 8 - 1, replace=False))
+    buckets = np.r_[0, starts].astype(np.int64)
+    truth = rng.poisson(30.0, bins).astype(float)
+    guess = truth + rng.laplace(0.0, 1.0, bins)
+    times, size = [], 0
+    for _ in range(repeats):
+        start = time.perf_counter()
+        text = plot_once.prepare(figures.release(truth, guess, buckets, name="DAWA", most=most))
+        size = len(text.to_json())
+        times.append(time.perf_counter() - start)
+    return statistics.median(times), size
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeats", type=int, default=3)
@@ -78,6 +101,15 @@ def main() -> None:
         target = TARGET.get(count)
         verdict = "-" if target is None else ("ok" if now <= target else "MISS")
         print(f"{count:>8,} {(count + 1) // 2:>7,} {before:>19.3f} {now:>15.3f} {verdict:>8}")
+    print("\nLarge domains: build + serialize, median seconds (JSON size)\n")
+    print(f"{'bins':>10} {'before (every bin)':>26} {'now (grouped)':>24}")
+    for bins in DOMAINS:
+        old, old_size = domain_run(bins, bins, args.repeats)
+        new, new_size = domain_run(bins, figures.DRAWN_BINS, args.repeats)
+        print(
+            f"{bins:>10,} {old:>9.3f} s ({old_size / 1e6:>6.1f} MB) "
+            f"{new:>9.3f} s ({new_size / 1e6:>6.2f} MB)"
+        )
 
 
 if __name__ == "__main__":

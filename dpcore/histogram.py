@@ -71,6 +71,9 @@ class Histogram:
         counts were accepted as they are.
     header_note : str, default ""
         How a parsed file's first row was read (empty for in-memory counts).
+    unit : str, default ""
+        What one count counts, from the count column's header where it names it (``people``
+        from a header ``people`` or ``number of people``; see :func:`unit_of`), else empty.
     n_bins : int
         Number of bins (property).
     total : float
@@ -82,6 +85,7 @@ class Histogram:
     labels: tuple[str, ...] | None = None
     notes: tuple[str, ...] = ()
     header_note: str = ""
+    unit: str = ""
 
     @property
     def n_bins(self) -> int:
@@ -246,14 +250,60 @@ def parse_histogram(
             f"{err} Each line holds one bin (a count, or a label and a count), or one raw value."
         ) from None
     try:
-        first, rows = _read(data, layout, header, max_rows)
+        first, heading, rows = _read(data, layout, header, max_rows)
     except UnicodeDecodeError:
         raise HistogramError(f"The file is not UTF-8 text. {ACCEPTED}") from None
     if layout == "values":
         hist = _histogram_of_values(rows.numbers, name, bins, bin_width, max_bins, max_total)
     else:
         hist = from_counts(rows.numbers, name, rows.labels, max_bins=max_bins, max_total=max_total)
-    return replace(hist, header_note=first)
+    unit = "" if layout == "values" else unit_of(heading)
+    return replace(hist, header_note=first, unit=unit)
+
+
+GENERIC_HEADERS = frozenset(
+    {"count", "counts", "n", "number", "frequency", "freq", "total", "value", "values", "y"}
+)
+"""Count-column headers that name no unit (the counts are then of records)."""
+MAX_UNIT = 40
+"""Most characters of a unit kept from a header."""
+
+
+def unit_of(header: str) -> str:
+    """What the counts count, from the count column's header: the header itself, the part
+    after "number of" / "count of", or the part in parentheses after a generic word; empty
+    for a generic header (:data:`GENERIC_HEADERS`), none, one with no letter, or one with
+    other characters than letters, digits, spaces and hyphens (so that the unit is plain
+    text wherever a page writes it, markdown included).
+
+    Parameters
+    ----------
+    header : str
+        The header cell of the count column ("" when the file has no header).
+
+    Returns
+    -------
+    str
+        The unit, whitespace collapsed, at most :data:`MAX_UNIT` characters; or "".
+
+    Examples
+    --------
+    >>> unit_of("people"), unit_of("Number of  patients"), unit_of("count (households)")
+    ('people', 'patients', 'households')
+    >>> unit_of("count"), unit_of(""), unit_of("#"), unit_of("[x](http://a.b)")
+    ('', '', '', '')
+    """
+    text = " ".join(header.split())
+    named = re.fullmatch(r"(?i)(?:number|count|counts)\s+of\s+(.+)", text)
+    inside = re.fullmatch(r"(?i)(\w+)\s*\((.+)\)", text)
+    if named:
+        text = named.group(1)
+    elif inside and inside.group(1).lower() in GENERIC_HEADERS:
+        text = inside.group(2).strip()
+    plain = all(ch.isalnum() or ch in " -" for ch in text)
+    if text.lower() in GENERIC_HEADERS or not plain or not any(ch.isalpha() for ch in text):
+        return ""
+    return text[:MAX_UNIT].strip()
 
 
 @dataclass
@@ -262,8 +312,11 @@ class _Rows:
     labels: tuple[str, ...] | None
 
 
-def _read(data: bytes, layout: Layout, header: bool | None, max_rows: int) -> tuple[str, _Rows]:
-    """Stream the rows: check widths as they come, convert the numeric column on the fly."""
+def _read(
+    data: bytes, layout: Layout, header: bool | None, max_rows: int
+) -> tuple[str, str, _Rows]:
+    """Stream the rows: check widths as they come, convert the numeric column on the fly.
+    Returns how the first row was read, the count column's header ("" if none) and the rows."""
     first_ink = re.search(rb"\S", data)
     if first_ink is None:
         raise HistogramError(f"The file is empty. {ACCEPTED}")
@@ -272,7 +325,7 @@ def _read(data: bytes, layout: Layout, header: bool | None, max_rows: int) -> tu
     labels: list[str] = []
     width = 0
     first_row: list[str] | None = None
-    note = ""
+    note = heading = ""
     try:
         for row in reader:
             cells = [cell.strip() for cell in row]
@@ -285,6 +338,7 @@ def _read(data: bytes, layout: Layout, header: bool | None, max_rows: int) -> tu
                 is_header = _is_header(cells[-1]) if header is None else header
                 note = _csv_input.header_note(cells, is_header)
                 if is_header:
+                    heading = cells[-1]
                     continue
             elif len(cells) != width:
                 raise HistogramError(
@@ -312,7 +366,7 @@ def _read(data: bytes, layout: Layout, header: bool | None, max_rows: int) -> tu
     if not numbers:
         raise HistogramError(f"The file has a header but no data rows. {ACCEPTED}")
     values = np.frombuffer(numbers, dtype=np.float64).copy()
-    return note, _Rows(values, tuple(labels) if width == 2 else None)
+    return note, heading, _Rows(values, tuple(labels) if width == 2 else None)
 
 
 def _width(cells: list[str], line: int, layout: Layout) -> int:

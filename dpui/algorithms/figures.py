@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 
 import numpy as np
 import pandas as pd
@@ -10,6 +10,7 @@ import plotly.graph_objects as go
 from numpy.typing import NDArray
 
 from dpui.kit import untrusted
+from dpui.kit.chart_style import GREY, INK
 
 FloatArray = NDArray[np.float64]
 
@@ -107,13 +108,55 @@ def left_end(table: pd.DataFrame) -> float:
     return float(values[values > 0].min()) / 2
 
 
+HIGHLIGHT = ("#D55E00", "#0072B2", "#009E73")
+"""Colours of the highlighted lines of error vs scale (Okabe-Ito); the rest are muted."""
+MUTED = "#C8C8C8"
+LABEL_PX = 17
+"""Vertical room of one line's label at the right end of error vs scale, in pixels."""
+LEADER_PX = 24
+"""How far right of a line's end its label starts, joined to it by a thin leader line."""
+PLOT_PX = 300
+"""About the height of error vs scale's plotting area, in pixels (the figure is 460 high)."""
+
+
+def spread(values: NDArray[np.float64], gap: float) -> NDArray[np.float64]:
+    """Positions for labels wanted at ``values``, moved apart until neighbours are at least
+    ``gap`` apart: labels that would come closer are merged into a group laid out ``gap``
+    apart and centred on the mean of their wanted positions.
+
+    >>> spread(np.array([0.1, 0.0, 5.0]), 1.0).tolist()
+    [0.55, -0.45, 5.0]
+    """
+    order = np.argsort(values, kind="stable")
+    wanted = np.asarray(values, dtype=np.float64)[order]
+
+    def place(group: list[int]) -> NDArray[np.float64]:
+        offsets = gap * (np.arange(len(group)) - (len(group) - 1) / 2)
+        return np.asarray(wanted[group].mean() + offsets, dtype=np.float64)
+
+    groups: list[list[int]] = []
+    for i in range(wanted.size):
+        groups.append([i])
+        while len(groups) > 1 and place(groups[-1])[0] - place(groups[-2])[-1] < gap * (1 - 1e-9):
+            groups[-2:] = [groups[-2] + groups[-1]]
+    placed = np.concatenate([place(g) for g in groups]) if groups else wanted
+    out = np.empty_like(placed)
+    out[order] = placed
+    return out
+
+
 def by_scale(
-    table: pd.DataFrame, dependent: dict[str, bool], marks: Mapping[str, int] | None = None
+    table: pd.DataFrame,
+    dependent: dict[str, bool],
+    marks: Mapping[str, int] | None = None,
+    *,
+    highlight: Sequence[str] = (),
 ) -> go.Figure:
-    """Mean error vs scale per algorithm (log-log), dash and marker by family, so the scale
-    where data-independent algorithms take over is visible; each of ``marks`` (label ->
-    scale, e.g. the data's own number of records) a vertical line across the curves, named in
-    the legend."""
+    """Mean error vs scale per algorithm (log-log), dash by family, so the scale where
+    data-independent algorithms take over is visible: the algorithms of ``highlight`` (the
+    top few) in colour, the rest muted, every line named by a label at its right end (moved
+    apart where lines end close together); each of ``marks`` (label -> scale, e.g. the data's
+    own number of records) a vertical line across the curves, named in the legend."""
     fig = go.Figure()
     low, high = table["mean"].min(), table["mean"].max()
     for i, (label, scale) in enumerate((marks or {}).items()):
@@ -127,51 +170,115 @@ def by_scale(
                 hovertemplate=f"{label}<extra></extra>",
             )
         )
-    for name, rows in table.groupby("algorithm", sort=False):
+    ends = []
+    groups = list(table.groupby("algorithm", sort=False))
+    rank = {name: i for i, name in enumerate(highlight)}
+    # the muted first, then the highlighted, the best last: drawn over the others
+    order = sorted(range(len(groups)), key=lambda i: -rank.get(str(groups[i][0]), len(rank)))
+    for i in order:
+        name, rows = groups[i]
         style = _family(dependent[str(name)])
+        shown = str(name) in highlight
+        colour = HIGHLIGHT[rank[str(name)] % len(HIGHLIGHT)] if shown else MUTED
+        label = untrusted.plot_label(name)  # a stored sweep's names are anyone's text
         fig.add_trace(
             go.Scatter(
                 x=rows["scale"],
                 y=rows["mean"],
                 mode="lines+markers",
-                name=untrusted.plot_label(name),  # a stored sweep's names are anyone's text
-                line={"dash": style["dash"], "width": 2},
-                marker={"symbol": style["symbol"], "size": 7},
+                name=label,
+                showlegend=False,
+                line={"dash": style["dash"], "width": 3 if shown else 1.5, "color": colour},
+                marker={"symbol": style["symbol"], "size": 7 if shown else 5, "color": colour},
                 hovertemplate="%{fullData.name}: %{y:.3g} at %{x:,} records<extra></extra>",
             )
         )
+        last = rows.sort_values("scale").iloc[-1]
+        if last["mean"] > 0:
+            ends.append((label, float(last["scale"]), float(last["mean"]), shown))
+    _label_ends(fig, ends, low, high)
     fig.update_layout(
         title="Error vs number of records (solid: data-dependent, dashed: data-independent)",
         xaxis={"type": "log", "title": {"text": "scale (records)"}},
-        yaxis={"type": "log", "title": {"text": "mean scaled L1 error"}},
+        yaxis={"title": {"text": "mean scaled L1 error"}},
         height=460,
+        margin={"r": 110},
     )
     return fig
 
 
+def _label_ends(
+    fig: go.Figure, ends: list[tuple[str, float, float, bool]], low: float, high: float
+) -> None:
+    """Name every line at its right end (``ends``: label, last scale, last mean, whether
+    highlighted), the labels moved apart by :func:`spread` in log10 units, each joined to
+    its line's end by a leader, and the log y axis's range set to hold them."""
+    if not ends or not low > 0:
+        fig.update_yaxes(type="log")
+        return
+    wanted = np.log10([e[2] for e in ends])
+    span = max(np.log10(high) - np.log10(low), 1.0)
+    gap = span * LABEL_PX / PLOT_PX
+    placed = spread(wanted, gap)
+    for (label, scale, end, shown), y in zip(ends, placed, strict=True):
+        fig.add_annotation(  # a thin leader from the label to its line's end
+            x=np.log10(scale),
+            y=np.log10(end),
+            ax=LEADER_PX,
+            axref="pixel",
+            ay=y,
+            ayref="y",
+            text=f"<b>{label}</b>" if shown else label,
+            showarrow=True,
+            arrowhead=0,
+            arrowwidth=1,
+            arrowcolor=GREY,
+            xanchor="left",
+            font={"color": INK if shown else GREY, "size": 12},
+        )
+    bottom = min(placed.min(), np.log10(low)) - gap / 2
+    top = max(placed.max(), np.log10(high)) + gap / 2
+    fig.update_yaxes(type="log", range=[bottom, top])
+
+
+DRAWN_BINS = 8_192
+"""Most bars the release chart draws: a larger domain is drawn with adjacent bins summed in
+equal groups (the browser draws 8,192 bars at once; a million took seconds and 37 MB)."""
+
+
 def release(
-    truth: FloatArray, guess: FloatArray, buckets: NDArray[np.int64] | None, *, name: str
+    truth: FloatArray,
+    guess: FloatArray,
+    buckets: NDArray[np.int64] | None,
+    *,
+    name: str,
+    most: int = DRAWN_BINS,
 ) -> go.Figure:
-    """One release against the sampled input, with the algorithm's buckets shaded."""
-    bins = np.arange(truth.size)
+    """One release against the sampled input, with the algorithm's buckets shaded (every
+    other one, as one path shape: :func:`bucket_path`); over ``most`` bins, adjacent bins are
+    summed in groups of ``k`` (the title says so) and the buckets drawn at that resolution."""
+    k = -(-truth.size // most)
+    drawn_truth, drawn_guess = _grouped(truth, k), _grouped(guess, k)
+    bins = np.arange(drawn_truth.size) * k
     fig = go.Figure()
     fig.add_trace(
-        go.Bar(x=bins, y=truth, name="sampled input", marker={"color": TRUTH}, opacity=0.7)
+        go.Bar(x=bins, y=drawn_truth, name="sampled input", marker={"color": TRUTH}, opacity=0.7)
     )
     fig.add_trace(
         go.Scatter(
             x=bins,
-            y=guess,
+            y=drawn_guess,
             mode="lines",
             name=f"{name}'s estimate",
             line={"color": ESTIMATE, "width": 1.5, "shape": "hvh"},
         )
     )
     count = "" if buckets is None else f", {buckets.size:,} buckets (every other one shaded)"
+    grouped = "" if k == 1 else f"; bins summed in groups of {k:,} to draw"
     fig.update_layout(
-        title=f"One release of {name}{count}",
+        title=f"One release of {name}{count}{grouped}",
         xaxis={"title": {"text": "bin"}},
-        yaxis={"title": {"text": "count"}},
+        yaxis={"title": {"text": "count" if k == 1 else f"count per {k:,} bins"}},
         bargap=0,
         height=420,
     )
@@ -179,10 +286,11 @@ def release(
         # one shape for all the buckets: a shape per bucket (``add_vrect``) copies the list
         # of shapes at every call, quadratic in the buckets (8.2 s for DAWA's at 120,000
         # records), and the browser draws one SVG path faster than thousands of rectangles
+        starts = np.unique(buckets // k) * k  # buckets within one drawn group merge
         fig.layout.shapes = (
             {
                 "type": "path",
-                "path": bucket_path(buckets, truth.size),
+                "path": bucket_path(starts, truth.size, width=k),
                 "xref": "x",
                 "yref": "paper",
                 "fillcolor": BUCKET,
@@ -193,7 +301,16 @@ def release(
     return fig
 
 
-def bucket_path(starts: NDArray[np.int64], bins: int) -> str:
+def _grouped(values: FloatArray, k: int) -> FloatArray:
+    """``values`` summed over groups of ``k`` adjacent entries (the last group may be short)."""
+    if k == 1:
+        return values
+    padded = np.zeros(-(-values.size // k) * k)
+    padded[: values.size] = values
+    return np.asarray(padded.reshape(-1, k).sum(axis=1), dtype=np.float64)
+
+
+def bucket_path(starts: NDArray[np.int64], bins: int, *, width: int = 1) -> str:
     """An SVG path of every other bucket (the first, third, …) as a rectangle over its bins,
     from the bottom of the plot (0) to its top (1), for a shape on ``xref="x"``,
     ``yref="paper"``.
@@ -204,16 +321,25 @@ def bucket_path(starts: NDArray[np.int64], bins: int) -> str:
         The first bin of each bucket, increasing, the first 0.
     bins : int
         Number of bins (the last bucket ends there).
+    width : int, default 1
+        Bins per drawn bar (its centre at its first bin): 1, or the group of summed bins
+        when :func:`release` draws a large domain in groups.
 
     Returns
     -------
     str
-        ``M a,0 H b V 1 H a Z`` per shaded bucket, from ``a`` = its first bin − ½ to ``b`` =
-        its last bin + ½.
+        ``M a,0 H b V 1 H a Z`` per shaded bucket, from ``a`` = its first bin − ``width``/2 to
+        ``b`` = the next bucket's first bin − ``width``/2.
+
+    Examples
+    --------
+    >>> bucket_path(np.array([0, 2, 5]), 8)
+    'M-0.5,0H1.5V1H-0.5ZM4.5,0H7.5V1H4.5Z'
     """
     ends = np.append(starts[1:], bins)
+    half = width / 2
     return "".join(
-        f"M{lo - 0.5},0H{hi - 0.5}V1H{lo - 0.5}Z"
+        f"M{lo - half:g},0H{hi - half:g}V1H{lo - half:g}Z"
         for lo, hi in zip(starts[::2].tolist(), ends[::2].tolist(), strict=True)
     )
 

@@ -8,6 +8,7 @@ import dataclasses
 import numpy as np
 import pandas as pd
 import streamlit as st
+from streamlit.delta_generator import DeltaGenerator
 
 from dpcore.algorithms import ALGORITHMS, NAMES, release
 from dpcore.algorithms.cost import run_seconds
@@ -28,35 +29,35 @@ from dpui.algorithms.compare import (
 )
 from dpui.kit import downloads, present, references, sidebar, state
 from dpui.kit.page import Estimate, Page, Section, View, sections
-from dpui.kit.params import ChoiceParam
+from dpui.kit.params import ChoiceParam, IntParam
 
 SCALE_FROM = "_wa_scale_from"
 """The "Rank at" choice: a view of :data:`SCALE` (0 or not), which alone is in the link."""
+TRIALS_FROM = "_wa_trials_from"
+"""The "Trials" choice: a view of :data:`TRIALS` (0, adaptive, or a number), which alone is
+in the link."""
+FIXED_TRIALS = 10
+"""The fixed number of trials offered first when the user leaves adaptive trials."""
 
 
 def controls() -> None:
     hist = sidebar.current_histogram()
     n = hist.n_bins
     c1, c2, c3 = st.columns([1, 1.4, 1])
-    own = int(state.get(SCALE)) == 0
-    state.assign(SCALE_FROM, "data" if own else "what-if")
-    c1.radio(
+    zero_or_number(
+        c1,
+        SCALE,
+        SCALE_FROM,
         "Rank at",
-        ("data", "what-if"),
-        format_func=lambda k: (
-            f"your data's N ({compare.own_scale(hist):,} records)"
-            if k == "data"
-            else "a what-if scale"
-        ),
-        key=SCALE_FROM,
-        on_change=scale_from_changed,
-        args=(compare.what_if_start(hist),),
+        {
+            "data": f"your data's N ({compare.own_scale(hist):,} records)",
+            "what-if": "a what-if scale",
+        },
+        number=("What-if scale (records)", compare.what_if_start(hist), 1000),
         help="How many records each sampled input holds: DPBench draws them from the "
         "histogram's shape. Your data's own total answers for your data; other scales "
         "show what would win with fewer or more records.",
     )
-    if not own:
-        c1.number_input("What-if scale (records)", SCALE.lo, SCALE.hi, step=1000, key=SCALE.name)
     divisors = [0, *[d for d in range(n - 1, 0, -1) if n % d == 0][:11]]
     if int(state.get(DOMAIN)) not in divisors:
         divisors.append(int(state.get(DOMAIN)))  # a linked value: the view says what is wrong
@@ -74,7 +75,18 @@ def controls() -> None:
             key=RANGES.name,
             help="For example: 0-99, 100-199, 7 (a single bin).",
         )
-    c3.number_input("Trials", TRIALS.lo, TRIALS.hi, key=TRIALS.name)
+    zero_or_number(
+        c3,
+        TRIALS,
+        TRIALS_FROM,
+        "Trials",
+        {"adaptive": "until the leader stands out", "fixed": "a fixed number"},
+        number=("Trials of each algorithm", FIXED_TRIALS, 1),
+        help=f"Adaptive: {compare.FIRST_TRIALS} trials of every algorithm, then more for those "
+        "within noise of the leader, until its 95% interval overlaps no other's or the work "
+        f"limit of the page is reached (at most {compare.MOST_TRIALS}). Algorithms with an "
+        "exact expected error need no trials.",
+    )
     c3.number_input("Seed", SEED.lo, SEED.hi, key=SEED.name)
     c3.checkbox(
         "Include slow algorithms",
@@ -84,9 +96,56 @@ def controls() -> None:
     )
 
 
-def scale_from_changed(what_if: int) -> None:
-    """The "Rank at" choice changed: the scale becomes 0 (the data's own) or ``what_if``."""
-    state.put({SCALE.name: 0 if st.session_state.get(SCALE_FROM) == "data" else what_if})
+def zero_or_number(
+    where: DeltaGenerator,
+    param: IntParam,
+    choice: str,
+    label: str,
+    options: dict[str, str],
+    *,
+    number: tuple[str, int, int],
+    help: str,
+) -> None:
+    """A parameter whose 0 means something of its own (the data's scale, adaptive trials),
+    shown as a choice between that meaning (the first of ``options``, key -> label) and a
+    number, with the number's input under it when chosen.
+
+    Parameters
+    ----------
+    where : DeltaGenerator
+        The column drawn in.
+    param : IntParam
+        The parameter (0, or a number in its bounds), the only one of the two in the link.
+    choice : str
+        The key of the choice, a view of ``param`` (0 or not).
+    label : str
+        The choice's label.
+    options : dict of str to str
+        Its two options' keys and labels, the one meaning 0 first.
+    number : (str, int, int)
+        The number input's label, the value it starts at when the choice turns to it, and
+        its step.
+    help : str
+        The choice's help.
+    """
+    zero, other = options
+    state.assign(choice, zero if int(state.get(param)) == 0 else other)
+    where.radio(
+        label,
+        tuple(options),
+        format_func=options.__getitem__,
+        key=choice,
+        on_change=choice_changed,
+        args=(param, choice, zero, number[1]),
+        help=help,
+    )
+    if int(state.get(param)) != 0:
+        where.number_input(number[0], param.lo, param.hi, step=number[2], key=param.name)
+
+
+def choice_changed(param: IntParam, choice: str, zero: str, start: int) -> None:
+    """The choice of :func:`zero_or_number` changed: ``param`` becomes 0 or ``start``."""
+    state.put({param.name: 0 if st.session_state.get(choice) == zero else start})
 
 
 def body(view: View | None) -> None:
@@ -102,7 +161,7 @@ def body(view: View | None) -> None:
     with right:
         st.latex(r"\mathrm{err} = \frac{\lVert Wx - W\hat x\rVert_1}{|W| \cdot \lVert x\rVert_1}")
         st.latex(r"\mathrm{regret}_A = \mathrm{err}_A / \min_B \mathrm{err}_B")
-        st.markdown(verdict.verdict(table, s.trials))
+        st.markdown(verdict.verdict(table))
     shown = table.assign(
         family=np.where(table["data-dependent"], "data-dependent", "data-independent")
     ).drop(columns=["data-dependent", "within noise"])
@@ -125,24 +184,37 @@ def body(view: View | None) -> None:
     present.prose(references.prose("which_algorithm.md"))
 
 
+TOP = 3
+"""How many algorithms error vs scale highlights: the best at the ranking's scale."""
+
+
 def error_vs_scale(s: Setting) -> None:
     rows = []
     progress = st.progress(0.0, text="Running every algorithm at every scale…")
-    scales = sorted({*SCALES, s.scale})  # the ranking's own scale: computed above, cached
+    scales = sorted({*SCALES, s.scale})  # a fixed number of trials: the ranking's own, cached
     for i, scale in enumerate(scales):
-        at = dataclasses.replace(s, scale=scale)
+        at = dataclasses.replace(s, scale=scale, trials=s.curve_trials())
         means = compare.errors(at, at.key()).groupby("algorithm", sort=False)["error"].mean()
         rows += [(name, scale, float(err)) for name, err in means.items()]
         progress.progress((i + 1) / len(scales), text=f"Scale {scale:,} done")
     progress.empty()
     curves = pd.DataFrame(rows, columns=["algorithm", "scale", "mean"])
     dependent = {name: ALGORITHMS[name].data_dependent for name in s.names}
-    stamp = {"data": s.hist.name, "domain": f"{s.domain:,}", "ε": s.eps, "trials": s.trials}
+    stamp = {
+        "data": s.hist.name,
+        "domain": f"{s.domain:,}",
+        "ε": s.eps,
+        "trials": s.curve_trials(),
+    }
     own = compare.own_scale(s.hist)
     marks = {f"your data's N = {own:,}": own} if own >= 1 else {}
     if not s.own:
         marks[f"ranked above (what-if) = {s.scale:,}"] = s.scale
-    present.show_chart(figures.by_scale(curves, dependent, marks), stamp, key="wa_by_scale")
+    at_scale = curves[curves["scale"] == s.scale].sort_values("mean")
+    top = [str(name) for name in at_scale["algorithm"].head(TOP)]
+    present.show_chart(
+        figures.by_scale(curves, dependent, marks, highlight=top), stamp, key="wa_by_scale"
+    )
     winners = curves.loc[curves.groupby("scale")["mean"].idxmin()]
     st.markdown(
         "Best per scale: "
@@ -150,7 +222,9 @@ def error_vs_scale(s: Setting) -> None:
             f"{scale:,}: **{name}**"
             for name, scale in zip(winners["algorithm"], winners["scale"], strict=True)
         )
-        + ". The error is scaled by the number of records, so a curve that falls like "
+        + f". In colour: the {len(top)} best at the ranking's scale ({s.scale:,}), from "
+        f"{s.curve_trials()} trials per point. The error is scaled by the number of records, "
+        "so a curve that falls like "
         "1/scale adds noise that does not grow with the data (every data-independent "
         "algorithm); a data-dependent one also pays a bias that shrinks more slowly."
     )

@@ -156,7 +156,15 @@ def stored_sweeps(s: Setting) -> None:
         a: a in ALGORITHMS and ALGORITHMS[a].data_dependent for a in shown["algorithm"].unique()
     }
     stamp_text = {"sweep": name, "ε": eps, "workload": workload, "domain": f"{domain:,}"}
-    present.show_chart(figures.by_scale(shown, dependent), stamp_text, key="wa_stored_scale")
+    typical = np.exp(
+        np.log(shown["mean"].where(shown["mean"] > 0)).groupby(shown["algorithm"]).mean()
+    )
+    top = [str(a) for a in typical.sort_values().index[:3]]
+    present.show_chart(
+        figures.by_scale(shown, dependent, highlight=top), stamp_text, key="wa_stored_scale"
+    )
+    named = ", ".join(untrusted.markdown(a) for a in top)
+    st.caption(f"In colour: the three lowest errors on average over the scales ({named}).")
     scales = sorted(curves["scale"].unique())
     scale = scales[0]
     if len(scales) > 1:

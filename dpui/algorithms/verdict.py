@@ -3,6 +3,8 @@ tell it apart, otherwise the algorithms within noise of each other, named as a t
 
 from __future__ import annotations
 
+import math
+
 import pandas as pd
 
 from dpui.algorithms.compare import WORKLOADS, Setting
@@ -40,7 +42,27 @@ def family(dependent: bool) -> str:
     return "data-dependent" if dependent else "data-independent"
 
 
-def verdict(table: pd.DataFrame, trials: int) -> str:
+def unsure(table: pd.DataFrame) -> bool:
+    """Whether the ranking has an algorithm measured by one trial only (no interval)."""
+    return bool(table["half width"].isna().any())
+
+
+def trials_behind(table: pd.DataFrame, listed: list[str]) -> str:
+    """How many trials are behind the means of ``listed`` (exact values need none).
+
+    >>> t = pd.DataFrame({"trials": [0, 12, 3]}, index=["Identity", "HB", "DAWA"])
+    >>> trials_behind(t, ["Identity", "HB"]), trials_behind(t, ["HB", "DAWA"])
+    ('12 trials', '3 to 12 trials')
+    """
+    counts = sorted({int(k) for k in table.loc[listed, "trials"] if k > 0})
+    if not counts:
+        return "exact values"
+    if len(counts) == 1:
+        return f"{counts[0]} trial{'s' * (counts[0] > 1)}"
+    return f"{counts[0]} to {counts[-1]} trials"
+
+
+def verdict(table: pd.DataFrame) -> str:
     """The leader of ``table`` (:func:`dpui.algorithms.compare.summary`, best first) in words:
     the winner with its probability of being best when no other algorithm is within noise of
     it, the tie otherwise, and the best of the other family.
@@ -48,10 +70,8 @@ def verdict(table: pd.DataFrame, trials: int) -> str:
     Parameters
     ----------
     table : pandas.DataFrame
-        The ranking, with columns "how", "probability best", "within noise", "data-dependent"
-        and "regret".
-    trials : int
-        Trials behind the means.
+        The ranking, with columns "half width", "trials", "probability best",
+        "within noise", "data-dependent" and "regret".
 
     Returns
     -------
@@ -60,7 +80,7 @@ def verdict(table: pd.DataFrame, trials: int) -> str:
     """
     best = str(table.index[0])
     dependent = bool(table["data-dependent"].iloc[0])
-    if trials < 2 and not (table["how"] == "exact").all():
+    if unsure(table):
         text = (
             f"Lowest error in this one trial: **{best}** ({family(dependent)}). One trial "
             "gives no interval, so how sure that is cannot be said: choose 2 or more trials."
@@ -71,9 +91,11 @@ def verdict(table: pd.DataFrame, trials: int) -> str:
         if len(near) > 1:
             text = (
                 f"**{names(near)} are within noise of each other**: their 95% intervals "
-                f"overlap {best}'s, so {trials} trials cannot tell which is best "
-                f"(probability best: {', '.join(f'{n} {percent(chance[n])}' for n in near)}). "
-                "More trials narrow the intervals."
+                f"overlap {best}'s, or none of them is best with 95% probability alone, so "
+                f"{trials_behind(table, near)} cannot tell which is best (probability best: "
+                f"{', '.join(f'{n} {percent(chance[n])}' for n in near)}). "
+                "More trials (a fixed number, in the settings) narrow the intervals; if they "
+                "still overlap, these algorithms are that close at this N."
             )
         else:
             text = (
@@ -91,7 +113,13 @@ def verdict(table: pd.DataFrame, trials: int) -> str:
 
 def records(table: pd.DataFrame, name: str, scale: int) -> str:
     """``name``'s expected error in records per query (the scaled error times the records),
-    with its 95% interval or "exactly"."""
+    with its 95% interval or "exactly".
+
+    >>> t = pd.DataFrame({"mean": [2e-4, 3e-4], "half width": [0.0, 1e-4],
+    ...                   "how": ["exact", "mean of 3 trials"]}, index=["Identity", "HB"])
+    >>> records(t, "Identity", 50_000), records(t, "HB", 50_000)
+    ('exactly 10', '15 (95% interval 10 to 20)')
+    """
     row = table.loc[name]
     value = f"{row['mean'] * scale:,.3g}"
     if row["how"] == "exact":
@@ -101,6 +129,23 @@ def records(table: pd.DataFrame, name: str, scale: int) -> str:
     low = max(row["mean"] - row["half width"], 0.0) * scale
     high = (row["mean"] + row["half width"]) * scale
     return f"{value} (95% interval {low:,.3g} to {high:,.3g})"
+
+
+def how_sure(table: pd.DataFrame, near: list[str]) -> str:
+    """How sure the recommendation is: the leader's probability of being best, and what
+    stands behind the values of ``near`` (the leader and those within noise of it).
+
+    >>> t = pd.DataFrame({"probability best": [0.97, 0.03], "trials": [12, 3]},
+    ...                  index=["HB", "DAWA"])
+    >>> how_sure(t, ["HB"])
+    'probability best 97%, from 12 trials'
+    """
+    best = near[0]
+    chance = float(table["probability best"].loc[best])
+    behind = trials_behind(table, near)
+    if math.isnan(chance):
+        return f"from {behind}"
+    return f"probability best {percent(chance)}, from {behind}"
 
 
 def card(table: pd.DataFrame, s: Setting) -> str:
@@ -124,29 +169,48 @@ def card(table: pd.DataFrame, s: Setting) -> str:
     best = near[0]
     head = f"use **{best}**" if len(near) == 1 else f"use any of **{names(near, 'or')}**"
     if len(near) > 1:
-        head += " (within noise of each other)"
-    elif s.trials < 2 and not (table["how"] == "exact").all():
+        head += f", within noise of each other; lowest so far {best} ({how_sure(table, near)})"
+    elif unsure(table):
         head += " (lowest in one trial: choose 2 or more trials to know how sure)"
-    errors = "; ".join(f"{n}: {records(table, n, s.scale)}" for n in near)
-    per_bin = s.scale / s.domain
+    else:
+        head += f" ({how_sure(table, near)})"
+    unit = s.unit()
+    errors = "\n".join(f"- {n}: {records(table, n, s.scale)}" for n in near)
+    queries = s.query_count()
+    total = float(table["mean"].loc[best]) * s.scale * queries
+    per_bin = f"With {rounded(s.scale / s.domain)} {unit} per bin"
     kinds = set(table.loc[near, "data-dependent"])
     if len(kinds) > 1:
         why = (
-            "Both kinds are within noise here: at this N, learning the histogram's shape "
-            "neither clearly pays nor clearly costs."
+            f"{per_bin}, both kinds are within noise: learning the histogram's shape neither "
+            "clearly pays nor clearly costs at this N."
         )
     elif kinds == {True}:
         why = (
-            f"With {per_bin:,.3g} records per bin, noise is large next to the counts: "
-            "spending part of ε to learn the histogram's shape pays at this N."
+            f"{per_bin}, noise is large next to the counts: spending part of ε to learn the "
+            "histogram's shape pays at this N."
         )
     else:
         why = (
-            f"With {per_bin:,.3g} records per bin, noise is small next to the counts: the "
-            "shape is cheap to describe with noise, so spending ε to learn it does not pay."
+            f"{per_bin}, noise is small next to the counts: the shape is cheap to describe "
+            "with noise, so spending ε to learn it does not pay at this N."
         )
     return (
-        f"Recommendation: {head}.\n\n"
-        f"Expected error in **records per query** at {s.scale_words()} and ε = {s.eps:g}, "
-        f"on {WORKLOADS[s.workload]}: {errors}.\n\n{why}"
+        f"**Recommendation** at {s.scale_words()}, ε = {s.eps:g}, on {WORKLOADS[s.workload]}: "
+        f"{head}.\n\n"
+        f"Expected error in **{unit} per query**:\n\n{errors}\n\n"
+        f"Over the workload's {queries:,} queries, {best}'s errors add up to about "
+        f"{rounded(total)} {unit}. These numbers hold for this N and ε only.\n\n"
+        f"**Why:** {why}"
     )
+
+
+def rounded(value: float) -> str:
+    """``value`` to three significant digits, written out with thousands separators.
+
+    >>> rounded(38412.7), rounded(7.0912), rounded(1.23e9)
+    ('38,400', '7.09', '1,230,000,000')
+    """
+    if abs(value) < 100:
+        return f"{value:.3g}"
+    return f"{float(f'{value:.3g}'):,.0f}"

@@ -297,6 +297,46 @@ TERMS: tuple[Term, ...] = (
         "below it proves nothing, since rare or unexamined events escape any finite number of "
         "runs [@ding-2018].",
     ),
+    Term(
+        "dpbench",
+        "DPBench",
+        "A protocol for comparing DP histogram algorithms fairly [@hay-2016]: a dataset's "
+        "*shape* (its counts divided by their total) is kept apart from its *scale* (the number "
+        "of records); each trial draws an input of that many records from the shape, every "
+        "algorithm runs on the same input with noise of its own, and the algorithms are ranked "
+        "by their *scaled error* on a workload of range queries. Changing the scale alone shows "
+        "how the ranking turns as the data grow.",
+    ),
+    Term(
+        "data-dependent",
+        "Data-dependent algorithm",
+        "An algorithm whose noise or structure depends on the data: it spends part of ε "
+        "learning the histogram's shape (DAWA's buckets, MWEM's reweighting, AHP's clusters) and "
+        "the rest measuring it, so its error has a *bias* (from approximating the shape) besides "
+        "its noise. Data-*independent* algorithms (Identity, the hierarchical trees, Privelet) "
+        "add noise that is the same for every input, with an expected error known in closed "
+        "form. With few records per bin, learning the shape usually pays; with many, the "
+        "noise is already small next to the counts and the learning's share of ε does not "
+        "[@hay-2016].",
+    ),
+    Term(
+        "scaled-error",
+        "Scaled error",
+        "DPBench's error measure: the mean absolute error of a workload's answers divided by "
+        "the number of records, $\\lVert Wx - W\\hat x \\rVert_1 / (|W| \\cdot \\lVert x "
+        "\\rVert_1)$, so that inputs of different sizes compare [@hay-2016]. Multiplied back by "
+        "the number of records it is the expected error in records per query, the unit a "
+        "recommendation is given in.",
+    ),
+    Term(
+        "regret",
+        "Regret",
+        "An algorithm's error divided by the lowest error any algorithm reached in the same "
+        "setting (data, scale, domain, ε, workload): 1 for the best, 3 for one with three times "
+        "its error [@hay-2016]. Regret compares algorithms across settings whose errors differ "
+        "by orders of magnitude; the average regret over settings says how much an algorithm "
+        "loses when used without knowing which one wins.",
+    ),
 )
 
 _KEYS = {term.key for term in TERMS}

@@ -228,3 +228,30 @@ def test_the_first_bad_cell_in_the_file_is_the_one_named():
         parse_histogram(b"count\n5\n-3\nx\n", name="t")
     with pytest.raises(HistogramError, match=r"^Line 2: 'x' is not a number"):
         parse_histogram(b"count\nx\n-3\n", name="t")
+
+
+@pytest.mark.parametrize(
+    ("first_row", "unit"),
+    [
+        (b"people", "people"),
+        (b"income,Number of patients", "patients"),
+        (b"count (households)", "households"),
+        (b"count", ""),
+        (b"N", ""),
+        (b"**bold**", ""),
+        (b"", ""),
+    ],
+)
+def test_the_count_columns_header_gives_the_unit(first_row, unit):
+    """Issue 36: the page states errors in the upload's unit where its header names one."""
+    two = b"," in first_row
+    row = b"a,3\nb,4\n" if two else b"3\n4\n"
+    data = (first_row + b"\n" if first_row else b"") + row
+    hist = parse_histogram(data)
+    assert hist.unit == unit
+    assert hist.counts.tolist() == [3.0, 4.0]
+
+
+def test_raw_values_have_no_unit_from_their_header():
+    hist = parse_histogram(b"income\n1\n2\n3\n", layout="values", bins=2)
+    assert hist.unit == ""
