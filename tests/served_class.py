@@ -9,6 +9,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -41,20 +42,26 @@ class Served:
         return {c.pid for c in psutil.Process(self.process.pid).children(recursive=True)}
 
 
-def still_running(processes: dict[int, float]) -> list[int]:
-    """Which of ``processes`` (pid -> start time, :func:`started_at`) still run: the same
-    pid with the same start time and not a zombie. A pid alone is not enough: a busy machine
-    wraps its pids (32,768 here) and gives a dead process's pid to another (a full suite run
-    did, within seconds)."""
-    alive = []
-    for pid, created in processes.items():
-        try:
-            process = psutil.Process(pid)
-            if process.create_time() == created and process.status() != psutil.STATUS_ZOMBIE:
-                alive.append(pid)
-        except psutil.NoSuchProcess:
-            continue
-    return alive
+def still_running(processes: dict[int, float], *, within: float = 3.0) -> list[int]:
+    """Which of ``processes`` (pid -> start time, :func:`started_at`) still run ``within``
+    seconds from now: the same pid with the same start time and not a zombie. A pid alone
+    is not enough: a busy machine wraps its pids (32,768 here) and gives a dead process's pid
+    to another (a full suite run did, within seconds). The few seconds are the kernel's: a
+    process killed with its group (SIGKILL) was still listed as running right after the
+    command returned, on a loaded machine."""
+    deadline = time.monotonic() + within
+    while True:
+        alive = []
+        for pid, created in processes.items():
+            try:
+                process = psutil.Process(pid)
+                if process.create_time() == created and process.status() != psutil.STATUS_ZOMBIE:
+                    alive.append(pid)
+            except psutil.NoSuchProcess:
+                continue
+        if not alive or time.monotonic() >= deadline:
+            return alive
+        time.sleep(0.1)
 
 
 def started_at(pids: set[int]) -> dict[int, float]:

@@ -15,7 +15,7 @@ from dpui.kit.chart_style import DASHES, OKABE_ITO, SYMBOLS
 
 COLOURS = dict(zip(("flat", "raw", "blue", "haar", "ahead"), OKABE_ITO, strict=False))
 Y_VARIANCE = "variance of the estimated fraction"
-Y_SQUARED = "squared error of the estimated fraction"
+Y_SQUARED = "squared error of the fraction"
 """The length chart's axis: exact variances (lines) and simulated mean squared errors
 (markers), equal for the unbiased methods; AHEAD and Norm-Sub are biased, so only the
 mean squared error describes them."""

@@ -179,7 +179,7 @@ CASES = [
 
 def test_the_fuzz_covers_every_page_with_a_view_within_a_bounded_number_of_runs():
     assert {p.key for p in VIEWS} >= {"laplace", "tree_budgets", "kv_ldp", "error_analysis"}
-    assert len(CASES) < 400
+    assert len(CASES) < 450  # each case is about half a second of CPU in the suite
     labels = {c.id for c in CASES}
     assert "tree_budgets-tb_tree=hb" in labels and "laplace-all-max" in labels
     assert all(f"{p.key}-pinned-self" in labels for p in VIEWS if p.pinned)
