@@ -176,6 +176,31 @@ def estimate(
     return freq, mean
 
 
+def round_eps(eps: float, rounds: int) -> float:
+    """PrivKVM's budget of one round: ``eps / rounds`` (sequential composition).
+
+    Parameters
+    ----------
+    eps : float
+        Total privacy budget of each user.
+    rounds : int
+        Number of rounds ``c``, at least 1.
+
+    Returns
+    -------
+    float
+        The budget every round spends.
+
+    Raises
+    ------
+    ValueError
+        If ``rounds < 1``.
+    """
+    if rounds < 1:
+        raise ValueError("PrivKVM needs at least one round")
+    return eps / rounds
+
+
 def run_privkvm(
     data: KVData, eps: float, rounds: int, *, rng: np.random.Generator
 ) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
@@ -206,12 +231,11 @@ def run_privkvm(
     ValueError
         If ``rounds < 1``, or ``eps / rounds`` is not a finite number ``>= 1e-300``.
     """
-    if rounds < 1:
-        raise ValueError("PrivKVM needs at least one round")
+    each = round_eps(eps, rounds)
     fake = np.zeros(data.d)
     freqs = []
     for _ in range(rounds):  # a handful of protocol rounds, each vectorized over users
-        keys, codes = perturb(data, eps / rounds, fake_means=fake, rng=rng)
-        freq, fake = estimate(keys, codes, data.d, eps / rounds)
+        keys, codes = perturb(data, each, fake_means=fake, rng=rng)
+        freq, fake = estimate(keys, codes, data.d, each)
         freqs.append(freq)
     return np.mean(freqs, axis=0), fake

@@ -63,6 +63,15 @@ def _randomized_response(eps: float) -> Entry:
     return gallery.randomized_response(1.0 / (1.0 + math.exp(-eps)))
 
 
+RAPPOR_CLAIM = 8.0 * math.log(0.525 / 0.475)
+"""One-time RAPPOR's claim at DP-Sniper's ``f = 0.95`` and 4 hashes: ``2h ln((1 - f/2)/(f/2))``."""
+
+
+def _rappor(eps: float) -> Entry:
+    """One-time RAPPOR (4 hashes) with ``f`` such that ``2h ln((1 - f/2)/(f/2))`` is ε."""
+    return gallery.rappor(2.0 / (1.0 + math.exp(eps / 8.0)), hashes=4)
+
+
 def _inverted(eps: float) -> Entry:
     return gallery.histogram(eps, inverted=True)
 
@@ -120,6 +129,15 @@ MECHANISMS: dict[str, Mechanism] = {
     "kvoh": Mechanism("KVOH", gallery.kvoh_entry, ns_per_run=550),
     "privkv": Mechanism("PrivKV", gallery.privkv_entry, ns_per_run=450),
     "harmony": Mechanism("Harmony", gallery.harmony_entry, ns_per_run=350),
+    "privkvm": Mechanism("PrivKVM (3 rounds)", gallery.privkvm_entry, ns_per_run=950),
+    "kv_sue": Mechanism("SUE (key-value)", gallery.kv_sue_entry, ns_per_run=300),
+    "rappor": Mechanism(
+        "One-time RAPPOR (20 bits, 4 hashes)",
+        _rappor,
+        claim=RAPPOR_CLAIM,
+        ns_per_run=1200,
+        bytes_per_run=600,
+    ),
     "truncated_geometric": Mechanism(
         "Truncated geometric (Balcer–Vadhan)",
         gallery.truncated_geometric,
@@ -154,6 +172,9 @@ MECHANISMS: dict[str, Mechanism] = {
         ns_per_run=900,
         bytes_per_run=250,
         max_claim=MAX_CLAIM / 3,  # three levels at ε each: a user spends 3ε, at most 10
+    ),
+    "svt3": Mechanism(
+        "Sparse vector SVT3", gallery.svt3, known_bug=True, ns_per_run=2400, bytes_per_run=600
     ),
     "svt4": Mechanism(
         "Sparse vector SVT4", gallery.svt4, known_bug=True, ns_per_run=2400, bytes_per_run=600

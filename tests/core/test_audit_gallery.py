@@ -19,6 +19,7 @@ from scipy import stats
 
 from dpcore.audit import gallery, lower_bound
 from dpcore.audit.gallery import Entry
+from dpcore.audit.gallery.local import bloom_filter
 from dpcore.ldp import privacy
 
 CATALOGUE = gallery.catalogue()
@@ -41,10 +42,11 @@ def test_the_catalogue_has_every_kind_and_unique_names():
     assert len(names) == len(set(names))
     assert {"Laplace", "Geometric", "Gaussian", "Exponential mechanism", "Report noisy max",
             "Tree release", "GRR", "SUE", "Randomized response", "HISKV (reconstructed)",
-            "PCKV-GRR", "PCKV-UE", "KVUE", "KVOH", "PrivKV", "Harmony", "Region-tree release",
+            "PCKV-GRR", "PCKV-UE", "KVUE", "KVOH", "PrivKV", "PrivKVM", "SUE (key-value)",
+            "Harmony", "One-time RAPPOR", "Region-tree release",
             "LDP range query (hierarchical)", "LDP range query (Haar)"} <= {
         e.name for e in CORRECT}  # fmt: skip
-    assert {"SVT4", "SVT5", "SVT6", "Noisy max returning the value", "HISKV as printed",
+    assert {"SVT3", "SVT4", "SVT5", "SVT6", "Noisy max returning the value", "HISKV as printed",
             "Histogram, noise scale inverted", "Truncated geometric, ε0 = 0.1",
             "Floating-point Laplace", "Region-tree release, levels ignored",
             "LDP range query (hierarchical, levels ignored)"} <= {
@@ -80,6 +82,8 @@ BROKEN = [
     gallery.kvue_entry(stated_sensitivity=0.5),
     gallery.kvoh_entry(stated_sensitivity=0.5),
     gallery.privkv_entry(stated_sensitivity=0.5),
+    gallery.privkvm_entry(stated_sensitivity=0.5),
+    gallery.kv_sue_entry(stated_sensitivity=0.5),
     gallery.harmony_entry(stated_sensitivity=0.5),
 ]
 
@@ -135,7 +139,8 @@ def test_hiskv_as_printed_is_1_105_at_a_claimed_1():
     [(gallery.hiskv_entry(), "HISKV", 3, 2), (gallery.pckv_grr(), "PCKV-GRR", 3, 2),
      (gallery.pckv_ue(), "PCKV-UE", 2, 1), (gallery.kvue_entry(), "KVUE", 2, 1),
      (gallery.kvoh_entry(), "KVOH", 2, 1), (gallery.privkv_entry(), "PrivKV", 2, 1),
-     (gallery.harmony_entry(), "Harmony", 2, 1)],
+     (gallery.harmony_entry(), "Harmony", 2, 1), (gallery.kv_sue_entry(), "SUE", 2, 1),
+     (gallery.privkvm_entry(fake_means=(-1.0, -1.0, -1.0)), "PrivKVM", 2, 1)],
     ids=lambda x: x if isinstance(x, str) else "",
 )  # fmt: skip
 def test_key_value_worst_pairs_reach_the_product_exact_check(entry, name, d, length):
@@ -144,6 +149,49 @@ def test_key_value_worst_pairs_reach_the_product_exact_check(entry, name, d, len
     check = privacy.check(name, 1.0, d, length)
     assert entry.true_epsilon == pytest.approx(check.user_level, rel=1e-12)
     assert entry.true_epsilon <= 1.0 + 1e-12
+
+
+def test_privkvm_true_epsilon_by_hand():
+    """Each round keeps presence and sign w.p. p = e^(eps/6) / (1 + e^(eps/6)) (eps/3 each,
+    halved between them). Reporting <1, +1> costs p^2 on a held +1 and (1 - p) P[fake +1] on
+    an absent key: fake mean 0 gives P[fake +1] = 1/2, fake mean -1 gives 1 - p. Repeating
+    it in all three rounds on {} against {0:+1} is the worst output: ln(2 p^2 / (1 - p))
+    plus 2 ln(p^2 / (1 - p)^2) = 2 eps/3, below the claimed eps."""
+    eps = 1.0
+    p = math.exp(eps / 6) / (1 + math.exp(eps / 6))
+    want = math.log(2 * p**2 / (1 - p)) + 2 * eps / 3
+    entry = gallery.privkvm_entry(eps)
+    assert entry.true_epsilon == pytest.approx(want, rel=1e-12)
+    assert round(want, 3) == 0.913 and not entry.buggy
+    worst = gallery.privkvm_entry(eps, fake_means=(-1.0, -1.0, -1.0))
+    assert worst.true_epsilon == pytest.approx(eps, rel=1e-12) and not worst.buggy
+
+
+@pytest.mark.parametrize(("values", "bits_differing"), [((0, 7), 8), ((0, 1), 6)])
+def test_rappor_true_epsilon_counts_the_differing_bloom_bits(values, bits_differing):
+    """A kept bit is reported w.p. 1 - f/2, a flipped one w.p. f/2, independently: each bit
+    where the filters differ moves the log-ratio by ln((1 - f/2)/(f/2)) = ln(21/19) at
+    f = 0.95; RAPPOR claims 2h of them (0.80 at h = 4), reached by disjoint filters. Values
+    0 and 1 share one of their 4 bits (a hash collision): 6 differ, 0.60."""
+    f, h = 0.95, 4
+    unit = math.log((1 - f / 2) / (f / 2))
+    filters = [bloom_filter(v, 20, h) for v in values]
+    assert [int(x.sum()) for x in filters] == [h, h]
+    assert int((filters[0] != filters[1]).sum()) == bits_differing
+    entry = gallery.rappor(f, 20, h, values)
+    assert entry.claimed_epsilon == pytest.approx(2 * h * math.log(21 / 19))
+    assert entry.true_epsilon == pytest.approx(bits_differing * unit, rel=1e-12)
+    assert round(entry.true_epsilon, 2) == {8: 0.80, 6: 0.60}[bits_differing]
+
+
+def test_svt3_is_caught_far_above_its_claim():
+    """On "FALSE x 9, then TRUE with value v < 0" every FALSE is in the Laplace lower tail
+    (rho <= v - T < 0), where moving an answer by 1 moves its probability by e^(eps/2):
+    the density ratio is e^(9 eps/2 - eps/2) = e^4 at eps = 1, so a bound well above the
+    claim is there to be found; the true eps, unbounded in the number of queries, is inf."""
+    entry = gallery.svt3()
+    assert entry.true_epsilon == math.inf and entry.buggy
+    assert run(entry, 50_000) > 1.5
 
 
 def test_exponential_pair_epsilon_by_hand():

@@ -10,7 +10,8 @@ a deliberately broken calibration (noise for a sensitivity below the true one).
 on neighbouring histograms, :mod:`~dpcore.audit.gallery.ldp_ranges` the range-query
 mechanisms under local DP; the catalogue holds those cheap enough for the Audit page.
 Sources: Bichsel et al. ("DP-Sniper", IEEE S&P 2021), Ding et al. (StatDP, CCS 2018),
-Lyu, Su, Li (PVLDB 2017), Balcer & Vadhan (2017).
+Lyu, Su, Li (PVLDB 2017), Balcer & Vadhan (2017), Erlingsson, Pihur, Korolova (RAPPOR,
+CCS 2014).
 """
 
 from dpcore.audit.gallery import ldp_ranges
@@ -33,16 +34,19 @@ from dpcore.audit.gallery.local import (
     harmony_entry,
     hiskv_entry,
     hiskv_printed,
+    kv_sue_entry,
     kvoh_entry,
     kvue_entry,
     pckv_grr,
     pckv_ue,
     privkv_entry,
+    privkvm_entry,
     randomized_response,
+    rappor,
     sue,
 )
 from dpcore.audit.gallery.releases import efpa_phase_kept, region_tree
-from dpcore.audit.gallery.sparse_vector import svt1, svt2, svt4, svt5, svt6
+from dpcore.audit.gallery.sparse_vector import svt1, svt2, svt3, svt4, svt5, svt6
 
 
 def catalogue() -> tuple[Entry, ...]:
@@ -63,13 +67,13 @@ def catalogue() -> tuple[Entry, ...]:
         tree_release(), region_tree(), truncated_geometric(0.5), svt1(), svt2(),
         randomized_response(), grr(), sue(), ldp_ranges.hierarchy(), ldp_ranges.haar(),
         hiskv_entry(), pckv_grr(), pckv_ue(), kvue_entry(), kvoh_entry(), privkv_entry(),
-        harmony_entry(),
+        privkvm_entry(), kv_sue_entry(), harmony_entry(), rappor(),
     )  # fmt: skip
     buggy = (
         truncated_geometric(0.1), histogram(0.5, inverted=True), noisy_max_value(),
         noisy_max_exponential_value(), region_tree(levels_ignored=True),
-        ldp_ranges.hierarchy("grr", levels="split", levels_ignored=True), svt4(), svt5(),
-        svt6(), hiskv_printed(), efpa_phase_kept(), floating_point_laplace(),
+        ldp_ranges.hierarchy("grr", levels="split", levels_ignored=True), svt3(), svt4(),
+        svt5(), svt6(), hiskv_printed(), efpa_phase_kept(), floating_point_laplace(),
     )  # fmt: skip
     return correct + buggy
 
@@ -88,6 +92,7 @@ __all__ = [
     "hiskv_entry",
     "hiskv_printed",
     "histogram",
+    "kv_sue_entry",
     "kvoh_entry",
     "kvue_entry",
     "laplace",
@@ -97,12 +102,15 @@ __all__ = [
     "pckv_grr",
     "pckv_ue",
     "privkv_entry",
+    "privkvm_entry",
     "randomized_response",
+    "rappor",
     "region_tree",
     "report_noisy_max",
     "sue",
     "svt1",
     "svt2",
+    "svt3",
     "svt4",
     "svt5",
     "svt6",

@@ -1,4 +1,5 @@
-"""Local-DP mechanisms of this product on one user's two inputs, with their exact laws.
+"""Local-DP mechanisms on one user's two inputs, with their exact laws: this product's,
+and one-time RAPPOR (implemented here).
 
 Under local DP any two inputs of one user are neighbours. Frequency oracles (randomized
 response, GRR, SUE; Wang et al., USENIX Security 2017) compare two items; key-value
@@ -14,9 +15,10 @@ tilt 2 (:mod:`dpcore.ldp.hiskv_analysis`).
 from __future__ import annotations
 
 import dataclasses
+import hashlib
+import itertools
 import math
 from collections.abc import Callable
-from itertools import combinations
 
 import numpy as np
 from numpy.typing import NDArray
@@ -28,6 +30,7 @@ from dpcore.ldp import baselines, hiskv, hiskv_analysis, kvue, oracles, pckv, pr
 from dpcore.ldp.data import KVData
 from dpcore.ldp.pairs import PairProbabilities, perturb_pairs
 from dpcore.ldp.privacy import UserSet
+from dpcore.ldp.sampling import padding_sample
 
 Report = Callable[[KVData, np.random.Generator], NDArray[np.int64]]
 """Runs a mechanism's client side on every user and encodes each report as an integer."""
@@ -149,7 +152,7 @@ def _kv_entry(
 ) -> Entry:
     """The entry for the pair of ``sets`` with the largest exact ε (rows of ``channel``)."""
     worst = max(
-        combinations(range(len(sets)), 2),
+        itertools.combinations(range(len(sets)), 2),
         key=lambda ij: ExactLaw(channel[ij[0]], channel[ij[1]], integers).epsilon,
     )
     law = ExactLaw(channel[worst[0]], channel[worst[1]], integers)
@@ -421,3 +424,178 @@ def harmony_entry(eps: float = 1.0, d: int = 2, *, stated_sensitivity: float = 1
         return 2 * keys + (signs < 0)
 
     return _kv_entry("Harmony", claimed, d, sets, channel, report, "sampled key, sign")
+
+
+def privkvm_entry(
+    eps: float = 1.0,
+    d: int = 2,
+    fake_means: tuple[float, ...] = (0.0, -1.0, -1.0),
+    *,
+    stated_sensitivity: float = 1.0,
+) -> Entry:
+    """PrivKVM (:func:`~dpcore.ldp.privkv.perturb` once per round at
+    :func:`~dpcore.ldp.privkv.round_eps`): one user's reports of all ``c`` rounds.
+
+    The server publishes each round's fake mean; the audit fixes them (one per round, so
+    that the ``size`` runs are independent): round 1 fakes 0 as dpcore starts, the later
+    rounds -1, the published mean that exposes a held ``+1`` most. Rounds are independent
+    given the input, so the exact law of a user is the product of the rounds' laws.
+
+    Parameters
+    ----------
+    eps : float, default 1
+        The claimed ε of all rounds together.
+    d : int, default 2
+        Key domain.
+    fake_means : tuple of float, default (0, -1, -1)
+        The fake mean of each round, in ``[-1, 1]``; their number is ``c``.
+    stated_sensitivity : float, default 1
+        The mechanism runs at ``eps / stated_sensitivity`` (below 1: too little noise).
+
+    Returns
+    -------
+    Entry
+        The worst pair of sets, with its exact law over the ``(3d)^c`` report sequences.
+    """
+    claimed, eps = eps, _run_eps(eps, stated_sensitivity)
+    each = privkv.round_eps(eps, len(fake_means))
+    sets = privacy.enumerate_sets(d, d)
+    items = np.array([privacy.domain_item_distribution(s, d) for s in sets])
+    channel = np.ones((len(sets), 1))
+    for fake in fake_means:  # row-wise Kronecker product: round 1 is the leading digit
+        one = items @ np.kron(np.eye(d), privkv.state_channel(each, fake))
+        channel = np.einsum("si,sj->sij", channel, one).reshape(len(sets), -1)
+
+    def report(data: KVData, rng: np.random.Generator) -> NDArray[np.int64]:
+        code = np.zeros(data.n_users, dtype=np.int64)
+        for fake in fake_means:
+            keys, codes = privkv.perturb(data, each, fake_means=np.full(d, fake), rng=rng)
+            code = 3 * d * code + 3 * keys + codes
+        return code
+
+    means = ", ".join(f"{f:g}" for f in fake_means)
+    text = f"{len(fake_means)} rounds of ε/{len(fake_means)}, fake means {means}"
+    return _kv_entry("PrivKVM", claimed, d, sets, channel, report, text)
+
+
+def kv_sue_entry(
+    eps: float = 1.0, d: int = 2, length: int = 1, *, stated_sensitivity: float = 1.0
+) -> Entry:
+    """Key-value SUE (:func:`~dpcore.ldp.baselines.sue_counts` per user): padding-and-
+    sampling of one key (:func:`~dpcore.ldp.sampling.padding_sample`), unary-encoded over
+    ``d + l`` bits (:func:`~dpcore.ldp.oracles.sue_perturb_users`); the value is not sent.
+
+    Unlike :func:`sue`, which compares two items, the input is a set of keys.
+
+    Parameters
+    ----------
+    eps : float, default 1
+        The claimed ε.
+    d, length : int
+        Key domain and padding length (``2^(d + l)`` outputs).
+    stated_sensitivity : float, default 1
+        The mechanism runs at ``eps / stated_sensitivity`` (below 1: too little noise).
+
+    Returns
+    -------
+    Entry
+        The worst pair of sets, with its exact law.
+    """
+    claimed, eps = eps, _run_eps(eps, stated_sensitivity)
+    sets, channel = _padded(d, length, privacy.sue_report_channel(eps, d + length))
+
+    def report(data: KVData, rng: np.random.Generator) -> NDArray[np.int64]:
+        items = padding_sample(data, length, rng=rng).keys
+        return bit_rows(oracles.sue_perturb_users(items, eps, d + length, rng=rng))
+
+    return _kv_entry("SUE (key-value)", claimed, d, sets, channel, report, f"l = {length}")
+
+
+def bloom_filter(value: int, bits: int, hashes: int) -> NDArray[np.bool_]:
+    """The Bloom filter of ``value``: bit ``H_i(value) mod bits`` set for ``i < hashes``,
+    ``H_i`` the first 8 bytes of SHA-256 of ``"i:value"`` (RAPPOR hashes with MD5 the same way).
+
+    Parameters
+    ----------
+    value : int
+        The client's value.
+    bits, hashes : int
+        Filter size ``m`` and number of hash functions ``h``.
+
+    Returns
+    -------
+    ndarray of bool, shape (bits,)
+        At most ``hashes`` bits set (fewer on a collision).
+    """
+    positions = [
+        int.from_bytes(hashlib.sha256(f"{i}:{value}".encode()).digest()[:8], "big") % bits
+        for i in range(hashes)
+    ]
+    filt = np.zeros(bits, dtype=bool)
+    filt[positions] = True
+    return filt
+
+
+def rappor(
+    f: float = 0.95, bits: int = 20, hashes: int = 4, values: tuple[int, int] = (0, 7)
+) -> Entry:
+    """One-time RAPPOR (Erlingsson, Pihur, Korolova, CCS 2014): the permanent randomized
+    response on a Bloom filter (:func:`bloom_filter`), implemented here (dpcore has only
+    its one-hot special case, :func:`sue`); outputs are float rows of bits.
+
+    Each bit is set to 1 w.p. ``f/2``, to 0 w.p. ``f/2`` and kept w.p. ``1 - f``, so a
+    bit ``b`` is reported as ``b`` w.p. ``1 - f/2``. Bits are independent, and only the
+    bits where the two filters differ have different laws; each moves the log-ratio by at
+    most ``ln((1 - f/2)/(f/2))``. RAPPOR claims
+
+    .. math:: \\varepsilon_\\infty = 2h \\ln\\frac{1 - f/2}{f/2},
+
+    reached when the two filters set ``2h`` different bits; hash collisions lower the
+    true ε. DP-Sniper (Bichsel et al., S&P 2021) audits ``f = 0.95``, 20 bits, 4 hashes.
+
+    Parameters
+    ----------
+    f : float, default 0.95
+        RAPPOR's ``f``, in ``(0, 1)``.
+    bits, hashes : int
+        Filter size and number of hashes.
+    values : tuple of int, default (0, 7)
+        The two values compared: by default two filters of 4 bits each, disjoint, so the
+        true ε is the claim (values 0 and 1 share a bit: 6 bits differ, true ε 0.60).
+
+    Returns
+    -------
+    Entry
+        True ε ``(differing bits) ln((1 - f/2)/(f/2))``, with the exact law of the bits
+        where the two filters differ (the others are independent of them and drawn alike
+        on both inputs, so the ε is the same).
+    """
+    f = _validate.fraction("f", f)
+    m = _validate.whole("bits", bits)
+    h = _validate.whole("hashes", hashes)
+    filters = [bloom_filter(v, m, h) for v in values]
+    differ = np.flatnonzero(filters[0] != filters[1])
+    patterns = np.array(list(itertools.product((0, 1), repeat=differ.size)), dtype=bool)
+
+    def pmf(filt: NDArray[np.bool_]) -> NDArray[np.float64]:
+        kept = patterns == filt[differ]
+        return np.asarray(np.where(kept, 1 - f / 2, f / 2).prod(axis=1), dtype=np.float64)
+
+    def client(filt: NDArray[np.bool_]) -> Sampler:
+        def sample(size: int, rng: np.random.Generator) -> NDArray[np.float64]:
+            u = rng.random((size, m))
+            return np.where(u < f, u < f / 2, filt).astype(np.float64)
+
+        return sample
+
+    def index(outputs: NDArray[np.float64]) -> NDArray[np.int64]:
+        return bit_rows(np.asarray(outputs)[:, differ])
+
+    law = ExactLaw(pmf(filters[0]), pmf(filters[1]), index)
+    claimed = 2 * h * math.log((1 - f / 2) / (f / 2))
+    return make(
+        "One-time RAPPOR", claimed, law.epsilon, (client(filters[0]), client(filters[1])),
+        f"permanent randomized response, f = {f:g}, on a {m}-bit Bloom filter with {h} "
+        f"hashes: value {values[0]} against {values[1]} ({differ.size} bits differ)",
+        "any two values", law=law,
+    )  # fmt: skip

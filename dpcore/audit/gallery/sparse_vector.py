@@ -4,13 +4,15 @@ Lyu, Su, Li, "Understanding the sparse vector technique for differential privacy
 2017, Algs. 1–6, as coded in DP-Sniper's gallery (Bichsel et al., IEEE S&P 2021). Queries
 ``a_1..a_L`` (each may move by 1 between neighbours), threshold ``T``, cutoff ``c``: query
 ``i`` answers TRUE if ``a_i + ν_i >= T + ρ``; after the ``c``-th TRUE the rest are aborted.
-Outputs are rows of codes: 1 TRUE, 0 FALSE, -1 aborted (discrete outputs).
+Outputs are rows of codes: 1 TRUE, 0 FALSE, -1 aborted (discrete outputs); SVT3's rows add
+the noisy answer of each TRUE (0 elsewhere), a vector output audited with a given score.
 
 =====  ==========================  ====================  ==========  =====================
  Alg    threshold noise ρ           query noise ν_i       cutoff      true ε
 =====  ==========================  ====================  ==========  =====================
  SVT1   Lap(1/ε1), ε1 = ε/2         Lap(2c/ε2)            c           ε
  SVT2   Lap(c/ε1), redrawn per TRUE Lap(2c/ε2)            c           ε
+ SVT3   Lap(1/ε1)                   Lap(c/ε2)             c           ∞ (outputs a_i + ν_i)
  SVT4   Lap(1/ε1), ε1 = ε/4         Lap(1/ε2), ε2 = 3ε/4  c           (1 + 6c) ε / 4
  SVT5   Lap(1/ε1)                   none                  none        ∞
  SVT6   Lap(1/ε1)                   Lap(1/ε2)             none        grows with L
@@ -19,6 +21,7 @@ Outputs are rows of codes: 1 TRUE, 0 FALSE, -1 aborted (discrete outputs).
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from dataclasses import dataclass
 
@@ -40,13 +43,16 @@ class _Noise:
     query: float
     cutoff: int | None
     redraw: bool
+    release: bool = False
 
 
 def _svt(a: NDArray[np.float64], threshold: float, noise: _Noise) -> Sampler:
-    """``size`` runs of the sparse vector technique on answers ``a``, vectorised over runs."""
+    """``size`` runs of the sparse vector technique on answers ``a``, vectorised over runs
+    (with ``noise.release``, float rows: the codes, then each TRUE's noisy answer)."""
 
-    def sample(size: int, rng: np.random.Generator) -> NDArray[np.int64]:
+    def sample(size: int, rng: np.random.Generator) -> NDArray[np.int64 | np.float64]:
         out = np.full((size, a.size), ABORTED, dtype=np.int64)
+        released = np.zeros((size, a.size))
         rho = rng.laplace(0.0, noise.threshold, size)
         found = np.zeros(size, dtype=np.int64)
         for i, answer in enumerate(a):
@@ -55,10 +61,11 @@ def _svt(a: NDArray[np.float64], threshold: float, noise: _Noise) -> Sampler:
             above = answer + nu >= threshold + rho
             out[live, i] = np.where(above[live], TRUE, FALSE)
             hit = above & live
+            released[hit, i] = (answer + nu)[hit] if noise.query > 0 else answer
             found += hit
             if noise.redraw:
                 rho = np.where(hit, rng.laplace(0.0, noise.threshold, size), rho)
-        return out
+        return np.hstack([out, released]) if noise.release else out
 
     return sample
 
@@ -103,6 +110,59 @@ def svt2(eps: float = 1.0, cutoff: int = 2) -> Entry:
     eps1 = eps / 2
     noise = _Noise(c / eps1, 2.0 * c / (eps - eps1), c, True)
     return _entry("SVT2", eps, eps, noise, "threshold Lap(2c/ε) redrawn, queries Lap(4c/ε)")
+
+
+def svt3(eps: float = 1.0, cutoff: int = 1) -> Entry:
+    """BUG: SVT3 (Lyu et al. Alg. 3): a TRUE releases the noisy answer ``a_i + ν_i``; true
+    ε infinite (Lyu et al. Table 1), unbounded in the number of queries.
+
+    With ``ε1 = ε2 = ε/2``, ``ρ ~ Lap(2/ε)``, ``ν_i ~ Lap(2c/ε)`` and ``T = 0.5``: the
+    output "FALSE on queries 1..L-1, TRUE on query L with value ``v < 0``" forces
+    ``ρ <= v - T < -T``, so every FALSE lies in the Laplace lower tail, where a shift of
+    the answer by 1 moves its probability by exactly ``e^(ε/(2c))``; on ``(0, ..., 0, 1)``
+    against ``(1, ..., 1, 0)`` the density ratio is ``e^((L - 1) ε/(2c))`` from the FALSEs
+    times ``e^(-ε/(2c))`` from ``v``, at every ``ρ``, so ε is at least ``(L - 2) ε/(2c)``
+    (4ε at ``L = 10``, ``c = 1``), without limit as ``L`` grows. The released value is
+    what breaks SVT1's proof: shifting ``ρ`` by 1 to absorb the FALSEs would move the
+    condition ``v >= T + ρ`` that the output pins.
+
+    Parameters
+    ----------
+    eps : float, default 1
+        The claimed ε.
+    cutoff : int, default 1
+        ``c``.
+
+    Returns
+    -------
+    Entry
+        As :func:`svt1`, with the score "minus the released value of a TRUE on the last
+        query alone" (:func:`last_true_value`).
+    """
+    c = _validate.whole("cutoff", cutoff)
+    noise = _Noise(2.0 / eps, 2.0 * c / eps, c, False, release=True)
+    entry = _entry("SVT3", eps, math.inf, noise, "threshold Lap(2/ε), queries Lap(2c/ε)")
+    return dataclasses.replace(entry, score=last_true_value)
+
+
+def last_true_value(outputs: NDArray[np.float64]) -> NDArray[np.float64]:
+    """SVT3's score: ``-v`` for runs whose only TRUE is the last query, with value ``v``;
+    ``-1e6`` for every other run.
+
+    Parameters
+    ----------
+    outputs : ndarray of float64, shape (n, 2 L)
+        Codes of the ``L`` queries, then the released values.
+
+    Returns
+    -------
+    ndarray of float64, shape (n,)
+        High where the output is more likely on ``(0, ..., 0, 1)`` than on ``(1, ..., 1, 0)``.
+    """
+    length = outputs.shape[1] // 2
+    codes, values = outputs[:, :length], outputs[:, length:]
+    only_last = (codes[:, -1] == TRUE) & (codes[:, :-1] == FALSE).all(axis=1)
+    return np.where(only_last, -values[:, -1], -1e6)
 
 
 def svt4(eps: float = 1.0, cutoff: int = 1) -> Entry:
