@@ -19,7 +19,7 @@ from scipy import stats
 
 from dpcore.audit import gallery, lower_bound
 from dpcore.audit.gallery import Entry
-from dpcore.audit.gallery.local import bloom_filter
+from dpcore.audit.gallery.rappor import bloom_filter
 from dpcore.ldp import privacy
 
 CATALOGUE = gallery.catalogue()

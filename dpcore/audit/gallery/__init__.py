@@ -42,9 +42,9 @@ from dpcore.audit.gallery.local import (
     privkv_entry,
     privkvm_entry,
     randomized_response,
-    rappor,
     sue,
 )
+from dpcore.audit.gallery.rappor import rappor
 from dpcore.audit.gallery.releases import efpa_phase_kept, region_tree
 from dpcore.audit.gallery.sparse_vector import svt1, svt2, svt3, svt4, svt5, svt6
 
