@@ -60,8 +60,7 @@ from tests.served_class import Served, serve_class  # noqa: E402
 WATCH = """(() => {
   const seen = window.__dpSeen = {}, bar = {}, answer = {};
   window.__dpCatchUps = 0;
-  window.__dpRuns = 0;
-  let plotted = 0, state = null;
+  let plotted = 0;
   document.addEventListener('click', e => {
     if (e.target.closest && e.target.closest('.st-key-_follow_sync')) window.__dpCatchUps++;
   }, true);
@@ -74,9 +73,7 @@ WATCH = """(() => {
     if (records.some(inPlot)) plotted = now;
     const app = document.querySelector('[data-testid=stApp]');
     if (!app) return;
-    const was = state;
-    state = app.dataset.testScriptState;
-    if (state === 'running' && was !== 'running') window.__dpRuns++;
+    const state = app.dataset.testScriptState;
     const text = [...document.querySelectorAll(
       '.st-key-dp-lesson-bar [data-testid=stMarkdownContainer]')]
       .map(e => e.textContent).find(t => t.startsWith('Following the lecturer'));
@@ -102,14 +99,13 @@ WATCH = """(() => {
 the page first showed ``key``, with its script not running: ``"bar k"`` (the bar says step
 k), ``"figure k"`` (and every chart drawn, one of them changed since the bar said k) and
 ``"answer k"`` (the step's answer shown, and a chart drawn or changed since it appeared);
-``__dpCatchUps`` counts clicks of "Catch up" and ``__dpRuns`` the script's runs (fragment
-runs included)."""
+and ``__dpCatchUps`` counts clicks of "Catch up"."""
 
 STATE = """() => {
   const app = document.querySelector('[data-testid=stApp]');
   return {url: location.href, script: app?.dataset.testScriptState,
     connection: app?.dataset.testConnectionState, seen: window.__dpSeen,
-    catchUps: window.__dpCatchUps, runs: window.__dpRuns,
+    catchUps: window.__dpCatchUps,
     busy: document.querySelectorAll('[data-testid=stSkeleton], [data-testid=stSpinner]').length,
     charts: document.querySelectorAll('[data-testid=stPlotlyChart]').length,
     drawn: document.querySelectorAll('[data-testid=stPlotlyChart] .main-svg').length,
@@ -162,13 +158,12 @@ class Press:
 
 @dataclass(frozen=True)
 class Idle:
-    """The replicas' and the browsers' CPU seconds over ``seconds`` with the pages idle, the
-    script runs the pages made (fragment runs included) and the load average after it."""
+    """The replicas' and the browsers' CPU seconds over ``seconds`` with the pages idle, and
+    the load average after it."""
 
     seconds: float
     server_cpu: float
     browser_cpu: float
-    runs: int
     load: float
 
 
@@ -278,14 +273,12 @@ def idle(pages: list[Page], served: Served, seconds: float) -> Idle:
     """The CPU of ``served``'s replicas and of the browsers over ``seconds`` with ``pages``
     idle."""
     servers = served.replicas.values()
-    runs = sum(page.evaluate("window.__dpRuns") for page in pages)
     server, browsers = cpu(servers), cpu(browser_pids(served))
     start = time.monotonic()
     time.sleep(seconds)
     took = time.monotonic() - start
     server, browsers = cpu(servers) - server, cpu(browser_pids(served)) - browsers
-    runs = sum(page.evaluate("window.__dpRuns") for page in pages) - runs
-    return Idle(took, server, browsers, runs, os.getloadavg()[0])
+    return Idle(took, server, browsers, os.getloadavg()[0])
 
 
 def press(lecturer: Page, followers: list[Page], want: str, served: Served) -> Press:
@@ -401,17 +394,17 @@ def report(classes: list[Class], poll_s: float) -> None:
         print(f"| {one.replicas} | {one.followers} ({spread}) | **all** | {Spread.of(every)} |")
     print(
         "\n| replicas | K | idle following: server CPU (s/s) | not following (s/s) "
-        "| per follower (ms CPU/s) | runs per follower per s | one core holds (followers) "
+        "| per follower (ms CPU/s) | one core holds (followers) "
         "| browsers' CPU following / not (s/s) | load average |"
     )
-    print("|---|---|---|---|---|---|---|---|---|")
+    print("|---|---|---|---|---|---|---|---|")
     for one in classes:
         f, b = one.following, one.baseline
         holds = f"{1 / one.idle_cost:.0f}" if one.idle_cost > 0 else "n/a"
         print(
             f"| {one.replicas} | {one.followers} | {f.server_cpu / f.seconds:.3f} "
             f"| {b.server_cpu / b.seconds:.3f} | {1000 * one.idle_cost:.1f} "
-            f"| {f.runs / f.seconds / one.followers:.2f} | {holds} "
+            f"| {holds} "
             f"| {f.browser_cpu / f.seconds:.2f} / {b.browser_cpu / b.seconds:.2f} "
             f"| {f.load:.1f} / {b.load:.1f} |"
         )
