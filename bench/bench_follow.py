@@ -245,6 +245,7 @@ def open_pages(made: list[BrowserContext], url: str, limit_s: float) -> list[Pag
     """A page in each of ``made`` opening ``url``, all at once; settled."""
     pages = [context.new_page() for context in made]
     for page in pages:
+        page.on("pageerror", lambda error: print(f"    a page's error: {error}"))
         page.goto(url, wait_until="commit", timeout=limit_s * 1000)
     for page in pages:
         settle(page, limit_s=limit_s)
@@ -289,7 +290,7 @@ def press(lecturer: Page, followers: list[Page], want: str, served: Served) -> P
     pressed = time.time() * 1000
     lecturer.keyboard.press("ArrowRight")
     times: dict[int, float] = {}
-    deadline = time.monotonic() + 120
+    deadline = time.monotonic() + 60
     while len(times) < len(followers) and time.monotonic() < deadline:
         for i, page in enumerate(followers):
             if i not in times:
@@ -301,9 +302,10 @@ def press(lecturer: Page, followers: list[Page], want: str, served: Served) -> P
     for i, page in enumerate(followers):
         if i not in times:
             print(f"    a follower never showed {want}: {page.evaluate(STATE)}")
-    for who, page in (("the lecturer", lecturer), *(("a follower", f) for f in followers)):
+    shown = [page for i, page in enumerate(followers) if i in times]
+    for who, page in (("the lecturer", lecturer), *(("a follower", f) for f in shown)):
         try:
-            settle(page, limit_s=120)
+            settle(page, limit_s=60)
         except PlaywrightError:
             print(f"    {who}'s page did not settle after {want}: {page.evaluate(STATE)}")
     clicks = sum(page.evaluate("window.__dpCatchUps") for page in followers) - clicks
