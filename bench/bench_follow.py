@@ -53,6 +53,7 @@ sys.path.insert(0, str(ROOT))
 from dpui.kit import lesson_follow  # noqa: E402
 from dpui.reference.lesson_page import EXAMPLE  # noqa: E402
 from dpui.serve import haproxy  # noqa: E402
+from tests.browser.lecturer import lead  # noqa: E402
 from tests.browser.settle import CLOCK, settle  # noqa: E402
 from tests.served_app import CHROMIUM_FLAGS  # noqa: E402
 from tests.served_class import Served, serve_class  # noqa: E402
@@ -252,24 +253,6 @@ def open_pages(made: list[BrowserContext], url: str, limit_s: float) -> list[Pag
     return pages
 
 
-def lead(lecturer: Page, url: str) -> str:
-    """The lecturer on ``url``: load the bundled lesson, let the class follow, present it;
-    the follow link."""
-    lecturer.goto(f"{url}/lesson", wait_until="domcontentloaded")
-    lecturer.get_by_role("button", name="Load the example: DP histograms in 50 minutes").click()
-    lecturer.get_by_text("Loaded 10 steps from the example lesson").wait_for(timeout=120_000)
-    lecturer.get_by_role("button", name="Let the class follow this lesson").click()
-    code = lecturer.locator("code", has_text="?f=").first
-    code.wait_for(timeout=120_000)
-    link = code.inner_text()
-    lecturer.get_by_role("button", name="Present the lesson").click()
-    expect(lecturer.get_by_text(re.compile(r"^Step \d+ of 10$"))).to_have_text(
-        "Step 1 of 10", timeout=120_000
-    )
-    settle(lecturer, limit_s=120)
-    return link
-
-
 def idle(pages: list[Page], served: Served, seconds: float) -> Idle:
     """The CPU of ``served``'s replicas and of the browsers over ``seconds`` with ``pages``
     idle."""
@@ -349,7 +332,7 @@ def attend(browser: Browser, served: Served, followers: int, args: argparse.Name
     """One class of ``followers`` on ``served``: idle, the presses, then the baseline."""
     with contexts(browser, 1, 1280, 720) as (teacher,):
         lecturer = teacher.new_page()
-        link = lead(lecturer, served.url)
+        link = lead(lecturer, served.url, limit_s=120)
         with contexts(browser, followers, 390, 844) as made:
             pages = open_pages(made, link, 300)
             for page in pages:

@@ -9,6 +9,7 @@ from playwright.sync_api import expect
 from dpui import registry
 from dpui.kit import lesson
 from dpui.reference import lesson_page
+from tests.browser.lecturer import lead
 from tests.browser.settle import settle
 
 TARGETS = lesson_page.targets(registry.PAGES)
@@ -148,18 +149,7 @@ def test_a_student_on_a_phone_follows_the_lecturers_steps_and_reveal(server, bro
     presents and shows its figure once the lecturer reveals it, by itself."""
     lecturer = browser.new_page()
     lecturer.set_viewport_size({"width": 1280, "height": 720})
-    lecturer.goto(f"{server}/lesson", wait_until="domcontentloaded")
-    lecturer.get_by_role("button", name="Load the example: DP histograms in 50 minutes").click()
-    lecturer.get_by_text("Loaded 10 steps from the example lesson").wait_for(timeout=60_000)
-    lecturer.get_by_role("button", name="Let the class follow this lesson").click()
-    code = lecturer.locator("code", has_text="?f=").first
-    code.wait_for(timeout=60_000)
-    link = code.inner_text()
-    lecturer.get_by_role("button", name="Present the lesson").click()
-    expect(lecturer.get_by_text(re.compile(r"^Step \d+ of 10$"))).to_have_text(
-        "Step 1 of 10", timeout=60_000
-    )
-    settle(lecturer)
+    link = lead(lecturer, server)
 
     student = browser.new_page()
     student.set_viewport_size({"width": 390, "height": 844})
