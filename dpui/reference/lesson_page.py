@@ -273,9 +273,9 @@ def _follow() -> None:
     qr.popover(row, url, "the follow link", key="_follow_qr")
     st.caption(
         "While you present this lesson, every student who opened the follow link sees the step "
-        f"you show within about {lesson_follow.POLL_S:g} s of your click, and its figure when "
-        "you reveal it; they can stop following to explore and follow again. Followers may be "
-        "on any replica of `dp-explorer serve` on this machine; the class closes "
+        f"you show (their page checks every {lesson_follow.POLL_S:g} s, then opens it), and its "
+        "figure when you reveal it; they can stop following to explore and follow again. "
+        "Followers may be on any replica of `dp-explorer serve` on this machine; the class closes "
         f"{follow_store.ROOM_HOURS:g} hours after your last step."
     )
     st.warning(
