@@ -156,8 +156,9 @@ def _upload(page: Page, case: Served, index: int, folder: Path) -> None:
     file.unlink()
 
 
-def served(uploads: int) -> None:
-    """The server's RSS around ``uploads`` uploads of each case (see the module)."""
+def served(uploads: int, only: str = "") -> None:
+    """The server's RSS around ``uploads`` uploads of each case whose label holds ``only``
+    (see the module)."""
     chromium = shutil.which("chromium")
     if chromium is None:
         raise SystemExit("Debian's chromium is needed (tests/run.sh installs it)")
@@ -166,6 +167,8 @@ def served(uploads: int) -> None:
     print("case\tbefore\tafter each upload\tgrowth\tper upload")
     with sync_playwright() as pw:
         for label, case in _served_cases().items():
+            if only not in label:
+                continue
             with serve() as (url, proc), tempfile.TemporaryDirectory() as profile:
                 context = persistent_context(pw, chromium, profile, 1280, 900)
                 context.add_init_script(CLOCK)
@@ -188,9 +191,10 @@ def served(uploads: int) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--served", type=int, metavar="N", help="uploads per served case")
+    parser.add_argument("--only", default="", help="served cases whose label holds this text")
     args = parser.parse_args()
     if args.served:
-        served(args.served)
+        served(args.served, args.only)
     else:
         parsing()
 
