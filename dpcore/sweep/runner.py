@@ -10,6 +10,7 @@ skipped, so a rerun after a crash or Ctrl-C resumes where the store ends.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import importlib.metadata
 import itertools
@@ -344,7 +345,8 @@ def client_for(
         finally:
             # here and in the workers, then the client, the cluster, and the level restored
             _log_errors_only()
-            client.run(_log_errors_only, on_error="ignore")
+            with contextlib.suppress(OSError, TimeoutError):  # a cluster already gone
+                client.run(_log_errors_only, on_error="ignore")
 
 
 DASK_LOGGER = "distributed"
