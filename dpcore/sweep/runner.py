@@ -10,9 +10,11 @@ skipped, so a rerun after a crash or Ctrl-C resumes where the store ends.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import importlib.metadata
 import itertools
+import logging
 import math
 import os
 import signal
@@ -337,8 +339,37 @@ def client_for(
         cluster = distributed.LocalCluster(
             n_workers=count, threads_per_worker=1, processes=True, dashboard_address=LOCAL_HTTP
         )
-    with cluster, distributed.Client(cluster) as client:
-        yield client
+    with _level_restored(DASK_LOGGER), cluster, distributed.Client(cluster) as client:
+        try:
+            yield client
+        finally:
+            # here and in the workers, then the client, the cluster, and the level restored
+            _log_errors_only()
+            with contextlib.suppress(OSError, TimeoutError):  # a cluster already gone
+                client.run(_log_errors_only, on_error="ignore")
+
+
+DASK_LOGGER = "distributed"
+"""The logger of Dask distributed's scheduler, nanny and worker messages."""
+
+
+def _log_errors_only() -> None:
+    """Before a local cluster closes: Dask logs its errors only. Closing a worker cancels
+    the chunk it still executes after Ctrl-C (a thread cannot be stopped mid-cell, and waiting
+    for it could take as long as a chunk), and Dask logs that as a warning ("Async instruction
+    ... ended with CancelledError") that says nothing the runner's own message does not."""
+    logging.getLogger(DASK_LOGGER).setLevel(logging.ERROR)
+
+
+@contextmanager
+def _level_restored(name: str) -> Iterator[None]:
+    """The level of the logger ``name`` as it was before, once the block ends."""
+    named = logging.getLogger(name)
+    level = named.level
+    try:
+        yield
+    finally:
+        named.setLevel(level)
 
 
 @contextmanager

@@ -191,24 +191,38 @@ def page_cost(k: int, draws: int) -> limits.Cost:
     return limits.Cost(k * 1e-6 + draws * 15e-9, (k * 100 + draws * 8) / limits.MB)
 
 
-def section_draws(k: int, inputs: Inputs) -> int:
-    """Laplace values the section shown below the release simulates (the max-error sweep
+def section_draws(k: int, shown: str, trials: int, k2: int) -> int:
+    """Laplace values the section ``shown`` below the release simulates (the max-error sweep
     over k, or the two query sizes), each k's trials capped as :func:`effective_trials`."""
-    trials, k2 = int(inputs[TRIALS]), int(inputs[K2])
-    shown = {"bound": sweep_ks(k, k2), "two_k": (k, k2)}.get(str(inputs[SECTION]), ())
-    return sum(size * effective_trials(size, trials) for size in shown)
+    sizes = {"bound": sweep_ks(k, k2), "two_k": (k, k2)}.get(shown, ())
+    return sum(size * effective_trials(size, trials) for size in sizes)
 
 
 def cost(inputs: Inputs) -> Estimate:
-    """The release and the section's simulation (the gapminder table itself is small)."""
+    """The release, its table and chart (the gapminder table itself is small); the section
+    below it has its own estimate (:func:`section_cost`)."""
     k = inputs.hist.n_bins if inputs[SOURCE] == "sidebar" else GAPMINDER_MAX_K
-    trials = int(inputs[TRIALS])
-    draws = k * effective_trials(k, trials) + section_draws(k, inputs)
     return Estimate(
         f"the Laplace mechanism on {k:,} entries",
-        page_cost(k, draws),
-        smaller="use a histogram with fewer bins, fewer simulation trials, or the gapminder data",
+        page_cost(k, 0),
+        smaller="use a histogram with fewer bins, or the gapminder data",
         library="dpcore.mechanisms.laplace_mechanism",
+    )
+
+
+def section_cost(k: int, shown: str, trials: int, k2: int) -> Estimate | None:
+    """The simulation of the section ``shown`` for a query of ``k`` entries, with ``trials``
+    releases per k and the second size ``k2`` (None for the noise, which simulates nothing).
+    """
+    draws = section_draws(k, shown, trials, k2)
+    if draws == 0:
+        return None
+    return Estimate(
+        f"simulating the largest noise of {draws:,} Laplace values ({trials:,} trials per k)",
+        page_cost(0, draws),
+        smaller="choose fewer simulation trials or a smaller second k, or use a histogram "
+        "with fewer bins",
+        library="dpcore.mechanisms.simulate_laplace_max_error",
     )
 
 

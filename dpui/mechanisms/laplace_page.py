@@ -3,11 +3,13 @@ truth."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
+
 import streamlit as st
 from streamlit.delta_generator import DeltaGenerator
 
 from dpui.kit import downloads, present, state
-from dpui.kit.page import Page, View
+from dpui.kit.page import Estimate, Page, Section, View, sections
 from dpui.mechanisms import figures
 from dpui.mechanisms import laplace as lap
 from dpui.mechanisms.laplace import (
@@ -101,8 +103,18 @@ def body(view: View | None) -> None:
     downloads.csv_button(
         "Download release with (1-δ) intervals (CSV)", release_table, "laplace_release.csv"
     )
-    SHOW[present.section_choice("Below the release", lap.SECTION, lap.SECTIONS)](q)
+    key = (q.data, k, eps, sensitivity, delta, q.seed)
+    sections("Below the release", lap.SECTION, SECTIONS, Below(key, q))
     present.prose(lap.prose())
+
+
+@dataclass(frozen=True)
+class Below:
+    """What the sections below the release draw from: the query, told apart by its data,
+    size, ε, Δf, δ and seed (its arrays are not hashable)."""
+
+    key: tuple[str, int, float, float, float, int]
+    q: lap.Query = field(compare=False)
 
 
 def simulation_controls(where: DeltaGenerator) -> None:
@@ -118,9 +130,9 @@ def simulation_controls(where: DeltaGenerator) -> None:
     )
 
 
-def the_noise(q: lap.Query) -> None:
+def the_noise(below: Below) -> None:
+    q = below.q
     rel, delta, settings = q.rel, q.delta, q.settings()
-    st.header("The noise")
     left, right = present.columns([2, 1])
     present.show_chart(
         figures.noise_distribution(
@@ -143,11 +155,21 @@ def the_noise(q: lap.Query) -> None:
         )
 
 
-def bound_vs_simulated(q: lap.Query) -> None:
+def simulation_cost(below: Below) -> Estimate | None:
+    """The simulation of the section chosen, at the trials and second k set now."""
+    shown = str(state.get(lap.SECTION))
+    return lap.section_cost(below.q.counts.size, shown, int(state.get(TRIALS)), int(state.get(K2)))
+
+
+def in_a_row(below: Below) -> None:
+    """The simulation's settings, above the section's estimate and its charts."""
+    simulation_controls(st.container(horizontal=True))
+
+
+def bound_vs_simulated(below: Below) -> None:
+    q = below.q
     rel, delta, k, seed = q.rel, q.delta, q.counts.size, q.seed
     trials = int(state.get(TRIALS))
-    st.header("Bound vs exact vs simulated max error")
-    simulation_controls(st.container(horizontal=True))
     k2 = int(state.get(K2))
     with st.spinner("Simulating max errors…"):
         by_k = lap.max_error_vs_k(lap.sweep_ks(k, k2), delta, rel.scale, trials, seed)
@@ -182,17 +204,22 @@ def bound_vs_simulated(q: lap.Query) -> None:
         downloads.csv_button("Download sweep (CSV)", by_k, "laplace_max_error_by_k.csv")
 
 
-def two_query_sizes(q: lap.Query) -> None:
+def two_query_sizes(below: Below) -> None:
+    q = below.q
     rel, delta, k, seed = q.rel, q.delta, q.counts.size, q.seed
     trials = int(state.get(TRIALS))
-    st.header("Two query sizes k, side by side")
-    c1, c2 = st.columns([1, 3])
-    simulation_controls(c1)
     k2 = int(state.get(K2))
-    present.table(lap.two_k_comparison((k, k2), delta, rel.scale, trials, seed), where=c2)
+    present.table(lap.two_k_comparison((k, k2), delta, rel.scale, trials, seed))
 
 
-SHOW = {"noise": the_noise, "bound": bound_vs_simulated, "two_k": two_query_sizes}
+SECTIONS = {
+    "noise": Section(lap.SECTIONS["noise"], the_noise),
+    "bound": Section(lap.SECTIONS["bound"], bound_vs_simulated, simulation_cost, in_a_row),
+    "two_k": Section(lap.SECTIONS["two_k"], two_query_sizes, simulation_cost, in_a_row),
+}
+"""The parts below the release, one at a time, each through the work gate
+(:func:`dpui.kit.page.sections`): the simulated ones are estimated from the trials and the
+second k, drawn above them so that an estimate over the limit can be brought down."""
 
 PAGE = Page(
     key="laplace",

@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from dpui.mechanisms import laplace as lap
 from dpui.mechanisms.exponential import ADULT_EDUCATION, SPORTS_VOTE, batch_size
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -280,3 +281,31 @@ def test_exponential_play_comes_right_after_the_key_numbers(exponential):
     headings = [h.value for h in at.header]
     assert headings.index("Repeated runs") < headings.index("Weights and probabilities")
     assert at.button(key="exp_play").label == "Play"
+
+
+def test_laplace_a_section_over_the_limit_is_refused_with_its_estimate_below_the_release(laplace):
+    """Issue 37 H1 on the Laplace page: the simulated sections' cost was part of the page's,
+    so a link asking for a big simulation on a big histogram showed nothing at all (not even
+    the release, nor the trials to lower). The release is drawn; the section's settings, then
+    its estimate, and nothing simulated."""
+    for key, value in {
+        "data": "spiky-65536",
+        "lap_source": "sidebar",
+        "lap_show": "bound",
+        "lap_trials": "10000",
+        "lap_k2": "100000",
+    }.items():
+        laplace.query_params[key] = value
+    laplace.run()
+    assert not laplace.exception and not errors(laplace)
+    assert metric(laplace, "Entries k") == "65,536"
+    assert len(laplace.get("plotly_chart")) == 1  # the release, not the simulated curves
+    (refusal,) = [w.value for w in laplace.warning if "Not computed" in w.value]
+    k, trials = 65536, 10000
+    draws = sum(size * lap.effective_trials(size, trials) for size in lap.sweep_ks(k, 100000))
+    assert f"{draws:,} Laplace values" in refusal and "about" in refusal and "MB" in refusal
+    assert laplace.number_input(key="lap_trials").value == trials  # there to be lowered
+    laplace.number_input(key="lap_trials").set_value(100).run()
+    laplace.number_input(key="lap_k2").set_value(10).run()
+    assert not laplace.exception and not [w for w in laplace.warning if "Not computed" in w.value]
+    assert len(laplace.get("plotly_chart")) == 3  # the release and the two simulated curves
