@@ -124,6 +124,14 @@ def _add(target: lesson.Target) -> None:
     step = lesson.step_from_view(
         target.key, target.title, query, DROPPED, pin=query.get(pin.URL_KEY, "")
     )
+    if now.steps and _same_view(now.steps[-1], step):
+        # a second click on an unchanged view: Streamlit folds clicks that arrive during a
+        # run into one, so counting them would add a random number of copies
+        st.session_state[_TOAST] = (
+            f"This view is already step {len(now.steps)}, the lesson's last: change a setting "
+            "to add another view."
+        )
+        return
     try:
         put(lesson.appended(now, step, target))
     except lesson.LessonError as err:
@@ -131,6 +139,15 @@ def _add(target: lesson.Target) -> None:
         return
     st.session_state[_TOAST] = (
         f"Added step {len(now.steps) + 1} to the lesson (edit it on the Lesson page)."
+    )
+
+
+def _same_view(last: lesson.Step, step: lesson.Step) -> bool:
+    """Whether ``step`` opens the view ``last`` opens: the same page, settings and baseline."""
+    return (last.page, last.settings(), last.baseline) == (
+        step.page,
+        step.settings(),
+        step.baseline,
     )
 
 
