@@ -114,3 +114,97 @@ def run_bytes(name: str, domain: int, queries: int) -> float:
     """
     squared = RUN_BYTES_PER_SQUARED_BIN.get(name, 0.0)
     return (6 * queries + 40 * domain) * 8 + squared * domain**2
+
+
+RUN_SECONDS_2D_128: dict[str, float] = {
+    "Identity": 3e-3,
+    "Uniform": 3e-3,
+    "HB-2D": 0.01,
+    "QuadTree": 0.015,
+    "KronPIdentity": 0.01,
+    "UGrid": 0.02,
+    "AGrid": 0.02,
+    "PrivTree": 0.015,
+    "Privelet-2D": 5e-3,
+    "AHP-2D": 0.1,
+    "MWEM-2D": 0.15,
+    "DAWA-2D": 0.25,
+    "DPCube-2D": 0.05,
+}
+"""Seconds of one run of a 2-D algorithm (:data:`dpcore.algorithms.NAMES_2D`) at 128 x 128
+cells on DPBench's random rectangles, with the scaled error on them: about twice the CPU
+time measured on GOWALLA at 10^3 and 10^6 records (November 2026, the 2-core server; 256 x
+256 measured about four times as long: linear in the cells). An algorithm not listed is
+assumed to take :data:`UNMEASURED_SECONDS`."""
+FIXED_SECONDS_2D = {"MWEM-2D": 0.05}
+"""Seconds a 2-D run takes whatever its cells: MWEM's rounds (0.03 s measured at 32 x 32)."""
+ONCE_SECONDS_2D = {"KronPIdentity": 0.5}
+"""Seconds of a 2-D algorithm's first run on a grid shape the process has not seen: HDMM's
+strategy optimisation (0.17-0.46 s measured), which later runs on that shape reuse."""
+
+
+def run_seconds_2d(name: str, cells: int, queries: int = 0) -> float:
+    """Estimated seconds of one run of 2-D algorithm ``name`` on a grid of ``cells`` cells, and
+    of answering its ``queries`` rectangles on the truth and the estimate.
+
+    Parameters
+    ----------
+    name : str
+        A 2-D algorithm (:data:`dpcore.algorithms.NAMES_2D`; another name gets
+        :data:`UNMEASURED_SECONDS` at 128 x 128).
+    cells : int
+        Cells of the grid.
+    queries : int, default 0
+        Rectangles evaluated after the run.
+
+    Returns
+    -------
+    float
+        Seconds of one core for the run and the evaluation (:data:`ONCE_SECONDS_2D` not
+        included: :func:`once_seconds_2d`).
+
+    Examples
+    --------
+    >>> round(run_seconds_2d("DAWA-2D", 256 * 256), 3)  # linear in the cells
+    1.0
+    """
+    at_128 = RUN_SECONDS_2D_128.get(name, UNMEASURED_SECONDS)
+    fixed = FIXED_SECONDS_2D.get(name, 0.0)
+    return fixed + at_128 * cells / 128**2 + queries * EVALUATION_SECONDS
+
+
+def once_seconds_2d(names: tuple[str, ...]) -> float:
+    """Estimated seconds the 2-D algorithms ``names`` spend once per grid shape, whatever the
+    number of runs (:data:`ONCE_SECONDS_2D`).
+
+    Examples
+    --------
+    >>> once_seconds_2d(("Identity", "KronPIdentity"))
+    0.5
+    """
+    return sum(ONCE_SECONDS_2D.get(name, 0.0) for name in names)
+
+
+def run_bytes_2d(cells: int, queries: int) -> float:
+    """Estimated peak bytes of one 2-D run on ``cells`` cells evaluated on ``queries``
+    rectangles: a few dozen arrays of the cells (the grid, its summed-area tables, a tree's
+    nodes) and of the rectangles' corners and answers.
+
+    Parameters
+    ----------
+    cells : int
+        Cells of the grid.
+    queries : int
+        Rectangles of the workload.
+
+    Returns
+    -------
+    float
+        Peak bytes of the run and its evaluation.
+
+    Examples
+    --------
+    >>> round(run_bytes_2d(128 * 128, 2000) / 1e6, 1)
+    5.4
+    """
+    return (12 * queries + 40 * cells) * 8

@@ -11,6 +11,7 @@ from numpy.typing import NDArray
 
 from dpui.kit import untrusted
 from dpui.kit.chart_style import GREY, INK
+from dpui.spatial.figures import grid_heatmaps
 
 FloatArray = NDArray[np.float64]
 
@@ -366,3 +367,61 @@ def regret_heat_map(table: pd.DataFrame) -> go.Figure:
         height=max(320, 30 * len(table) + 160),
     )
     return fig
+
+
+def release_map(
+    truth: FloatArray,
+    estimate: FloatArray,
+    buckets: NDArray[np.int64] | None,
+    *,
+    name: str,
+) -> go.Figure:
+    """A 2-D release beside its input: two heatmaps on one colour scale, and where the
+    algorithm partitions the grid (PrivTree's leaves, UGrid's and AGrid's cells, DPCube's
+    boxes), its cells outlined on both as one path shape per panel (thousands of rectangle
+    shapes would be slow to build and to draw).
+
+    Parameters
+    ----------
+    truth, estimate : ndarray of float64, shape (n1, n2)
+        The sampled input and the algorithm's estimate of it.
+    buckets : ndarray of int64, shape (k, 4), or None
+        The partition's cells as rows ``(r0, c0, r1, c1)`` (inclusive), or None.
+    name : str
+        The algorithm.
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+    """
+    fig = grid_heatmaps(
+        [("input (one sample)", truth), (f"{name}'s release", estimate)],
+        title=f"One release of {name} against its input",
+    )
+    if buckets is not None and len(buckets):
+        path = cells_path(buckets)
+        fig.layout.shapes = tuple(
+            {
+                "type": "path",
+                "path": path,
+                "xref": f"x{k}",
+                "yref": f"y{k}",
+                "line": {"color": "white", "width": 1},
+                "name": f"{name}'s cells",
+            }
+            for k in ("", "2")
+        )
+    return fig
+
+
+def cells_path(buckets: NDArray[np.int64]) -> str:
+    """An SVG path of every cell ``(r0, c0, r1, c1)`` as a closed rectangle around its grid
+    cells (x along the columns, y down the rows, cell ``c`` spanning ``c - 0.5 .. c + 0.5``).
+
+    >>> cells_path(np.array([[0, 0, 1, 2]]))
+    'M-0.5,-0.5H2.5V1.5H-0.5Z'
+    """
+    return "".join(
+        f"M{c0 - 0.5:g},{r0 - 0.5:g}H{c1 + 0.5:g}V{r1 + 0.5:g}H{c0 - 0.5:g}Z"
+        for r0, c0, r1, c1 in np.asarray(buckets).tolist()
+    )
