@@ -379,7 +379,8 @@ def release_map(
     """A 2-D release beside its input: two heatmaps on one colour scale, and where the
     algorithm partitions the grid (PrivTree's leaves, UGrid's and AGrid's cells, DPCube's
     boxes), its cells outlined on both as one path shape per panel (thousands of rectangle
-    shapes would be slow to build and to draw).
+    shapes would be slow to build and to draw), unless they are nearly as fine as the grid
+    (:func:`outlined`).
 
     Parameters
     ----------
@@ -398,7 +399,8 @@ def release_map(
         [("input (one sample)", truth), (f"{name}'s release", estimate)],
         title=f"One release of {name} against its input",
     )
-    if buckets is not None and len(buckets):
+    if outlined(buckets, truth.size):
+        assert buckets is not None
         path = cells_path(buckets)
         fig.layout.shapes = tuple(
             {
@@ -406,12 +408,19 @@ def release_map(
                 "path": path,
                 "xref": f"x{k}",
                 "yref": f"y{k}",
-                "line": {"color": "white", "width": 1},
+                "line": {"color": "white", "width": 1 if len(buckets) <= 500 else 0.5},
                 "name": f"{name}'s cells",
             }
             for k in ("", "2")
         )
     return fig
+
+
+def outlined(buckets: NDArray[np.int64] | None, cells: int) -> bool:
+    """Whether :func:`release_map` outlines a partition of ``cells`` grid cells: when it has
+    at least two cells and at most half as many as the grid (finer, the outlines would
+    cover the map: AGrid's second level is often the grid itself at large counts)."""
+    return buckets is not None and 2 <= len(buckets) <= cells // 2
 
 
 def cells_path(buckets: NDArray[np.int64]) -> str:

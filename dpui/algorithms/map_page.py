@@ -124,12 +124,15 @@ def one_release(s: Setting2D) -> None:
         "release of it, on one colour scale.",
     )
     split = ", ".join(f"{part}: {eps:.3g}" for part, eps in run.budget.items())
-    cells = (
-        f" White outlines: its {len(run.buckets):,} cells, each released as one noisy count "
-        "spread evenly over its grid cells."
-        if run.buckets is not None and len(run.buckets)
-        else ""
-    )
+    cells = ""
+    if run.buckets is not None:
+        cells = (
+            f" White outlines: its {len(run.buckets):,} cells, each released as one noisy "
+            "count spread evenly over its grid cells."
+            if figures.outlined(run.buckets, truth.size)
+            else f" Its {len(run.buckets):,} cells are nearly the grid's own, so they are not "
+            "outlined."
+        )
     st.caption(f"How {name} spent ε = {s.eps:g}: {split}.{cells} {ALGORITHMS_2D[name].cite}.")
 
 
@@ -145,6 +148,7 @@ def error_vs_scale(s: Setting2D) -> None:
         {name: ALGORITHMS_2D[name].data_dependent for name in s.names},
         scale=s.scale,
         own=round(s.grid.total),
+        own_label="your map's N",
         what_if=not s.own,
         trials=s.curve_trials(),
         stamp={

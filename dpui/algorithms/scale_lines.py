@@ -23,6 +23,7 @@ def draw(
     *,
     scale: int,
     own: int,
+    own_label: str = "your data's N",
     what_if: bool,
     trials: int,
     stamp: Mapping[str, object],
@@ -43,6 +44,8 @@ def draw(
         The ranking's scale (its three best are highlighted).
     own : int
         The data's own number of records (marked when at least 1).
+    own_label : str, default "your data's N"
+        Its mark's label.
     what_if : bool
         Whether ``scale`` is a what-if (then marked as well).
     trials : int
@@ -66,7 +69,7 @@ def draw(
         progress.progress((i + 1) / len(shown), text=f"Scale {each:,} done")
     progress.empty()
     curves = pd.DataFrame(rows, columns=["algorithm", "scale", "mean"])
-    marks = {f"your data's N = {own:,}": own} if own >= 1 else {}
+    marks = {f"{own_label} = {own:,}": own} if own >= 1 else {}
     if what_if:
         marks[f"ranked above (what-if) = {scale:,}"] = scale
     at_scale = curves[curves["scale"] == scale].sort_values("mean")

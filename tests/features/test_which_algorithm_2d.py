@@ -162,9 +162,10 @@ def test_the_release_section_draws_and_the_scale_section_describes_the_crossover
     assert words and "Identity's regret" in words[0]
 
 
-@pytest.mark.parametrize("name", ["PrivTree", "AGrid", "UGrid"])
+@pytest.mark.parametrize("name", ["PrivTree", "AGrid", "UGrid", "DPCube-2D"])
 def test_the_release_map_outlines_the_partitions_cells_on_both_heatmaps(name):
-    x = sample_grid(np.arange(1.0, 1025.0).reshape(32, 32), 20_000, 32, np.random.default_rng(0))
+    """The default map at 2,000 records: each partition is coarser than the grid."""
+    x = sample_grid(data.bundled("stroke-32x32").counts, 2_000, 32, np.random.default_rng(0))
     run = release(name, x, 1.0, workload="random rectangles", rng=np.random.default_rng(1))
     fig = figures.release_map(x, run.estimate, run.buckets, name=name)
     assert [t.type for t in fig.data] == ["heatmap", "heatmap"]
@@ -178,6 +179,16 @@ def test_the_release_map_outlines_the_partitions_cells_on_both_heatmaps(name):
         run.buckets[:, 3] - run.buckets[:, 1] + 1
     )
     assert areas.sum() == x.size
+
+
+def test_cells_as_fine_as_the_grid_are_not_outlined():
+    """AGrid's 4,096 cells on sf-taxi-64x64 at its 464,040 records were the grid itself: a
+    white mesh over the whole map. Over half as many cells as the grid: no outlines."""
+    x = np.ones((8, 8))
+    fine = np.array([[r, c, r, c] for r in range(8) for c in range(8)])
+    assert not figures.release_map(x, x, fine, name="AGrid").layout.shapes
+    assert not figures.release_map(x, x, fine[:33], name="AGrid").layout.shapes
+    assert len(figures.release_map(x, x, fine[:32], name="AGrid").layout.shapes) == 2
 
 
 def test_the_release_map_of_an_algorithm_without_cells_has_no_outlines():
