@@ -3,6 +3,8 @@ view, the ranking of every 2-D algorithm, the release heatmaps with a partition'
 input (a message, the entered value kept, the previous view still drawn), the link, the cost
 model, Identity's exact error and the crossover in words."""
 
+import json
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -289,3 +291,28 @@ def test_the_crossover_in_words_comes_from_the_curves():
         in words
     )
     assert "Identity's regret (its error over the best's): 1,000: 5, 10,000,000: 1." in words
+
+
+def test_a_pinned_2d_view_is_compared_with_the_current_one():
+    """Pin and compare in 2-D: view A at 1,000 records beside B at the map's own N."""
+    at = page(pin="wa_data=2d&wa_trials=2&wa_scale=1000&eps=1", **TWO_D)
+    assert not at.exception and not warnings(at)
+    assert any("A (pinned)" in m.value for m in at.markdown)
+    assert sorted(ranking(at)["algorithm"]) == sorted(NAMES_2D)
+
+
+@pytest.mark.parametrize(
+    "params", [{"wa_domain": "256", "wa_trials": "2"}, TWO_D], ids=["1-D", "2-D"]
+)
+def test_error_vs_scale_draws_identity_at_its_exact_error(params):
+    """Identity, ranked at its exact error, never runs a trial: the 1-D curves left it out
+    (the trials' frame has no row of it). Both modes now draw its line."""
+    section = "wa_show_2d" if params.get("wa_data") == "2d" else "wa_show"
+    at = page(**params, **{section: "scale"})
+    assert not at.exception and not warnings(at)
+    names = [
+        [trace.get("name") for trace in json.loads(chart.proto.spec)["data"]]
+        for chart in at.get("plotly_chart")
+    ]
+    curves = next(n for n in names if any(str(name).startswith("your ") for name in n))
+    assert "Identity" in curves
