@@ -185,13 +185,26 @@ def once_seconds_2d(names: tuple[str, ...]) -> float:
     return sum(ONCE_SECONDS_2D.get(name, 0.0) for name in names)
 
 
-def run_bytes_2d(cells: int, queries: int) -> float:
-    """Estimated peak bytes of one 2-D run on ``cells`` cells evaluated on ``queries``
-    rectangles: a few dozen arrays of the cells (the grid, its summed-area tables, a tree's
-    nodes) and of the rectangles' corners and answers.
+BYTES_PER_CELL_2D = {"DAWA-2D": 2_500.0}
+"""Peak bytes per cell of a 2-D run where it is above :data:`DEFAULT_BYTES_PER_CELL_2D`:
+DAWA-2D's 2,100-2,400 measured (``tracemalloc``, 64 x 64 to 256 x 256 on GOWALLA)."""
+DEFAULT_BYTES_PER_CELL_2D = 400.0
+"""Peak bytes per cell of the other 2-D runs: at most 390 measured (AGrid at 128 x 128;
+PrivTree 234 and AHP-2D 366 at 512 x 512)."""
+AHP_2D_BYTES_PER_CELL = 4_000.0
+"""AHP-2D's peak bytes per cell up to 128 x 128 cells, and its peak beyond: 16 MB at 64 x 64,
+64 MB at 128 x 128, 71 MB at 256 x 256, 96 MB at 512 x 512 measured."""
+
+
+def run_bytes_2d(name: str, cells: int, queries: int) -> float:
+    """Estimated peak bytes of one run of 2-D algorithm ``name`` on ``cells`` cells evaluated
+    on ``queries`` rectangles: bytes per cell as measured (:data:`BYTES_PER_CELL_2D`), and a
+    dozen numbers per rectangle (corners and answers).
 
     Parameters
     ----------
+    name : str
+        A 2-D algorithm.
     cells : int
         Cells of the grid.
     queries : int
@@ -204,7 +217,9 @@ def run_bytes_2d(cells: int, queries: int) -> float:
 
     Examples
     --------
-    >>> round(run_bytes_2d(128 * 128, 2000) / 1e6, 1)
-    5.4
+    >>> round(run_bytes_2d("DAWA-2D", 128 * 128, 2000) / 1e6, 1)
+    41.2
     """
-    return (12 * queries + 40 * cells) * 8
+    per_cell = BYTES_PER_CELL_2D.get(name, DEFAULT_BYTES_PER_CELL_2D)
+    ahp = AHP_2D_BYTES_PER_CELL * min(cells, 128**2) if name == "AHP-2D" else 0.0
+    return max(per_cell * cells, ahp) + 12 * 8 * queries

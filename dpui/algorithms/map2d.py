@@ -312,7 +312,8 @@ def page_cost(names: tuple[str, ...], cells: int, queries: int, runs: int) -> li
     """``runs`` trials of every algorithm in ``names`` on ``cells`` cells and ``queries``
     rectangles, and what they spend once per grid shape."""
     seconds = runs * trial_seconds(names, cells, queries) + once_seconds_2d(names)
-    return limits.Cost(0.01 + seconds, run_bytes_2d(cells, queries) / limits.MB)
+    peak = max((run_bytes_2d(name, cells, queries) for name in names), default=0.0)
+    return limits.Cost(0.01 + seconds, peak / limits.MB)
 
 
 def cost(inputs: Inputs) -> Estimate | None:
