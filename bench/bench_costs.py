@@ -173,6 +173,10 @@ def page_cases(quick: bool) -> Iterator[Case | None]:
         yield page_case("paper_experiments", 16, px_view="fanout", px_fan_n=n, px_fan_k=k)
     for users, d, length in ((20_000, 100, 50), (100_000, 100, 50), (20_000, 2000, 200)):
         yield page_case("kv_ldp", 16, kv_users=users, kv_d=d, kv_max_len=length, kv_reps=1)
+    for grid in ("stroke-32x32", "gowalla-128x128"):  # the 2-D ranking (issue 39)
+        for trials in (3, 0):
+            yield page_case("which_algorithm", 16, wa_data="2d", wa_map=grid, wa_trials=trials)
+    yield page_case("which_algorithm", 16, wa_data="2d", wa_rect_workload="all", wa_trials=3)
 
 
 # --- the models gating one computation ----------------------------------------------------

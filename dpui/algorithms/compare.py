@@ -9,14 +9,13 @@ with a generator of its own, and its error is DPBench's scaled per-query L1 erro
 from __future__ import annotations
 
 import math
-import zlib
 from dataclasses import dataclass
+from typing import Protocol
 
 import numpy as np
 import pandas as pd
 import streamlit as st
 from numpy.typing import NDArray
-from scipy import stats
 
 from dpcore.algorithms import ALGORITHMS, NAMES, estimate, ranking
 from dpcore.algorithms.common import Ranges, as_workload
@@ -33,7 +32,16 @@ from dpcore.hist.plans import ALGORITHMS as PLAN_SPECS
 from dpcore.hist.plans import plan_range_errors, prepare
 from dpcore.hist.workload import Workload, parse_workload, workload_ranges
 from dpcore.histogram import MAX_BINS, Histogram
-from dpui.algorithms import figures
+from dpui.algorithms.racing import (
+    FIRST_TRIALS,
+    MOST_TRIALS,
+    adaptive_seconds,
+    race,
+    rank,
+    ranked_view,
+    sparse_note,
+    stream,
+)
 from dpui.kit import limits
 from dpui.kit.page import Estimate, Inputs, Refused, View
 from dpui.kit.params import BoolParam, ChoiceParam, IntParam, TextParam
@@ -56,7 +64,8 @@ WORKLOAD = ChoiceParam("wa_workload", "prefix", tuple(WORKLOADS))
 RANGES = TextParam("wa_ranges", "0-99, 100-199", 2_000)
 TRIALS = IntParam("wa_trials", 0, 1, 50, also=0)
 """Trials per algorithm; 0 (the default): adaptive (:data:`FIRST_TRIALS` for every algorithm,
-then more for those within noise of the leader while :data:`ADAPTIVE_SECONDS` allow)."""
+then more for those within noise of the leader while
+:data:`dpui.algorithms.racing.ADAPTIVE_SECONDS` allow)."""
 SEED = IntParam("wa_seed", 0, 0, 2**31 - 1)
 SLOW = BoolParam("wa_slow", False)
 SHOWN = ChoiceParam("wa_release", NAMES[0], NAMES)
@@ -69,15 +78,6 @@ SCALES = tuple(10**k for k in range(2, 9))
 SLOW_RUN = 1.0
 """Seconds per run above which an algorithm is left out unless slow ones are asked for."""
 
-FIRST_TRIALS = 3
-"""Adaptive trials: every algorithm without an exact value runs this many first (the fewest
-that give an interval with some width to compare: Student's t with 2 degrees of freedom)."""
-MOST_TRIALS = 48
-"""Adaptive trials: at most this many for any algorithm (rounds double the trials: 3, 6, 12,
-24, 48, so the intervals are looked at no more than five times)."""
-ADAPTIVE_SECONDS = 4.0
-"""Adaptive trials: estimated seconds of one core (:func:`dpcore.algorithms.cost.run_seconds`)
-the whole ranking may spend; the first round runs even when it alone costs more."""
 CURVE_TRIALS = FIRST_TRIALS
 """Trials per algorithm and scale behind error vs scale when the ranking's are adaptive."""
 
@@ -88,17 +88,27 @@ def compared(domain: int, workload: str, *, slow: bool) -> tuple[str, ...]:
     return tuple(n for n in NAMES if slow or run_seconds(n, domain, workload) <= SLOW_RUN)
 
 
-def own_scale(hist: Histogram) -> int:
+class Counted(Protocol):
+    """Data with a name and a total: a 1-D :class:`~dpcore.histogram.Histogram` or a 2-D
+    :class:`~dpcore.spatial.grid_data.Grid`."""
+
+    @property
+    def name(self) -> str: ...
+    @property
+    def total(self) -> float: ...
+
+
+def own_scale(hist: Counted) -> int:
     """The histogram's own number of records: its total, rounded to a whole number."""
     return round(hist.total)
 
 
-def what_if_start(hist: Histogram) -> int:
+def what_if_start(hist: Counted) -> int:
     """The what-if scale offered first: the data's own, within :data:`SCALE`'s bounds."""
     return min(max(own_scale(hist), SCALE.lo), SCALE.hi)
 
 
-def scale_of(hist: Histogram, scale: int) -> int:
+def scale_of(hist: Counted, scale: int) -> int:
     """The scale asked for (0: the data's own total), or :class:`Refused` when the data's
     total is no number of records DPBench can draw."""
     if scale:
@@ -144,13 +154,6 @@ def trial_seconds(names: tuple[str, ...], domain: int, workload: str, queries: i
     """Estimated seconds of one trial of every algorithm in ``names`` (its run and the
     evaluation of its ``queries`` ranges)."""
     return sum(run_seconds(name, domain, workload, queries) for name in names)
-
-
-def adaptive_seconds(first: float) -> float:
-    """The most an adaptive ranking spends (estimated seconds) when its first round of
-    :data:`FIRST_TRIALS` costs ``first``: :data:`ADAPTIVE_SECONDS`, or the first round
-    alone when it costs more."""
-    return max(first, ADAPTIVE_SECONDS)
 
 
 def page_cost(
@@ -236,6 +239,20 @@ class Setting:
     names: tuple[str, ...]
     own: bool = False
     """Whether ``scale`` is the data's own total (:func:`own_scale`), not a what-if."""
+    cell = "bin"
+    """What one of :attr:`domain` is called."""
+
+    def data_name(self) -> str:
+        """The histogram's name."""
+        return self.hist.name
+
+    def domain_words(self) -> str:
+        """The domain, as a number of bins."""
+        return f"{self.domain:,}"
+
+    def workload_words(self) -> str:
+        """The workload, as the settings name it."""
+        return WORKLOADS[self.workload]
 
     def unit(self) -> str:
         """What one record is: the unit of the upload's count column where its header names
@@ -293,13 +310,7 @@ class Setting:
 
     def sparse_note(self) -> str:
         """What a scale below the domain size means (DPBench includes such settings)."""
-        if self.scale >= self.domain:
-            return ""
-        return (
-            f"{self.scale:,} records over {self.domain:,} bins: most bins are empty. DPBench "
-            "includes such small scales (1,000 records over 4,096 bins); they are where "
-            "learning the data's shape pays most."
-        )
+        return sparse_note(self, "1,000 records over 4,096 bins")
 
     def query_count(self) -> int:
         """Queries of the workload (every trial draws as many)."""
@@ -344,11 +355,6 @@ def setting(inputs: Inputs) -> Setting:
     return chosen
 
 
-def stream(name: str) -> int:
-    """A stable per-algorithm seed component (Python's ``hash`` of a str is salted)."""
-    return zlib.crc32(name.encode())
-
-
 def run_trials(
     s: Setting, names: tuple[str, ...], trials: range
 ) -> list[tuple[str, int, float, float]]:
@@ -371,45 +377,24 @@ def run_trials(
     return rows
 
 
-COLUMNS = ["algorithm", "trial", "error", "squared"]
-
-
 @st.cache_data(max_entries=32, show_spinner="Running every algorithm…")
 def errors(_setting: Setting, key: tuple[object, ...]) -> pd.DataFrame:
     """Scaled L1 error of every algorithm in every trial it ran (one row each; see
     :func:`run_trials`), cached by ``key`` (:meth:`Setting.key`).
 
     Algorithms with an exact value (:func:`exact_errors`) do not run. A fixed number of
-    trials runs every other algorithm that many times. Adaptive (``trials`` 0), each runs
-    :data:`FIRST_TRIALS` trials; then, round after round, those still within noise of the
-    leader (:func:`dpcore.algorithms.ranking.within_noise`, exact values included) run as
-    many trials again, until the leader is alone, :data:`MOST_TRIALS` is reached, or the
-    next round would take the estimated work past :func:`adaptive_seconds` (a round that
-    does not fit whole runs the trials that fit)."""
+    trials runs every other algorithm that many times; adaptive (``trials`` 0), as
+    :func:`dpui.algorithms.racing.race` says."""
     s = _setting
-    exact = exact_errors(s)
-    racing = tuple(name for name in s.names if name not in exact)
-    if s.trials:
-        return pd.DataFrame(run_trials(s, racing, range(s.trials)), columns=COLUMNS)
     count = s.query_count()
-    rows = run_trials(s, racing, range(FIRST_TRIALS))
-    spent = FIRST_TRIALS * trial_seconds(racing, s.domain, s.workload, count)
-    budget = adaptive_seconds(spent)
-    done = FIRST_TRIALS
-    while racing and done < MOST_TRIALS:
-        table = summary(pd.DataFrame(rows, columns=COLUMNS), s)
-        near = table.index[table["within noise"].to_numpy()]
-        racing = tuple(name for name in near if name not in exact)
-        if len(near) < 2 or not racing:
-            break
-        each = trial_seconds(racing, s.domain, s.workload, count)
-        more = min(done, MOST_TRIALS - done, math.floor((budget - spent) / each))
-        if more < 1:
-            break
-        rows += run_trials(s, racing, range(done, done + more))
-        spent += more * each
-        done += more
-    return pd.DataFrame(rows, columns=COLUMNS)
+    return race(
+        s.names,
+        exact_errors(s),
+        fixed=s.trials,
+        run=lambda names, trials: run_trials(s, names, trials),
+        each=lambda names: trial_seconds(names, s.domain, s.workload, count),
+        ranked=lambda runs: summary(runs, s),
+    )
 
 
 def exact_errors(s: Setting) -> dict[str, float]:
@@ -420,63 +405,17 @@ def exact_errors(s: Setting) -> dict[str, float]:
 
 
 def summary(runs: pd.DataFrame, s: Setting) -> pd.DataFrame:
-    """Per algorithm, best first: its exact expected error where dpcore has one
-    (:func:`exact_errors`; "how" says "exact"), else its mean error over the trials it ran
-    with a 95% interval (Student t), corrected by its squared error as a control variate
-    where its exact mean squared error is known (:func:`mean_squared`,
-    :func:`dpcore.algorithms.ranking.control_variate_mean`; at least 3 trials); the
-    probability that it is best and whether it is within noise of the leader: its 95%
-    interval overlaps the leader's, or it is among the fewest most probable algorithms
-    that are best with 95% probability together (:mod:`dpcore.algorithms.ranking`; NaN and
-    False when an algorithm has a single trial),
-    rank, regret, whether it learns the data, and a closed form where dpcore has one
-    (:func:`closed_form`)."""
-    exact = exact_errors(s)
-    rows = {
-        name: _estimate(str(name), group, s)
-        for name, group in runs.groupby("algorithm", sort=False)
-        if name not in exact
-    }
-    rows |= {name: (value, 0.0, 0, 0, "exact") for name, value in exact.items()}
-    table = pd.DataFrame.from_dict(
-        rows, orient="index", columns=["mean", "se", "trials", "dof", "how"]
+    """The ranking table (:func:`dpui.algorithms.racing.rank`) of the setting's runs: exact
+    values (:func:`exact_errors`), control variates (:func:`mean_squared`) and closed forms
+    (:func:`closed_form`) of this setting."""
+    return rank(
+        runs,
+        exact_errors(s),
+        known=lambda name: mean_squared(name, s),
+        closed=lambda name: closed_form(name, s),
+        dependent=lambda name: ALGORITHMS[name].data_dependent,
+        seed=s.seed,
     )
-    table.index.name = "algorithm"
-    table["closed form"] = [closed_form(str(name), s) for name in table.index]
-    table = table.sort_values("mean")
-    measured = table["trials"] > 0
-    if (table.loc[measured, "dof"] > 0).all():
-        dof = np.maximum(table["dof"], 1)
-        table["half width"] = np.where(measured, stats.t.ppf(0.975, dof) * table["se"], 0.0)
-        rng = np.random.default_rng([s.seed, stream("probability best")])
-        table["probability best"] = ranking.probability_best(
-            table["mean"], table["se"], dof + 1, rng
-        )
-        overlap = ranking.within_noise(table["mean"], table["half width"])
-        table["within noise"] = overlap | ranking.likely_best(table["probability best"])
-    else:
-        table["half width"] = np.where(measured, np.nan, 0.0)
-        table["probability best"] = np.nan
-        table["within noise"] = False
-    table["data-dependent"] = [ALGORITHMS[name].data_dependent for name in table.index]
-    table["regret"] = table["mean"] / table["mean"].iloc[0]
-    table.insert(0, "rank", range(1, len(table) + 1))
-    columns = ["rank", "mean", "half width", "how", "trials", "probability best"]
-    return table[[*columns, "within noise", "closed form", "data-dependent", "regret"]]
-
-
-def _estimate(name: str, trials: pd.DataFrame, s: Setting) -> tuple[float, float, int, int, str]:
-    """One algorithm's mean error over its ``trials`` (rows of :func:`errors`), its standard
-    error, the number of trials, the degrees of freedom and how it was made: the plain mean,
-    or corrected by the squared error where its expectation is known."""
-    k = len(trials)
-    plain = f"mean of {k} trial{'s' * (k > 1)}"
-    known = mean_squared(name, s)
-    if k >= 3 and not math.isnan(known):
-        mean, se, dof = ranking.control_variate_mean(trials["error"], trials["squared"], known)
-        return mean, se, k, dof, f"{plain}, control variate"
-    se = float(trials["error"].std(ddof=1)) / math.sqrt(k) if k > 1 else math.nan
-    return float(trials["error"].mean()), se, k, k - 1, plain
 
 
 EXACT = frozenset(
@@ -566,28 +505,4 @@ def view(inputs: Inputs) -> View:
         runs = errors(s, s.key())
     except ValueError as err:  # e.g. counts too large for float64 to keep their noise
         raise Refused(f"An algorithm could not run on this setting: {err}") from None
-    table = summary(runs, s)
-    stamp = {
-        "data": s.hist.name,
-        "scale": f"{s.scale:,}" + (" (the data's N)" if s.own else " (what-if)"),
-        "domain": f"{s.domain:,}",
-        "ε": s.eps,
-        "workload": WORKLOADS[s.workload],
-        "trials": s.trials or "adaptive",
-        "seed": s.seed,
-    }
-    near = [str(name) for name in table.index[table["within noise"].to_numpy()]]
-    best = f"{' / '.join(near)} within noise" if len(near) > 1 else str(table.index[0])
-    return View(
-        described=(
-            f"{len(table)} algorithms on samples of '{s.hist.name}' at {s.scale_words()}, "
-            f"{s.domain:,} bins, ε = {s.eps:g}; best: {best}"
-        ),
-        figure=figures.ranking(table),
-        stamp=stamp,
-        numbers={f"{name} error": float(err) for name, err in table["mean"].items()},
-        detail=(s, table),
-        share="x",
-        kind="ranking",
-        note="Scaled average per-query L1 error (DPBench): |Wx − Wx̂|₁ / (queries × scale).",
-    )
+    return ranked_view(s, summary(runs, s), algorithms="algorithms")

@@ -11,6 +11,7 @@ from numpy.typing import NDArray
 
 from dpui.kit import untrusted
 from dpui.kit.chart_style import GREY, INK
+from dpui.spatial.figures import grid_heatmaps
 
 FloatArray = NDArray[np.float64]
 
@@ -366,3 +367,70 @@ def regret_heat_map(table: pd.DataFrame) -> go.Figure:
         height=max(320, 30 * len(table) + 160),
     )
     return fig
+
+
+def release_map(
+    truth: FloatArray,
+    estimate: FloatArray,
+    buckets: NDArray[np.int64] | None,
+    *,
+    name: str,
+) -> go.Figure:
+    """A 2-D release beside its input: two heatmaps on one colour scale, and where the
+    algorithm partitions the grid (PrivTree's leaves, UGrid's and AGrid's cells, DPCube's
+    boxes), its cells outlined on both as one path shape per panel (thousands of rectangle
+    shapes would be slow to build and to draw), unless they are nearly as fine as the grid
+    (:func:`outlined`).
+
+    Parameters
+    ----------
+    truth, estimate : ndarray of float64, shape (n1, n2)
+        The sampled input and the algorithm's estimate of it.
+    buckets : ndarray of int64, shape (k, 4), or None
+        The partition's cells as rows ``(r0, c0, r1, c1)`` (inclusive), or None.
+    name : str
+        The algorithm.
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+    """
+    fig = grid_heatmaps(
+        [("input (one sample)", truth), (f"{name}'s release", estimate)],
+        title=f"One release of {name} against its input",
+    )
+    if outlined(buckets, truth.size):
+        assert buckets is not None
+        path = cells_path(buckets)
+        fig.layout.shapes = tuple(
+            {
+                "type": "path",
+                "path": path,
+                "xref": f"x{k}",
+                "yref": f"y{k}",
+                "line": {"color": "white", "width": 1 if len(buckets) <= 500 else 0.5},
+                "name": f"{name}'s cells",
+            }
+            for k in ("", "2")
+        )
+    return fig
+
+
+def outlined(buckets: NDArray[np.int64] | None, cells: int) -> bool:
+    """Whether :func:`release_map` outlines a partition of ``cells`` grid cells: when it has
+    at least two cells and at most half as many as the grid (finer, the outlines would
+    cover the map: AGrid's second level is often the grid itself at large counts)."""
+    return buckets is not None and 2 <= len(buckets) <= cells // 2
+
+
+def cells_path(buckets: NDArray[np.int64]) -> str:
+    """An SVG path of every cell ``(r0, c0, r1, c1)`` as a closed rectangle around its grid
+    cells (x along the columns, y down the rows, cell ``c`` spanning ``c - 0.5 .. c + 0.5``).
+
+    >>> cells_path(np.array([[0, 0, 1, 2]]))
+    'M-0.5,-0.5H2.5V1.5H-0.5Z'
+    """
+    return "".join(
+        f"M{c0 - 0.5:g},{r0 - 0.5:g}H{c1 + 0.5:g}V{r1 + 0.5:g}H{c0 - 0.5:g}Z"
+        for r0, c0, r1, c1 in np.asarray(buckets).tolist()
+    )

@@ -4,6 +4,8 @@ histogram, error vs scale, and one release drawn against its input."""
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Mapping
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -13,7 +15,17 @@ from streamlit.delta_generator import DeltaGenerator
 from dpcore.algorithms import ALGORITHMS, NAMES, release
 from dpcore.algorithms.cost import run_seconds
 from dpcore.algorithms.dpbench import sample
-from dpui.algorithms import compare, figures, stored, verdict
+from dpcore.histogram import Histogram
+from dpui.algorithms import (
+    compare,
+    figures,
+    map2d,
+    map_page,
+    racing,
+    scale_lines,
+    stored,
+    verdict,
+)
 from dpui.algorithms.compare import (
     DOMAIN,
     RANGES,
@@ -27,9 +39,12 @@ from dpui.algorithms.compare import (
     WORKLOADS,
     Setting,
 )
+from dpui.algorithms.release_section import release_section
+from dpui.algorithms.scale_lines import exact_rows
 from dpui.kit import downloads, present, references, sidebar, state
-from dpui.kit.page import Estimate, Page, Section, View, sections
+from dpui.kit.page import Estimate, Inputs, Page, Section, View, sections
 from dpui.kit.params import ChoiceParam, IntParam
+from dpui.spatial import data
 
 SCALE_FROM = "_wa_scale_from"
 """The "Rank at" choice: a view of :data:`SCALE` (0 or not), which alone is in the link."""
@@ -40,24 +55,76 @@ FIXED_TRIALS = 10
 """The fixed number of trials offered first when the user leaves adaptive trials."""
 
 
+def switch() -> None:
+    """The data compared on, above the settings (in view on a projector and a phone)."""
+    st.radio(
+        "Data",
+        tuple(map2d.DIMENSIONS),
+        format_func=map2d.DIMENSIONS.__getitem__,
+        key=map2d.DATA.name,
+        horizontal=True,
+        help="A 1-D histogram (the sidebar's dataset, ranges as queries) or a 2-D map (the "
+        "Spatial page's maps, rectangles as queries), each with its own algorithms.",
+    )
+
+
 def controls() -> None:
-    hist = sidebar.current_histogram()
-    n = hist.n_bins
+    two_d = state.get(map2d.DATA) == "2d"
     c1, c2, c3 = st.columns([1, 1.4, 1])
+    counted: compare.Counted | None = (
+        map_page.current_grid() if two_d else sidebar.current_histogram()
+    )
+    mine = "your map's N" if two_d else "your data's N"
     zero_or_number(
         c1,
         SCALE,
         SCALE_FROM,
         "Rank at",
         {
-            "data": f"your data's N ({compare.own_scale(hist):,} records)",
+            "data": f"{mine} ({compare.own_scale(counted):,} records)" if counted else mine,
             "what-if": "a what-if scale",
         },
-        number=("What-if scale (records)", compare.what_if_start(hist), 1000),
+        number=(
+            "What-if scale (records)",
+            compare.what_if_start(counted) if counted else 1000,
+            1000,
+        ),
         help="How many records each sampled input holds: DPBench draws them from the "
-        "histogram's shape. Your data's own total answers for your data; other scales "
+        "data's shape. Your data's own total answers for your data; other scales "
         "show what would win with fewer or more records.",
     )
+    if two_d:
+        map_page.map_controls(c1, map_page.current_grid())
+        map_page.workload_controls(c2)
+    else:
+        histogram_controls(c1, c2, sidebar.current_histogram())
+    zero_or_number(
+        c3,
+        TRIALS,
+        TRIALS_FROM,
+        "Trials",
+        {"adaptive": "until the leader stands out", "fixed": "a fixed number"},
+        number=("Trials of each algorithm", FIXED_TRIALS, 1),
+        help=f"Adaptive: {racing.FIRST_TRIALS} trials of every algorithm, then more for those "
+        "within noise of the leader, until its 95% interval overlaps no other's or the work "
+        f"limit of the page is reached (at most {racing.MOST_TRIALS}). Algorithms with an "
+        "exact expected error need no trials.",
+    )
+    c3.number_input("Seed", SEED.lo, SEED.hi, key=SEED.name)
+    c3.checkbox(
+        "Include slow algorithms",
+        key=SLOW.name,
+        help=f"Algorithms estimated above {compare.SLOW_RUN:g} s per run at this domain "
+        "(StructureFirst from about 3,000 bins; DAWA-2D from about 256 × 256 cells) are "
+        "left out unless this is ticked.",
+    )
+    if two_d:
+        map_page.upload()
+
+
+def histogram_controls(c1: DeltaGenerator, c2: DeltaGenerator, hist: Histogram) -> None:
+    """The 1-D domain (bins merged) and workload."""
+    n = hist.n_bins
     divisors = [0, *[d for d in range(n - 1, 0, -1) if n % d == 0][:11]]
     if int(state.get(DOMAIN)) not in divisors:
         divisors.append(int(state.get(DOMAIN)))  # a linked value: the view says what is wrong
@@ -75,25 +142,6 @@ def controls() -> None:
             key=RANGES.name,
             help="For example: 0-99, 100-199, 7 (a single bin).",
         )
-    zero_or_number(
-        c3,
-        TRIALS,
-        TRIALS_FROM,
-        "Trials",
-        {"adaptive": "until the leader stands out", "fixed": "a fixed number"},
-        number=("Trials of each algorithm", FIXED_TRIALS, 1),
-        help=f"Adaptive: {compare.FIRST_TRIALS} trials of every algorithm, then more for those "
-        "within noise of the leader, until its 95% interval overlaps no other's or the work "
-        f"limit of the page is reached (at most {compare.MOST_TRIALS}). Algorithms with an "
-        "exact expected error need no trials.",
-    )
-    c3.number_input("Seed", SEED.lo, SEED.hi, key=SEED.name)
-    c3.checkbox(
-        "Include slow algorithms",
-        key=SLOW.name,
-        help=f"Algorithms estimated above {compare.SLOW_RUN:g} s per run at this domain "
-        "(StructureFirst from about 3,000 bins) are left out unless this is ticked.",
-    )
 
 
 def zero_or_number(
@@ -167,78 +215,56 @@ def body(view: View | None) -> None:
     ).drop(columns=["data-dependent", "within noise"])
     if s.sparse_note():
         st.caption(s.sparse_note())
-    if s.left_out():
-        slow = ", ".join(
-            f"{n} (about {run_seconds(n, s.domain, s.workload):,.0f} s per run)"
-            for n in s.left_out()
-        )
-        st.caption(
-            f"Left out at {s.domain:,} bins: {slow}. Tick “Include slow algorithms” in "
-            "the settings, choose a smaller domain, or run a sweep."
-        )
+    two_d = isinstance(s, map2d.Setting2D)
+    if slow := map_page.left_out(s) if two_d else left_out(s):
+        st.caption(slow)
     present.table(shown.reset_index())
     st.caption(compare.PROBABILITY_NOTE)
-    st.caption(compare.CLOSED_FORM_NOTE)
+    st.caption(map_page.NOTES if two_d else compare.CLOSED_FORM_NOTE)
     downloads.csv_button("Download the ranking (CSV)", shown.reset_index(), "which_algorithm.csv")
-    sections("Below the ranking", SECTION, SECTIONS, s)
+    if two_d:
+        sections("Below the ranking", map_page.SECTION, map_page.SECTIONS, s)
+    else:
+        sections("Below the ranking", SECTION, SECTIONS, s)
     present.prose(references.prose("which_algorithm.md"))
 
 
-TOP = 3
-"""How many algorithms error vs scale highlights: the best at the ranking's scale."""
+def left_out(s: Setting) -> str:
+    """The 1-D algorithms left out as too slow, with their estimates, in words ("" if none)."""
+    if not s.left_out():
+        return ""
+    slow = ", ".join(
+        f"{n} (about {run_seconds(n, s.domain, s.workload):,.0f} s per run)" for n in s.left_out()
+    )
+    return (
+        f"Left out at {s.domain:,} bins: {slow}. Tick “Include slow algorithms” in "
+        "the settings, choose a smaller domain, or run a sweep."
+    )
 
 
 def error_vs_scale(s: Setting) -> None:
-    rows = []
-    progress = st.progress(0.0, text="Running every algorithm at every scale…")
-    scales = sorted({*SCALES, s.scale})  # a fixed number of trials: the ranking's own, cached
-    for i, scale in enumerate(scales):
-        at = dataclasses.replace(s, scale=scale, trials=s.curve_trials())
-        means = compare.errors(at, at.key()).groupby("algorithm", sort=False)["error"].mean()
-        rows += [(name, scale, float(err)) for name, err in means.items()]
-        progress.progress((i + 1) / len(scales), text=f"Scale {scale:,} done")
-    progress.empty()
-    curves = pd.DataFrame(rows, columns=["algorithm", "scale", "mean"])
-    dependent = {name: ALGORITHMS[name].data_dependent for name in s.names}
-    stamp = {
-        "data": s.hist.name,
-        "domain": f"{s.domain:,}",
-        "ε": s.eps,
-        "trials": s.curve_trials(),
-    }
-    own = compare.own_scale(s.hist)
-    marks = {f"your data's N = {own:,}": own} if own >= 1 else {}
-    if not s.own:
-        marks[f"ranked above (what-if) = {s.scale:,}"] = s.scale
-    at_scale = curves[curves["scale"] == s.scale].sort_values("mean")
-    top = [str(name) for name in at_scale["algorithm"].head(TOP)]
-    present.show_chart(
-        figures.by_scale(curves, dependent, marks, highlight=top), stamp, key="wa_by_scale"
+    def at(scale: int) -> pd.DataFrame:
+        # a fixed number of trials: the ranking's own, cached
+        r = dataclasses.replace(s, scale=scale, trials=s.curve_trials())
+        return pd.concat([compare.errors(r, r.key()), exact_rows(compare.exact_errors(r))])
+
+    curves = scale_lines.draw(
+        at,
+        SCALES,
+        {name: ALGORITHMS[name].data_dependent for name in s.names},
+        scale=s.scale,
+        own=compare.own_scale(s.hist),
+        what_if=not s.own,
+        trials=s.curve_trials(),
+        stamp={
+            "data": s.hist.name,
+            "domain": f"{s.domain:,}",
+            "ε": s.eps,
+            "trials": s.curve_trials(),
+        },
+        key="wa_by_scale",
     )
-    winners = curves.loc[curves.groupby("scale")["mean"].idxmin()]
-    st.markdown(
-        "Best per scale: "
-        + ", ".join(
-            f"{scale:,}: **{name}**"
-            for name, scale in zip(winners["algorithm"], winners["scale"], strict=True)
-        )
-        + f". In colour: the {len(top)} best at the ranking's scale ({s.scale:,}), from "
-        f"{s.curve_trials()} trials per point. The error is scaled by the number of records, "
-        "so a curve that falls like "
-        "1/scale adds noise that does not grow with the data (every data-independent "
-        "algorithm); a data-dependent one also pays a bias that shrinks more slowly."
-    )
-    downloads.csv_button("Download the curves (CSV)", curves, "which_algorithm_by_scale.csv")
-
-
-def release_controls(s: Setting) -> None:
-    """The algorithm whose release is drawn (before its estimate, which depends on it)."""
-    st.selectbox("Algorithm", NAMES, key=SHOWN.name)
-
-
-def release_estimate(s: Setting) -> Estimate:
-    """One run of the chosen algorithm on the setting (:func:`compare.release_cost`)."""
-    return compare.release_cost(s, str(state.get(SHOWN)))
+    scale_lines.download(curves, "which_algorithm_by_scale.csv")
 
 
 def one_release(s: Setting) -> None:
@@ -246,7 +272,7 @@ def one_release(s: Setting) -> None:
     rng = np.random.default_rng([s.seed, 0])
     truth = sample(s.hist.counts, s.scale, s.domain, rng)
     queries = s.queries(rng)
-    noise = np.random.default_rng([s.seed, 0, compare.stream(name)])
+    noise = np.random.default_rng([s.seed, 0, racing.stream(name)])
     run = release(name, truth, s.eps, workload=queries, rng=noise)
     present.show_chart(
         figures.release(truth, run.estimate, run.buckets, name=name),
@@ -257,13 +283,23 @@ def one_release(s: Setting) -> None:
     st.caption(f"How {name} spent ε = {s.eps:g}: {split}. {ALGORITHMS[name].cite}.")
 
 
+def cost(inputs: Inputs) -> Estimate | None:
+    """The ranking's estimate, of the 1-D or the 2-D comparison."""
+    return map2d.cost(inputs) if inputs[map2d.DATA] == "2d" else compare.cost(inputs)
+
+
+def view(inputs: Inputs) -> View:
+    """The ranking, of the sidebar's histogram or of a 2-D map."""
+    return map2d.view(inputs) if inputs[map2d.DATA] == "2d" else compare.view(inputs)
+
+
+def extra() -> Mapping[str, Any]:
+    """This session's uploaded 2-D grid (links never carry it)."""
+    return {map2d.UPLOADED_GRID: data.uploaded()}
+
+
 SECTIONS: dict[str, Section[Setting]] = {
-    "release": Section(
-        "One release vs its input",
-        one_release,
-        cost=release_estimate,
-        controls=release_controls,
-    ),
+    "release": release_section(one_release, names=NAMES, param=SHOWN, cost=compare.release_cost),
     "scale": Section("Error vs scale", error_vs_scale, cost=compare.scale_cost),
     "stored": Section("Stored sweeps", stored.stored_sweeps),
 }
@@ -277,26 +313,36 @@ PAGE = Page(
     group="Central DP: histograms",
     blurb=(
         "Every algorithm — data-dependent (DAWA, MWEM, …) and data-independent (HB, Privelet, "
-        "…) — on samples of your histogram at your number of records, ranked as DPBench ranks "
-        "them."
+        "…) — on samples of your histogram or 2-D map at your number of records, ranked as "
+        "DPBench ranks them."
     ),
     notice=(
         "At small scale the data-dependent algorithms usually win, and as the records grow the "
         "hierarchical ones take over [@hay-2016]: after your data's own N, try the what-if "
-        "scales 1,000 and 1,000,000."
+        "scales 1,000 and 1,000,000. On a 2-D map (Data: 2-D map) the default stroke-32x32 "
+        "shows it too (ε = 1): AGrid wins at 1,000 and 10,000 records and Identity is within 5% of "
+        "the best at 100,000; under “Error vs scale” the page says, per scale, how far the best "
+        "data-dependent algorithm is from the best data-independent one."
     ),
     caption=(
         "DPBench's protocol [@hay-2016]: inputs of the data's own number of records (or a "
-        "what-if scale) sampled from the sidebar histogram's shape, every algorithm on the "
-        "same inputs, the scaled average per-query L1 error with a 95% interval over the "
-        "trials. Algorithms are this "
+        "what-if scale) sampled from the sidebar histogram's shape (or a 2-D map's, with k × k "
+        "blocks merged and rectangles as queries), every algorithm on the same inputs, the "
+        "scaled average per-query L1 error with a 95% interval over the trials. Algorithms "
+        "are this "
         "project's implementations of the published ones. Teaching and exploration tool: "
         "numpy's generator is not a hardened noise source."
     ),
-    params=(*compare.PARAMS, SECTION),
-    pinned=compare.PINNED,
+    data=(
+        "the sidebar's dataset; with “Data: 2-D map” above the settings, a 2-D map instead (the "
+        "Spatial page's bundled grids or your upload there), with only the sidebar's ε used."
+    ),
+    params=(*compare.PARAMS, SECTION, *map2d.PARAMS, map_page.SECTION),
+    pinned=(*compare.PINNED, *map2d.PINNED),
+    switch=switch,
     controls=controls,
-    cost=compare.cost,
-    view=compare.view,
+    cost=cost,
+    view=view,
     body=body,
+    extra=extra,
 )

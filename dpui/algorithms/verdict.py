@@ -7,10 +7,10 @@ import math
 
 import pandas as pd
 
-from dpui.algorithms.compare import WORKLOADS, Setting
+from dpui.algorithms.racing import Compared
 
 WHY = (
-    " A data-dependent method pays part of ε to learn the histogram's shape; with few "
+    " A data-dependent method pays part of ε to learn the data's shape; with few "
     "records that shape is worth the price, with many the shape is cheap to describe "
     "with noise and the price is not."
 )
@@ -148,7 +148,7 @@ def how_sure(table: pd.DataFrame, near: list[str]) -> str:
     return f"probability best {percent(chance)}, from {behind}"
 
 
-def card(table: pd.DataFrame, s: Setting) -> str:
+def card(table: pd.DataFrame, s: Compared) -> str:
     """The recommendation: the algorithm to use (or those within noise of each other), its
     expected error in records per query on the setting's workload at its scale and ε, and
     why, from the records per bin.
@@ -157,7 +157,7 @@ def card(table: pd.DataFrame, s: Setting) -> str:
     ----------
     table : pandas.DataFrame
         The ranking (:func:`dpui.algorithms.compare.summary`), best first.
-    s : Setting
+    s : Compared
         Its setting.
 
     Returns
@@ -178,17 +178,17 @@ def card(table: pd.DataFrame, s: Setting) -> str:
     errors = "\n".join(f"- {n}: {records(table, n, s.scale)}" for n in near)
     queries = s.query_count()
     total = float(table["mean"].loc[best]) * s.scale * queries
-    per_bin = f"With {rounded(s.scale / s.domain)} {unit} per bin"
+    per_bin = f"With {rounded(s.scale / s.domain)} {unit} per {s.cell}"
     kinds = set(table.loc[near, "data-dependent"])
     if len(kinds) > 1:
         why = (
-            f"{per_bin}, both kinds are within noise: learning the histogram's shape neither "
+            f"{per_bin}, both kinds are within noise: learning the data's shape neither "
             "clearly pays nor clearly costs at this N."
         )
     elif kinds == {True}:
         why = (
             f"{per_bin}, noise is large next to the counts: spending part of ε to learn the "
-            "histogram's shape pays at this N."
+            "data's shape pays at this N."
         )
     else:
         why = (
@@ -196,7 +196,7 @@ def card(table: pd.DataFrame, s: Setting) -> str:
             "with noise, so spending ε to learn it does not pay at this N."
         )
     return (
-        f"**Recommendation** at {s.scale_words()}, ε = {s.eps:g}, on {WORKLOADS[s.workload]}: "
+        f"**Recommendation** at {s.scale_words()}, ε = {s.eps:g}, on {s.workload_words()}: "
         f"{head}.\n\n"
         f"Expected error in **{unit} per query**:\n\n{errors}\n\n"
         f"Over the workload's {queries:,} queries, {best}'s errors add up to about "

@@ -15,6 +15,7 @@ import streamlit as st
 
 from dpcore.spatial.grid_data import Grid, GridError, parse_grid
 from dpui.kit import session_memory, untrusted
+from dpui.kit.sidebar import HEADERS
 
 GRIDS_DIR = Path(__file__).resolve().parents[2] / "assets" / "grids"
 DESCRIPTIONS = {
@@ -128,3 +129,45 @@ def grid_of(source: str, uploaded: Grid | None) -> Grid | None:
     if source == UPLOAD:
         return uploaded
     return bundled(source)
+
+
+def upload_controls() -> None:
+    """The uploader and its options, and the grid in use or why the last file was refused
+    (on every page that reads a 2-D map)."""
+    o = st.columns([2, 1.2, 1, 1, 2])
+    o[0].selectbox(
+        "Layout", tuple(LAYOUTS), format_func=LAYOUTS.__getitem__, key=LAYOUT,
+        on_change=on_upload,
+    )  # fmt: skip
+    o[1].selectbox(
+        "First row", tuple(HEADERS), format_func=HEADERS.__getitem__, key=HEADER,
+        on_change=on_upload,
+    )  # fmt: skip
+    o[2].number_input("Points: rows", 2, 512, 64, key=BIN_ROWS, on_change=on_upload)
+    o[3].number_input("Points: columns", 2, 512, 64, key=BIN_COLS, on_change=on_upload)
+    o[4].text_input(
+        "Points: bounds low1, high1, low2, high2",
+        key=BOUNDS,
+        max_chars=200,
+        on_change=on_upload,
+        help="The first coordinate's range (binned along the rows), then the second's (along "
+        "the columns). Empty: the points' own range. A point outside is an error.",
+    )
+    st.file_uploader(
+        "2-D CSV or TSV file",
+        key=session_memory.uploader_key(UPLOAD_WIDGET),
+        on_change=on_upload,
+    )
+    grid = st.session_state.get(UPLOADED)
+    if grid is not None:
+        st.caption(f"In use: {grid.name}, {grid.shape[0]} x {grid.shape[1]} cells.")
+        for note in grid.notes:
+            st.caption(untrusted.markdown(note, 300))
+    if error := st.session_state.get(UPLOAD_ERROR):
+        st.error(f"Upload rejected. {error}", icon=":material/upload_file:")
+
+
+def uploaded() -> Grid | None:
+    """This session's uploaded grid (links never carry it), or None."""
+    grid = st.session_state.get(UPLOADED)
+    return grid if isinstance(grid, Grid) else None

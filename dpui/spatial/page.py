@@ -10,9 +10,8 @@ from typing import Any
 
 import streamlit as st
 
-from dpui.kit import present, session_memory, state, untrusted
+from dpui.kit import present, state
 from dpui.kit.page import Page, View, sections
-from dpui.kit.sidebar import HEADERS
 from dpui.spatial import data
 from dpui.spatial import view as sv
 from dpui.spatial.sections import PARAMS as sections_params
@@ -39,50 +38,16 @@ def controls() -> None:
     c[2].selectbox("Budgets", tuple(sv.RULES), key=BUDGETS.name, format_func=sv.RULES.__getitem__)
     c[3].number_input("Noise seed", SEED.lo, SEED.hi, key=SEED.name)
     if state.get(SOURCE) == data.UPLOAD:
-        upload_controls()
+        data.upload_controls()
     st.markdown("**Rectangle** (0-based, inclusive): rows x0..x1, columns y0..y1")
     labels = ("first row x0", "last row x1", "first column y0", "last column y1")
     for col, param, label in zip(st.columns(4), (X0, X1, Y0, Y1), labels, strict=True):
         col.number_input(label, param.lo, param.hi, key=param.name)
 
 
-def upload_controls() -> None:
-    o = st.columns([2, 1.2, 1, 1, 2])
-    o[0].selectbox(
-        "Layout", tuple(data.LAYOUTS), format_func=data.LAYOUTS.__getitem__, key=data.LAYOUT,
-        on_change=data.on_upload,
-    )  # fmt: skip
-    o[1].selectbox(
-        "First row", tuple(HEADERS), format_func=HEADERS.__getitem__, key=data.HEADER,
-        on_change=data.on_upload,
-    )  # fmt: skip
-    o[2].number_input("Points: rows", 2, 512, 64, key=data.BIN_ROWS, on_change=data.on_upload)
-    o[3].number_input("Points: columns", 2, 512, 64, key=data.BIN_COLS, on_change=data.on_upload)
-    o[4].text_input(
-        "Points: bounds low1, high1, low2, high2",
-        key=data.BOUNDS,
-        max_chars=200,
-        on_change=data.on_upload,
-        help="The first coordinate's range (binned along the rows), then the second's (along "
-        "the columns). Empty: the points' own range. A point outside is an error.",
-    )
-    st.file_uploader(
-        "2-D CSV or TSV file",
-        key=session_memory.uploader_key(data.UPLOAD_WIDGET),
-        on_change=data.on_upload,
-    )
-    grid = st.session_state.get(data.UPLOADED)
-    if grid is not None:
-        st.caption(f"In use: {grid.name}, {grid.shape[0]} x {grid.shape[1]} cells.")
-        for note in grid.notes:
-            st.caption(untrusted.markdown(note, 300))
-    if error := st.session_state.get(data.UPLOAD_ERROR):
-        st.error(f"Upload rejected. {error}", icon=":material/upload_file:")
-
-
 def extra() -> Mapping[str, Any]:
     """This session's uploaded grid (links never carry it)."""
-    return {sv.UPLOADED_GRID: st.session_state.get(data.UPLOADED)}
+    return {sv.UPLOADED_GRID: data.uploaded()}
 
 
 def body(view: View | None) -> None:

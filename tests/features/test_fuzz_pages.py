@@ -24,6 +24,7 @@ from streamlit.testing.v1 import AppTest
 
 from dpcore.hist import pidentity
 from dpcore.histogram import from_counts
+from dpui.algorithms import map2d, map_page
 from dpui.errors.optimised import search_cost
 from dpui.kit import byte_cache, examples, limits, sidebar, slow
 from dpui.kit.page import SIDEBAR_DATA, Inputs, Page
@@ -80,6 +81,22 @@ def _variants(param: Param) -> Iterator[Any]:
         yield from (False, True)
 
 
+MODES: dict[str, tuple[dict[str, Any], frozenset[str]]] = {
+    "which_algorithm": (
+        {map2d.DATA.name: "2d"},
+        frozenset(p.name for p in (*map2d.PARAMS, map_page.SECTION)) - {map2d.DATA.name},
+    ),
+}
+"""A page whose parameters act only in one of its modes: page key -> (the mode's values,
+the parameters that act only there). Those are fuzzed in that mode; the mode also gets the
+shared ε at its bounds and every parameter at its maximum."""
+
+
+def _mode(page: Page, name: str) -> dict[str, Any]:
+    values, names = MODES.get(page.key, ({}, frozenset()))
+    return dict(values) if name in names else {}
+
+
 def cases(page: Page) -> Iterator[tuple[str, dict[str, Any], bool]]:
     """``(label, values set, pinned against itself)`` for ``page``, without repeats."""
     seen: set[tuple[tuple[str, Any], ...]] = set()
@@ -96,8 +113,18 @@ def cases(page: Page) -> Iterator[tuple[str, dict[str, Any], bool]]:
         yield "default", {}, False
     for param in _all(page):
         for value in _variants(param):
-            if new({param.name: value}):
-                yield f"{param.name}={param.encode(value)}", {param.name: value}, False
+            values = {param.name: value} | _mode(page, param.name)
+            if new(values):
+                yield f"{param.name}={param.encode(value)}", values, False
+    if page.key in MODES:
+        mode = MODES[page.key][0]
+        for value in _variants(sidebar.EPSILON):
+            values = {sidebar.EPSILON.name: value} | mode
+            if new(values):
+                yield f"mode-eps={sidebar.EPSILON.encode(value)}", values, False
+        values = {p.name: _high(p) for p in _all(page)} | mode
+        if new(values):
+            yield "mode-all-max", values, False
     for label, pick in (("all-min", _low), ("all-max", _high)):
         values = {p.name: pick(p) for p in _all(page)}
         if new(values):
@@ -120,6 +147,8 @@ def _extra(page: Page, values: Mapping[str, Any]) -> dict[str, Any]:
         }
     if page.key == "exponential":
         return {em.SOURCE.name: values[em.SOURCE.name], em.EDITED: None}
+    if page.key == "which_algorithm":
+        return {map2d.UPLOADED_GRID: None}
     return {}
 
 
@@ -228,6 +257,11 @@ def test_the_fuzz_covers_every_page_with_a_view_within_a_bounded_number_of_runs(
     labels = {c.id for c in CASES}
     assert "tree_budgets-tb_tree=hb" in labels and "laplace-all-max" in labels
     assert all(f"{p.key}-pinned-self" in labels for p in VIEWS if p.pinned)
+    # a parameter acting in one mode only is fuzzed in that mode (the 2-D map's, issue 39)
+    two_d = {c.id: c.values[1] for c in CASES if c.id.startswith("which_algorithm-")}
+    assert two_d["which_algorithm-wa_map=gowalla-128x128"]["wa_data"] == "2d"
+    assert two_d["which_algorithm-mode-eps=1e-05"] == {"eps": 1e-05, "wa_data": "2d"}
+    assert "wa_data" not in two_d["which_algorithm-wa_domain=4194304"]
 
 
 @pytest.fixture(scope="module")

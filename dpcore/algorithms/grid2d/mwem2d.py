@@ -87,10 +87,13 @@ def multiplicative_weights_2d(
     Returns
     -------
     ndarray of float64, shape (n1, n2)
-        A new array with the same total.
+        A new array with the same total (all zeros stay zeros: at a tiny ``eps`` the noisy
+        answers can push every weight below the smallest float).
     """
     y = estimate.copy()
     total = float(y.sum())
+    if not total > 0:  # every weight underflowed in an earlier round: nothing to reweight
+        return y
     boxes = [
         (np.s_[a[0] : b[0] + 1, a[1] : b[1] + 1], float(m))
         for a, b, m in zip(lo, hi, measured, strict=True)
