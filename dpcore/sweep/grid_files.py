@@ -67,6 +67,13 @@ def read_grid(path: Path) -> FloatArray:
             f"{path} is not a 2-D dataset ({error}); accepted: rows of comma-separated "
             "counts, no header, every row as long"
         ) from None
+    bad = np.argwhere(~(np.isfinite(grid) & (grid >= 0)))
+    if bad.size:
+        row, column = (int(i) for i in bad[0])
+        raise ValueError(
+            f"{path}: line {row + 1}, column {column + 1} holds {grid[row, column]:g}; "
+            "accepted: counts, finite numbers >= 0"
+        )
     try:
         return checked_grid(grid)
     except ValueError as error:

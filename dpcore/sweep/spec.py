@@ -371,14 +371,8 @@ def parse(text: str, *, path: Path, data: Path) -> Sweep:
     name = table.get("name")
     if not isinstance(name, str) or not _NAME.fullmatch(name):
         raise check.fail("name", f"must be 1-80 letters, digits, '_', '-' or '.', got {name!r}")
-    domains = check.check("domains", check.items(table, "domains"), as_domain)
-    two_d = isinstance(domains[0], tuple)
-    if any(isinstance(d, tuple) != two_d for d in domains):
-        raise check.fail(
-            "domains",
-            f"mixes bins and [rows, columns]: {table['domains']!r}; a sweep is 1-D (numbers "
-            "of bins) or 2-D ([rows, columns] pairs), run the others as another sweep",
-        )
+    first = table.get("domains", [None])
+    two_d = isinstance(first[0] if isinstance(first, list) and first else first, list)
     folders = (grid_dir(data), data) if two_d else (data, grid_dir(data))
     known, other = bundled(folders[0]), bundled(folders[1])
     entries = check.items(table, "datasets")
@@ -394,6 +388,13 @@ def parse(text: str, *, path: Path, data: Path) -> Sweep:
         raise check.fail("datasets", str(error)) from None
     if len({d.name for d in datasets}) != len(datasets):
         raise check.fail("datasets", "two datasets have one name (a file name up to its dot)")
+    domains = check.check("domains", check.items(table, "domains"), as_domain)
+    if any(isinstance(d, tuple) != two_d for d in domains):
+        raise check.fail(
+            "domains",
+            f"mixes bins and [rows, columns]: {table['domains']!r}; a sweep is 1-D (numbers "
+            "of bins) or 2-D ([rows, columns] pairs), run the others as another sweep",
+        )
     for d in datasets:
         for domain in domains:
             if not divides(domain, d.counts.shape):
