@@ -158,8 +158,8 @@ def sampled_input(base: int, cell: Cell, counts: FloatArray) -> FloatArray:
 
 
 def _flat(key: tuple[str, int, Domain, int]) -> tuple[str | int, ...]:
-    """An input key as a seed's key: a 2-D domain as its two sides (a 1-D key unchanged, so
-    1-D seeds are those of stores written before 2-D sweeps)."""
+    """An input key as the key of a derived seed: a 2-D domain as its two sides (a 1-D key
+    unchanged, so 1-D seeds are those of stores written before 2-D sweeps)."""
     dataset, scale, domain, trial = key
     sides = domain if isinstance(domain, tuple) else (domain,)
     return (dataset, scale, *sides, trial)
