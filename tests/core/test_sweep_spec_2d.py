@@ -143,3 +143,12 @@ def test_1d_seeds_are_those_of_stores_written_before_2d_sweeps():
     x = cell.sampled_input(3, c, counts)
     old = np.random.default_rng(cell.derive_seed(3, "input", *c.input_key))
     assert np.array_equal(x, sample(counts, 1000, 64, old))
+
+
+def test_2d_settings_written_as_toml_parse_back(tmp_path):
+    settings = {"name": "q2", "seed": 9, "trials": 3, "datasets": ["STROKE"], "scales": [10],
+                "domains": [[128, 128], [64, 32]], "epsilons": [0.1],
+                "workloads": ["random rectangles"], "algorithms": ["AGrid"]}  # fmt: skip
+    sweep = parse(spec.to_toml(settings), tmp_path)
+    assert sweep.domains == ((128, 128), (64, 32)) and sweep.algorithms == ("AGrid",)
+    assert sweep.settings()["domains"] == settings["domains"]
