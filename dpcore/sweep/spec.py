@@ -123,11 +123,6 @@ class Sweep:
     algorithms: tuple[str, ...]
 
     @property
-    def two_d(self) -> bool:
-        """Whether this is a 2-D sweep (its domains are (rows, columns) pairs)."""
-        return isinstance(self.domains[0], tuple)
-
-    @property
     def size(self) -> int:
         """Number of cells in the grid."""
         return (

@@ -35,7 +35,7 @@ def parse(text: str, tmp_path: Path) -> spec.Sweep:
 
 def test_a_2d_file_gives_its_grid_and_loads_its_grids(tmp_path):
     sweep = parse(GOOD, tmp_path)
-    assert sweep.two_d and sweep.domains == ((32, 32), (64, 16))
+    assert sweep.domains == ((32, 32), (64, 16))
     (dataset,) = sweep.datasets
     expected = np.loadtxt(GRIDS / "STROKE.n256x256.csv", delimiter=",")
     assert dataset.name == "STROKE" and np.array_equal(dataset.counts, expected)
