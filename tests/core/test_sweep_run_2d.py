@@ -9,8 +9,10 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+import pytest
 
-from dpcore.sweep import cell, cli, spec, store
+from dpcore.algorithms import cost
+from dpcore.sweep import cell, cli, runner, spec, store
 
 ROOT = Path(__file__).resolve().parents[2]
 DATA = ROOT.parent / "shared" / "data"
@@ -82,3 +84,24 @@ def test_a_tiny_2d_sweep_runs_into_a_store_and_its_tables_are_the_cells_regret(t
         best = regret[regret == 1.0].xs(scale, level="scale").reset_index()["algorithm"]
         counts = sorted(best.value_counts().items(), key=lambda kv: (-kv[1], kv[0]))
         assert column == ", ".join(f"{name} {count}" for name, count in counts)
+
+
+def test_a_2d_sweeps_estimate_uses_the_2d_cost_model(tmp_path):
+    """Identity at 128² costs a few ms a run (``cost.run_seconds_2d``), not the 0.3 s an
+    algorithm without a measured cost is assumed to take; a grid 4 times larger, about 4
+    times as long."""
+    file = tmp_path / "e.toml"
+    file.write_text(TINY_2D.replace("[[32, 32]]", "[[128, 128]]").replace(
+        '["Identity", "HB-2D", "AGrid", "PrivTree"]', '["Identity"]'))  # fmt: skip
+    small = runner.estimate(spec.load(file, data=DATA), 1)
+    per_cell = cost.run_seconds_2d("Identity", 128 * 128, 2000) + runner.CELL_SECONDS
+    assert small.core_seconds == pytest.approx(small.cells * per_cell)
+    assert small.core_seconds < small.cells * cost.UNMEASURED_SECONDS / 10
+    file.write_text(file.read_text().replace("[[128, 128]]", "[[256, 256]]"))
+    large = runner.estimate(spec.load(file, data=DATA), 1)
+    assert (
+        3
+        < (large.core_seconds - small.cells * runner.CELL_SECONDS)
+        / (small.core_seconds - small.cells * runner.CELL_SECONDS)
+        <= 4
+    )
