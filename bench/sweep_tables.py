@@ -2,6 +2,8 @@
 
     dp-sweep run sweeps/dpbench_1d.toml --store /tmp/dpbench.duckdb
     python bench/sweep_tables.py --store /tmp/dpbench.duckdb
+    dp-sweep run sweeps/dpbench_2d.toml --store /tmp/dpbench.duckdb
+    python bench/sweep_tables.py --store /tmp/dpbench.duckdb --sweep dpbench_2d
 
 Regret is an algorithm's mean scaled error over the best one's on the same dataset and
 setting (``dpcore.sweep.report.regret``); a column is one (ε, scale), a row the geometric

@@ -8,6 +8,12 @@ machine, in any order, in any worker:
   epsilon and workload of a trial sees the same sampled histogram (DPBench's protocol,
   :func:`dpcore.algorithms.dpbench.sample`); so do the random ranges of that trial;
 - the **algorithm's noise** depends on the whole cell key.
+
+A 2-D cell (its domain ``(rows, columns)``) runs DPBench's 2-D protocol
+(:mod:`dpcore.algorithms.dpbench_2d`): its input is sampled over the dataset's grid and
+reduced to the domain, its workload is the trial's 2,000 random rectangles (drawn as
+DPBench draws them, from a ``RandomState`` seeded by the trial's derived seed), its error
+the scaled L1 error on them.
 """
 
 from __future__ import annotations
@@ -23,7 +29,10 @@ import numpy as np
 
 from dpcore.algorithms.common import FloatArray, Ranges, as_workload
 from dpcore.algorithms.dpbench import random_ranges, sample, scaled_l1_error
+from dpcore.algorithms.dpbench_2d import random_rectangles, sample_grid, scaled_errors
 from dpcore.algorithms.registry import estimate
+from dpcore.spatial.rectangles import Rectangles
+from dpcore.sweep.grid_files import Domain
 from dpcore.sweep.spec import Sweep
 
 
@@ -36,26 +45,26 @@ class Cell:
     dataset : str
     scale : int
         Records sampled.
-    domain : int
-        Bins of the sampled input.
+    domain : int or tuple of int
+        Bins of the sampled input, or its (rows, columns) for a 2-D cell.
     trial : int
         0-based trial: which sampled input.
     eps : float
     workload : str
-        ``"prefix"`` or ``"random ranges"``.
+        ``"prefix"``, ``"random ranges"`` or (2-D) ``"random rectangles"``.
     algorithm : str
     """
 
     dataset: str
     scale: int
-    domain: int
+    domain: Domain
     trial: int
     eps: float
     workload: str
     algorithm: str
 
     @property
-    def input_key(self) -> tuple[str, int, int, int]:
+    def input_key(self) -> tuple[str, int, Domain, int]:
         """What the sampled input depends on."""
         return (self.dataset, self.scale, self.domain, self.trial)
 
@@ -120,7 +129,8 @@ def derive_seed(base: int, *key: str | int | float) -> int:
 
 def cell_seed(base: int, cell: Cell) -> int:
     """Seed of ``cell``'s algorithm noise."""
-    return derive_seed(base, "cell", *astuple(cell))
+    key = astuple(cell)
+    return derive_seed(base, "cell", *_flat(key[:4]), *key[4:])
 
 
 def sampled_input(base: int, cell: Cell, counts: FloatArray) -> FloatArray:
@@ -132,28 +142,42 @@ def sampled_input(base: int, cell: Cell, counts: FloatArray) -> FloatArray:
         The sweep's base seed.
     cell : Cell
         Any cell of the trial: only its :attr:`Cell.input_key` is used.
-    counts : ndarray of float64
-        The dataset whose shape is sampled.
+    counts : ndarray of float64, shape (n,) or (n1, n2)
+        The dataset whose shape is sampled (a grid for a 2-D cell).
 
     Returns
     -------
-    ndarray of float64, shape (domain,)
-        ``scale`` records sampled from the dataset's shape, reduced to ``domain`` bins.
+    ndarray of float64, shape (domain,) or domain
+        ``scale`` records sampled from the dataset's shape, reduced to ``domain`` bins (or
+        ``(rows, columns)`` cells).
     """
-    rng = np.random.default_rng(derive_seed(base, "input", *cell.input_key))
+    rng = np.random.default_rng(derive_seed(base, "input", *_flat(cell.input_key)))
+    if isinstance(cell.domain, tuple):
+        return sample_grid(counts, cell.scale, cell.domain, rng)
     return sample(counts, cell.scale, cell.domain, rng)
 
 
-def trial_workload(base: int, cell: Cell) -> Ranges:
+def _flat(key: tuple[str, int, Domain, int]) -> tuple[str | int, ...]:
+    """An input key as the key of a derived seed: a 2-D domain as its two sides (a 1-D key
+    unchanged, so 1-D seeds are those of stores written before 2-D sweeps)."""
+    dataset, scale, domain, trial = key
+    sides = domain if isinstance(domain, tuple) else (domain,)
+    return (dataset, scale, *sides, trial)
+
+
+def trial_workload(base: int, cell: Cell) -> Ranges | Rectangles:
     """The workload of ``cell``: all prefixes, or the trial's 2,000 random ranges (the same
-    for every algorithm and epsilon of the trial)."""
+    for every algorithm and epsilon of the trial), or, for a 2-D cell, the trial's 2,000
+    random rectangles."""
+    seed = derive_seed(base, "ranges", *_flat(cell.input_key))
+    if isinstance(cell.domain, tuple):
+        return random_rectangles(cell.domain, seed=seed % 2**32)  # RandomState's seeds
     if cell.workload == "prefix":
         return as_workload("prefix", cell.domain)
-    rng = np.random.default_rng(derive_seed(base, "ranges", *cell.input_key))
-    return random_ranges(cell.domain, rng)
+    return random_ranges(cell.domain, np.random.default_rng(seed))
 
 
-def run_cell(base: int, cell: Cell, x: FloatArray, workload: Ranges) -> Result:
+def run_cell(base: int, cell: Cell, x: FloatArray, workload: Ranges | Rectangles) -> Result:
     """Run ``cell`` on its trial's input and workload.
 
     Parameters
@@ -163,7 +187,7 @@ def run_cell(base: int, cell: Cell, x: FloatArray, workload: Ranges) -> Result:
     cell : Cell
     x : ndarray of float64
         The trial's input, from :func:`sampled_input`.
-    workload : Ranges
+    workload : Ranges or Rectangles
         The cell's workload, from :func:`trial_workload`.
 
     Returns
@@ -181,7 +205,10 @@ def run_cell(base: int, cell: Cell, x: FloatArray, workload: Ranges) -> Result:
         cell.algorithm, x, cell.eps, workload=workload, rng=np.random.default_rng(seed)
     )
     seconds = time.perf_counter() - start
-    error = scaled_l1_error(x, estimated, workload)
+    if isinstance(workload, Rectangles):
+        error = scaled_errors(x, estimated, workload)[0]
+    else:
+        error = scaled_l1_error(x, estimated, workload)
     return Result(cell, seed, error, seconds, datetime.now(UTC))
 
 
@@ -207,9 +234,9 @@ def run_chunk(
     """
     results: list[Result] = []
     failures: list[Failure] = []
-    key: tuple[str, int, int, int] | None = None
+    key: tuple[str, int, Domain, int] | None = None
     x = np.zeros(0)
-    workloads: dict[str, Ranges] = {}
+    workloads: dict[str, Ranges | Rectangles] = {}
     for cell in cells:
         try:
             if cell.input_key != key:

@@ -9,6 +9,9 @@ The interval of a mean is Student's t 95% interval over the cells averaged,
 and the sample standard deviation, scipy the t quantile. Regret is DPBench's (Hay et al.,
 SIGMOD 2016): in each setting (dataset, scale, domain, eps, workload), an algorithm's mean
 scaled error over the smallest mean scaled error of any algorithm in that setting.
+
+A domain is two columns: ``domain`` (bins, or a 2-D cell's rows) and ``domain_cols`` (0, or
+a 2-D cell's columns; see :mod:`dpcore.sweep.store`).
 """
 
 from __future__ import annotations
@@ -26,10 +29,10 @@ from dpcore.sweep import store
 MAX_ROWS = 100_000
 """Most rows one summary returns."""
 
-SETTING = ("dataset", "scale", "domain", "eps", "workload")
+SETTING = ("dataset", "scale", "domain", "domain_cols", "eps", "workload")
 """What makes a setting: the columns regret compares algorithms within."""
 
-FILTERS = ("dataset", "scale", "domain", "eps", "workload", "algorithm")
+FILTERS = ("dataset", "scale", "domain", "domain_cols", "eps", "workload", "algorithm")
 """The columns a summary may be filtered on."""
 
 
@@ -136,8 +139,9 @@ def axes(path: Path, sweep: str) -> dict[str, list[Any]]:
     Returns
     -------
     dict
-        ``"dataset"``, ``"scale"``, ``"domain"``, ``"eps"``, ``"workload"``,
-        ``"algorithm"`` -> sorted distinct values (empty lists for an unknown sweep).
+        ``"dataset"``, ``"scale"``, ``"domain"``, ``"domain_cols"``, ``"eps"``,
+        ``"workload"``, ``"algorithm"`` -> sorted distinct values (empty lists for an unknown
+        sweep).
 
     Raises
     ------
@@ -166,7 +170,8 @@ def mean_errors(path: Path, sweep: str, *, limit: int = 10_000, **filters: Any) 
     Returns
     -------
     pandas.DataFrame
-        ``dataset, scale, domain, eps, workload, algorithm, cells`` (trials averaged),
+        ``dataset, scale, domain, domain_cols, eps, workload, algorithm, cells`` (trials
+        averaged),
         ``mean_error, sd_error, ci_low, ci_high, mean_seconds``, sorted by setting, then
         by mean error.
 
@@ -219,7 +224,7 @@ def regret(path: Path, sweep: str, *, limit: int = 10_000, **filters: Any) -> pd
     Returns
     -------
     pandas.DataFrame
-        ``dataset, scale, domain, eps, workload, algorithm, mean_error, best_error,
+        ``dataset, scale, domain, domain_cols, eps, workload, algorithm, mean_error, best_error,
         regret`` (1 for the best), sorted by setting then regret. A setting whose best
         mean error is 0 has no regret and is left out.
 
@@ -263,8 +268,8 @@ def error_vs_scale(path: Path, sweep: str, *, limit: int = 10_000, **filters: An
     Returns
     -------
     pandas.DataFrame
-        ``domain, eps, workload, algorithm, scale, cells, mean_error, sd_error, ci_low,
-        ci_high``, sorted by those columns (the interval pools the cells of every dataset).
+        ``domain, domain_cols, eps, workload, algorithm, scale, cells, mean_error, sd_error,
+        ci_low, ci_high``, sorted by those columns (the interval pools the cells of every dataset).
 
     Raises
     ------
@@ -275,9 +280,9 @@ def error_vs_scale(path: Path, sweep: str, *, limit: int = 10_000, **filters: An
     """
     where, params = _where(sweep, filters)
     sql = f"""
-        SELECT domain, eps, workload, algorithm, scale, count(*) AS cells,
+        SELECT domain, domain_cols, eps, workload, algorithm, scale, count(*) AS cells,
                avg(scaled_l1_error) AS mean_error, stddev_samp(scaled_l1_error) AS sd_error
         FROM cells WHERE {where}
-        GROUP BY ALL ORDER BY domain, eps, workload, algorithm, scale LIMIT ?
+        GROUP BY ALL ORDER BY domain, domain_cols, eps, workload, algorithm, scale LIMIT ?
     """
     return _interval(store.query(path, sql, [*params, _limit(limit)]))

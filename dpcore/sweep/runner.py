@@ -33,6 +33,7 @@ from tqdm import tqdm
 
 from dpcore.algorithms import cost
 from dpcore.algorithms.dpbench import RANDOM_RANGES
+from dpcore.algorithms.dpbench_2d import RANDOM_RECTANGLES
 from dpcore.sweep import store
 from dpcore.sweep.cell import Cell, Failure, Result, cells, run_chunk
 from dpcore.sweep.spec import REPO_ROOT, Sweep
@@ -248,13 +249,22 @@ def estimate(sweep: Sweep, workers: int, *, stored: int = 0) -> Estimate:
     worker_bytes = 0.0
     for domain in sweep.domains:
         for workload in sweep.workloads:
-            queries = domain if workload == "prefix" else RANDOM_RANGES
             for name in sweep.algorithms:
-                per_setting += cost.run_seconds(name, domain, workload, queries) + CELL_SECONDS
-                worker_bytes = max(worker_bytes, cost.run_bytes(name, domain, queries))
+                if isinstance(domain, tuple):
+                    cells = domain[0] * domain[1]
+                    seconds = cost.run_seconds_2d(name, cells, RANDOM_RECTANGLES)
+                    work_bytes = cost.run_bytes_2d(name, cells, RANDOM_RECTANGLES)
+                else:
+                    queries = domain if workload == "prefix" else RANDOM_RANGES
+                    seconds = cost.run_seconds(name, domain, workload, queries)
+                    work_bytes = cost.run_bytes(name, domain, queries)
+                per_setting += seconds + CELL_SECONDS
+                worker_bytes = max(worker_bytes, work_bytes)
     settings = len(sweep.datasets) * len(sweep.scales) * sweep.trials * len(sweep.epsilons)
     left = (sweep.size - stored) / sweep.size if sweep.size else 0.0
-    core = per_setting * settings * left
+    shapes = sum(isinstance(domain, tuple) for domain in sweep.domains)
+    once = cost.once_seconds_2d(sweep.algorithms) * shapes * max(workers, 1)  # per process
+    core = per_setting * settings * left + once
     data_bytes = sum(d.counts.nbytes for d in sweep.datasets)
     window = WINDOW_PER_WORKER * max(workers, 1) * MAX_CHUNK * STORED_CELL_BYTES
     return Estimate(

@@ -7,15 +7,21 @@ A sweep is a small TOML file (read with the standard library's :mod:`tomllib`)::
     trials = 5
     datasets = "all"               # or ["ADULTFRANK", "data/mine.csv", ...]
     scales = [1_000, 100_000, 10_000_000]
-    domains = [4096]
+    domains = [4096]               # bins; or [[128, 128]]: rows and columns of a grid
     epsilons = [1.0, 0.1]
-    workloads = ["prefix"]         # "prefix" and/or "random ranges"
+    workloads = ["prefix"]         # "prefix" and/or "random ranges"; 2-D: "random rectangles"
     algorithms = "all"             # or a list of names from dpcore.algorithms.NAMES
 
 A dataset is a bundled histogram's name (the part of a ``*.csv`` file name before the
 first dot, in the data directory) or a path to a CSV histogram (relative to the sweep
 file; column ``count``, or its only column). Every message about a bad file names the
 line and the key, and an unknown name lists the accepted ones.
+
+A sweep whose domains are ``[rows, columns]`` pairs is a 2-D sweep (DPBench's 2-D
+protocol, :mod:`dpcore.algorithms.dpbench_2d`): its datasets are grids (bundled in the
+data directory's ``2d`` folder, or CSV files of rows of counts, see
+:mod:`dpcore.sweep.grid_files`), its workload ``"random rectangles"``, its algorithms those
+of :data:`dpcore.algorithms.NAMES_2D`. One sweep is 1-D or 2-D, never both.
 """
 
 from __future__ import annotations
@@ -37,8 +43,10 @@ import pandas as pd
 from dpcore import _validate
 from dpcore.algorithms.common import FloatArray, checked_counts
 from dpcore.algorithms.dpbench import MAX_SCALE
+from dpcore.algorithms.grid2d import NAMES_2D
 from dpcore.algorithms.registry import NAMES
 from dpcore.histogram import MAX_BINS, MAX_BYTES
+from dpcore.sweep.grid_files import Domain, as_domain, divides, grid_dir, label, read_grid
 
 DATA_ENV = "DP_EXPLORER_DATA"
 """Environment variable naming the directory of bundled datasets."""
@@ -49,6 +57,8 @@ DEFAULT_DATA = REPO_ROOT.parent / "shared" / "data"
 
 WORKLOADS = ("prefix", "random ranges")
 """The workloads a sweep may name (DPBench's two 1-D workloads)."""
+WORKLOADS_2D = ("random rectangles",)
+"""The workloads a 2-D sweep may name (DPBench's 2,000 random rectangles)."""
 
 KEYS = ("name", "seed", "trials", "datasets", "scales", "domains", "epsilons", "workloads")
 KEYS_ALL = (*KEYS, "algorithms")
@@ -70,8 +80,8 @@ class Dataset:
     ----------
     name : str
         What the store calls it.
-    counts : ndarray of float64
-        Its bins (only its shape matters: inputs are sampled from it).
+    counts : ndarray of float64, shape (n,) or (rows, columns)
+        Its bins or its grid (only its shape matters: inputs are sampled from it).
     fingerprint : str
         SHA-256 of its bins, to notice a dataset changed between runs of one sweep.
     """
@@ -94,7 +104,9 @@ class Sweep:
     trials : int
         Inputs sampled per (dataset, scale, domain).
     datasets : tuple of Dataset
-    scales, domains : tuple of int
+    scales : tuple of int
+    domains : tuple of int, or tuple of (int, int)
+        Bins, or (rows, columns) of a 2-D sweep.
     epsilons : tuple of float
     workloads : tuple of str
     algorithms : tuple of str
@@ -105,7 +117,7 @@ class Sweep:
     trials: int
     datasets: tuple[Dataset, ...]
     scales: tuple[int, ...]
-    domains: tuple[int, ...]
+    domains: tuple[Domain, ...]
     epsilons: tuple[float, ...]
     workloads: tuple[str, ...]
     algorithms: tuple[str, ...]
@@ -130,7 +142,7 @@ class Sweep:
             "trials": self.trials,
             "datasets": {d.name: d.fingerprint for d in self.datasets},
             "scales": list(self.scales),
-            "domains": list(self.domains),
+            "domains": [list(d) if isinstance(d, tuple) else d for d in self.domains],
             "epsilons": list(self.epsilons),
             "workloads": list(self.workloads),
             "algorithms": list(self.algorithms),
@@ -291,7 +303,9 @@ def _epsilon(key: str, value: Any) -> float:
     return _validate.positive(key, value)
 
 
-def _load_dataset(entry: Any, base: Path, known: dict[str, Path]) -> Dataset:
+def _load_dataset(
+    entry: Any, base: Path, known: dict[str, Path], other: dict[str, Path], *, two_d: bool
+) -> Dataset:
     if not isinstance(entry, str) or not entry:
         raise ValueError(f"a dataset is a name or a path to a CSV file, got {entry!r}")
     if entry in known:
@@ -301,9 +315,19 @@ def _load_dataset(entry: Any, base: Path, known: dict[str, Path]) -> Dataset:
         if not path.is_file():
             raise ValueError(f"no file {entry!r} (paths are relative to the sweep file)")
     else:
+        kind = "2-D " if two_d else ""
         names = ", ".join(known) or "none found: set DP_EXPLORER_DATA or --data-dir"
-        raise ValueError(f"unknown dataset {entry!r}; bundled: {names}; or a path to a CSV file")
-    counts = read_histogram(path)
+        hint = ""
+        if entry in other:
+            hint = (
+                f" ({entry} is a 1-D dataset: a 1-D sweep's domains are numbers of bins)"
+                if two_d
+                else f" ({entry} is a 2-D dataset: a 2-D sweep's domains are [rows, columns])"
+            )
+        raise ValueError(
+            f"unknown {kind}dataset {entry!r}{hint}; bundled: {names}; or a path to a CSV file"
+        )
+    counts = read_grid(path) if two_d else read_histogram(path)
     digest = hashlib.sha256(counts.tobytes()).hexdigest()
     return Dataset(path.name.split(".")[0], counts, digest)
 
@@ -342,28 +366,41 @@ def parse(text: str, *, path: Path, data: Path) -> Sweep:
     name = table.get("name")
     if not isinstance(name, str) or not _NAME.fullmatch(name):
         raise check.fail("name", f"must be 1-80 letters, digits, '_', '-' or '.', got {name!r}")
-    known = bundled(data)
+    first = table.get("domains", [None])
+    two_d = isinstance(first[0] if isinstance(first, list) and first else first, list)
+    folders = (grid_dir(data), data) if two_d else (data, grid_dir(data))
+    known, other = bundled(folders[0]), bundled(folders[1])
     entries = check.items(table, "datasets")
     if entries == ["all"]:
         entries = list(known)
         if not entries:
-            raise check.fail("datasets", f"'all' found no CSV file in {data}")
+            raise check.fail("datasets", f"'all' found no CSV file in {folders[0]}")
     try:
-        datasets = tuple(_load_dataset(entry, path.parent, known) for entry in entries)
+        datasets = tuple(
+            _load_dataset(entry, path.parent, known, other, two_d=two_d) for entry in entries
+        )
     except ValueError as error:
         raise check.fail("datasets", str(error)) from None
     if len({d.name for d in datasets}) != len(datasets):
         raise check.fail("datasets", "two datasets have one name (a file name up to its dot)")
-    domains = check.check("domains", check.items(table, "domains"), _whole)
+    domains = check.check("domains", check.items(table, "domains"), as_domain)
+    if any(isinstance(d, tuple) != two_d for d in domains):
+        raise check.fail(
+            "domains",
+            f"mixes bins and [rows, columns]: {table['domains']!r}; a sweep is 1-D (numbers "
+            "of bins) or 2-D ([rows, columns] pairs), run the others as another sweep",
+        )
     for d in datasets:
         for domain in domains:
-            if d.counts.size % domain:
-                message = f"{domain} does not divide dataset {d.name}'s {d.counts.size} bins"
+            if not divides(domain, d.counts.shape):
+                shape = " x ".join(map(str, d.counts.shape))
+                cells = "cells per axis" if two_d else "bins"
+                message = f"{label(domain)} does not divide dataset {d.name}'s {shape} {cells}"
                 raise check.fail("domains", message)
     algorithms = check.choose(
         "algorithms",
         check.items(table, "algorithms") if "algorithms" in table else ["all"],
-        NAMES,
+        NAMES_2D if two_d else NAMES,
         every=True,
     )
     sweep = Sweep(
@@ -374,7 +411,9 @@ def parse(text: str, *, path: Path, data: Path) -> Sweep:
         scales=check.check("scales", check.items(table, "scales"), _whole_scale),
         domains=domains,
         epsilons=check.check("epsilons", check.items(table, "epsilons"), _epsilon),
-        workloads=check.choose("workloads", check.items(table, "workloads"), WORKLOADS),
+        workloads=check.choose(
+            "workloads", check.items(table, "workloads"), WORKLOADS_2D if two_d else WORKLOADS
+        ),
         algorithms=algorithms,
     )
     if sweep.size > MAX_CELLS:

@@ -17,6 +17,11 @@ Transactions keep the store whole: a batch is committed entirely or not at all (
 a kill or a full disk mid-batch loses only that uncommitted batch, which a rerun
 recomputes), so readers never see half a batch. The primary key on a cell's parameters and
 ``INSERT OR IGNORE`` keep every cell exactly once.
+
+A 2-D cell's domain is two columns: ``domain`` its rows and ``domain_cols`` its columns; a
+1-D cell has ``domain_cols = 0``. A store written before 2-D sweeps (without
+``domain_cols``) still loads: a writer adds the column (every old cell 1-D) in one
+transaction, a reader sees the old table through a temporary view with ``domain_cols = 0``.
 """
 
 from __future__ import annotations
@@ -36,6 +41,7 @@ import pandas as pd
 import platformdirs
 
 from dpcore.sweep.cell import Cell, Result
+from dpcore.sweep.grid_files import Domain
 
 STORE_ENV = "DP_EXPLORER_STORE"
 """Environment variable naming the store's file."""
@@ -56,6 +62,7 @@ CREATE TABLE IF NOT EXISTS cells (
     dataset VARCHAR NOT NULL,
     scale BIGINT NOT NULL,
     domain INTEGER NOT NULL,
+    domain_cols INTEGER NOT NULL,
     eps DOUBLE NOT NULL,
     workload VARCHAR NOT NULL,
     algorithm VARCHAR NOT NULL,
@@ -65,7 +72,7 @@ CREATE TABLE IF NOT EXISTS cells (
     seconds DOUBLE NOT NULL,
     code_version VARCHAR NOT NULL,
     finished_at TIMESTAMPTZ NOT NULL,
-    PRIMARY KEY (sweep, dataset, scale, domain, eps, workload, algorithm, trial)
+    PRIMARY KEY (sweep, dataset, scale, domain, domain_cols, eps, workload, algorithm, trial)
 );
 """
 
@@ -74,6 +81,7 @@ COLUMNS = (
     "dataset",
     "scale",
     "domain",
+    "domain_cols",
     "eps",
     "workload",
     "algorithm",
@@ -85,6 +93,9 @@ COLUMNS = (
     "finished_at",
 )
 """The columns of table ``cells``, in order."""
+
+KEY = COLUMNS[:9]
+"""The columns of a cell's key (table ``cells``' primary key)."""
 
 
 class StoreError(RuntimeError):
@@ -120,15 +131,40 @@ def _expected_columns() -> dict[str, tuple[tuple[str, str], ...]]:
 
 
 def _columns(con: duckdb.DuckDBPyConnection) -> dict[str, tuple[tuple[str, str], ...]]:
-    rows = con.execute(
-        "SELECT table_name, column_name, data_type FROM information_schema.columns "
-        "WHERE table_schema = 'main' AND table_name IN ('sweeps', 'cells') "
-        "ORDER BY table_name, ordinal_position"
-    ).fetchall()
-    tables: dict[str, list[tuple[str, str]]] = {}
-    for table, column, kind in rows:
-        tables.setdefault(table, []).append((column, kind))
-    return {table: tuple(columns) for table, columns in tables.items()}
+    """Table -> its (column, type) pairs, as a query names them (a temporary view first)."""
+    tables = {}
+    for table in ("cells", "sweeps"):
+        try:
+            rows = con.execute(f"DESCRIBE {table}").fetchall()
+        except duckdb.CatalogException:  # not created yet
+            continue
+        tables[table] = tuple((str(row[0]), str(row[1])) for row in rows)
+    return tables
+
+
+def _before_2d() -> tuple[tuple[str, str], ...]:
+    """Table ``cells`` as stores written before 2-D sweeps hold it (no ``domain_cols``)."""
+    return tuple(c for c in _expected_columns()["cells"] if c[0] != "domain_cols")
+
+
+def _upgrade(con: duckdb.DuckDBPyConnection, *, read_only: bool) -> None:
+    """Let a store written before 2-D sweeps be read and written (every old cell is 1-D):
+    a writer adds column ``domain_cols`` (0) and the key including it in one transaction;
+    a reader gets a temporary view ``cells`` with it."""
+    if _columns(con).get("cells") != _before_2d():
+        return
+    old = ", ".join(c if c != "domain_cols" else "0::INTEGER AS domain_cols" for c in COLUMNS)
+    if read_only:
+        (database,) = con.execute("SELECT current_database()").fetchone() or ("",)
+        catalog = str(database).replace('"', '""')
+        con.execute(f'CREATE TEMP VIEW cells AS SELECT {old} FROM "{catalog}".main.cells')
+        return
+    con.execute("BEGIN")
+    con.execute("ALTER TABLE cells RENAME TO cells_before_2d")
+    con.execute(SCHEMA)
+    con.execute(f"INSERT INTO cells SELECT {old} FROM cells_before_2d")
+    con.execute("DROP TABLE cells_before_2d")
+    con.execute("COMMIT")
 
 
 def check_schema(con: duckdb.DuckDBPyConnection, path: Path) -> None:
@@ -236,6 +272,7 @@ def connect(
             raise StoreError(f"cannot open the store {path}: {error}") from None
     try:
         try:
+            _upgrade(connection, read_only=read_only)
             check_schema(connection, path)
         except duckdb.Error as error:
             raise StoreError(f"cannot read the store {path}: {error}") from None
@@ -297,7 +334,16 @@ def begin(path: Path, name: str, seed: int, settings: dict[str, Any]) -> None:
             raise StoreError(f"cannot record sweep {name!r} in {path}: {error}") from None
 
 
-def stored(path: Path, name: str, *, dataset: str, scale: int, domain: int) -> set[Cell]:
+def _sides(domain: Domain) -> tuple[int, int]:
+    """A domain as columns ``domain`` and ``domain_cols`` (0 for a 1-D domain)."""
+    return domain if isinstance(domain, tuple) else (domain, 0)
+
+
+def _domain(rows: int, columns: int) -> Domain:
+    return (int(rows), int(columns)) if columns else int(rows)
+
+
+def stored(path: Path, name: str, *, dataset: str, scale: int, domain: Domain) -> set[Cell]:
     """The cells of sweep ``name`` already stored for one input (dataset, scale, domain).
 
     Parameters
@@ -308,7 +354,8 @@ def stored(path: Path, name: str, *, dataset: str, scale: int, domain: int) -> s
         The sweep's name.
     dataset : str
     scale : int
-    domain : int
+    domain : int or tuple of int
+        Bins, or (rows, columns) of a 2-D input.
 
     Returns
     -------
@@ -322,11 +369,14 @@ def stored(path: Path, name: str, *, dataset: str, scale: int, domain: int) -> s
     """
     rows = query(
         path,
-        "SELECT dataset, scale, domain, trial, eps, workload, algorithm FROM cells "
-        "WHERE sweep = ? AND dataset = ? AND scale = ? AND domain = ?",
-        [name, dataset, scale, domain],
+        "SELECT dataset, scale, domain, domain_cols, trial, eps, workload, algorithm FROM cells "
+        "WHERE sweep = ? AND dataset = ? AND scale = ? AND domain = ? AND domain_cols = ?",
+        [name, dataset, scale, *_sides(domain)],
     )
-    return {Cell(*row) for row in rows.itertuples(index=False)}
+    return {
+        Cell(d, s, _domain(rows_, cols), t, e, w, a)
+        for d, s, rows_, cols, t, e, w, a in rows.itertuples(index=False)
+    }
 
 
 def count_stored(path: Path, name: str, axes: Mapping[str, Sequence[Any]], trials: int) -> int:
@@ -340,7 +390,7 @@ def count_stored(path: Path, name: str, axes: Mapping[str, Sequence[Any]], trial
         The sweep's name.
     axes : mapping
         Column of table ``cells`` (``dataset``, ``scale``, ``domain``, ``eps``,
-        ``workload``, ``algorithm``) -> the grid's values.
+        ``workload``, ``algorithm``) -> the grid's values (a 2-D domain is (rows, columns)).
     trials : int
         Trials of the grid (trials ``0 .. trials - 1``).
 
@@ -357,6 +407,12 @@ def count_stored(path: Path, name: str, axes: Mapping[str, Sequence[Any]], trial
     for column, values in axes.items():
         if column not in COLUMNS:
             raise ValueError(f"no column {column!r} in table cells")
+        if column == "domain":
+            pairs = [_sides(v) for v in values]
+            either = " OR ".join(["(domain = ? AND domain_cols = ?)"] * len(pairs))
+            clauses.append(f"({either})" if pairs else "FALSE")
+            params += [side for pair in pairs for side in pair]
+            continue
         clauses.append(f"{column} IN ({', '.join('?' * len(values))})" if values else "FALSE")
         params += list(values)
     table = query(path, f"SELECT count(*) AS n FROM cells WHERE {' AND '.join(clauses)}", params)
@@ -386,7 +442,7 @@ def frame(sweep: str, results: Sequence[Result], code_version: str) -> pd.DataFr
             sweep,
             r.cell.dataset,
             r.cell.scale,
-            r.cell.domain,
+            *_sides(r.cell.domain),
             r.cell.eps,
             r.cell.workload,
             r.cell.algorithm,
@@ -508,7 +564,7 @@ def export(path: Path, out: Path, *, sweep: str | None = None, overwrite: bool =
     if out.exists() and not overwrite:
         raise StoreError(f"{out} exists: choose another file name, or pass --force to replace it")
     where = "WHERE sweep = ?" if sweep is not None else ""
-    select = f"SELECT * FROM cells {where} ORDER BY {', '.join(COLUMNS[:8])}"
+    select = f"SELECT * FROM cells {where} ORDER BY {', '.join(KEY)}"
     params = [sweep] if sweep is not None else []
     with connect(path, read_only=True) as con:
         try:

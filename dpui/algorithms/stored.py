@@ -185,7 +185,7 @@ def stored_sweeps(s: Setting) -> None:
     except STORE_ERRORS as err:
         st.warning(f"The sweep {shown_name} cannot be read: {untrusted.markdown(err, 300)}")
         return
-    present.table(mean.drop(columns=["domain", "eps", "workload", "scale"]))
+    present.table(mean.drop(columns=["domain", "domain_cols", "eps", "workload", "scale"]))
     downloads.csv_button("Download these means (CSV)", mean, "stored_sweep_means.csv")
 
 

@@ -74,6 +74,7 @@ def test_axes_lists_each_parameters_values(stored):
         "dataset": ["A", "B"],
         "scale": [100, 10_000],
         "domain": [64],
+        "domain_cols": [0],  # 1-D cells
         "eps": [0.1, 1.0],
         "workload": ["prefix", "random ranges"],
         "algorithm": ["X", "Y", "Z"],

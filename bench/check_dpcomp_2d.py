@@ -1,0 +1,129 @@
+"""Held-out check of issue 39: each 2-D algorithm's mean scaled L1 error beside DPComp's
+implementation of it, on the same sampled inputs and rectangles.
+
+DPComp (``dpcomp_core``, Hay et al.'s code behind DPBench) is not a dependency: pass a
+checkout of it (e.g. ``git archive`` of github.com/dpcomp-org/dpcomp_core) with
+``--dpcomp``, in an environment that has its ``future`` package, with its DAWA and AHP
+extensions built (``setup.sh`` in ``algorithm/dawa`` and ``algorithm/ahp``; with Python 3.11
+they build with ``cython<3`` and ``swig<4.3``). PrivTree and KronPIdentity have no DPComp
+counterpart. Inputs: ``scale`` records sampled from the grid at 128², DPBench's 2,000
+random rectangles (``RandomState(0)``, which is DPComp's ``RandomRange(None, (128, 128),
+2000, seed=0)``), eps = 0.1, 5 trials; each trial's input is given to both; the noise
+seeds differ (numpy's Generator here, DPComp's RandomState there).
+
+    python bench/check_dpcomp_2d.py --dpcomp /tmp/dpcomp [--scales 10000 1000000]
+
+DPComp's UGrid, AGrid and MWEM take the number of records as public (``N = x.sum()``);
+ours pay 5% of eps for a noisy one. ``--public-n`` runs ours with the exact ``N`` and none
+of eps spent on it, so that two runs measure what that share costs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+import time
+import types
+import zlib
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from dpcore.algorithms import release
+from dpcore.algorithms.dpbench_2d import random_rectangles, sample_grid, scaled_errors
+from dpcore.algorithms.grid2d import flat, mwem2d
+
+DATA = Path(__file__).resolve().parent.parent / ".." / "shared" / "data" / "2d"
+DATASETS = ("ADULT-2D", "BJ-CABS-E", "GOWALLA", "STROKE")
+DOMAIN = (128, 128)
+EPS = 0.1
+TRIALS = 5
+# ours -> (DPComp module, engine class, its arguments)
+PAIRS: dict[str, tuple[str, str, dict[str, Any]]] = {
+    "Identity": ("identity", "identity_engine", {}),
+    "Uniform": ("uniform", "uniform_noisy_engine", {}),
+    "HB-2D": ("HB2D", "HB2D_engine", {}),
+    "QuadTree": ("QuadTree", "QuadTree_engine", {}),
+    "UGrid": ("UG", "UG_engine", {}),
+    "AGrid": ("AG", "AG_engine", {}),
+    "Privelet-2D": ("privelet2D", "privelet2D_engine", {}),
+    "MWEM-2D": ("mwemND", "mwemND_engine", {}),
+    "DPCube-2D": ("DPcube", "DPcube_engine", {}),
+    "AHP-2D": ("ahp", "ahpND_engine", {}),
+    "DAWA-2D": ("dawa", "dawa2D_engine", {}),
+}
+
+
+def dpcomp_engines(root: Path) -> tuple[dict[str, Any], Any]:
+    """DPComp's engines, imported without its package ``__init__`` (which loads the
+    compiled modules), and its ``RandomRange``."""
+    sys.path.insert(0, str(root))
+    package = types.ModuleType("dpcomp_core.algorithm")
+    package.__path__ = [str(root / "dpcomp_core" / "algorithm")]
+    sys.modules["dpcomp_core.algorithm"] = package
+    query = importlib.import_module("dpcomp_core.query_nd_union").ndRangeUnion
+    slices = query.slice  # a list of slices, which numpy >= 1.23 no longer takes as an index
+    query.slice = staticmethod(lambda r: tuple(slices(r)))
+    engines = {}
+    for ours, (module, name, kwargs) in PAIRS.items():  # every one, to fail early
+        engine = getattr(importlib.import_module(f"dpcomp_core.algorithm.{module}"), name)
+        engines[ours] = engine(**kwargs)
+    workload = importlib.import_module("dpcomp_core.workload")
+    return engines, workload.RandomRange(None, DOMAIN, 2000, seed=0)
+
+
+def public_n() -> None:
+    """Ours as DPComp runs UGrid, AGrid and MWEM: the exact number of records, free."""
+    for module in (flat, mwem2d):
+        module.TOTAL_SHARE = 0.0  # type: ignore[attr-defined]
+        module.noisy_scale = lambda grid, eps, rng: max(1.0, float(grid.sum()))  # type: ignore[attr-defined]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--dpcomp", type=Path, required=True, help="a dpcomp_core checkout")
+    parser.add_argument("--scales", type=int, nargs="+", default=[10_000, 1_000_000])
+    parser.add_argument("--datasets", nargs="+", default=list(DATASETS))
+    parser.add_argument("--algorithms", nargs="+", default=list(PAIRS), choices=list(PAIRS))
+    parser.add_argument("--public-n", action="store_true", help="ours with N given, free")
+    args = parser.parse_args()
+    if args.public_n:
+        public_n()
+    engines, theirs_workload = dpcomp_engines(args.dpcomp)
+    ours_workload = random_rectangles(DOMAIN)
+    names = args.algorithms
+    for scale in args.scales:
+        print(f"\n128², eps {EPS}, scale {scale:,}: mean scaled L1 error x 1e3 over {TRIALS}")
+        print(f"{'dataset':11}{'algorithm':13}{'ours':>10}{'DPComp':>10}{'ratio':>8}{'s ours':>8}"
+              f"{'s DPComp':>9}")  # fmt: skip
+        for dataset in args.datasets:
+            grid = np.loadtxt(DATA / f"{dataset}.n256x256.csv", delimiter=",")
+            errors: dict[str, tuple[list[float], ...]] = {n: ([], [], [], []) for n in names}
+            for trial in range(TRIALS):
+                seed = zlib.crc32(f"dpcomp/{dataset}/{scale}/{trial}".encode())
+                x = sample_grid(grid, scale, DOMAIN, np.random.default_rng(seed))
+                for name in names:
+                    start = time.perf_counter()
+                    run = release(
+                        name, x, EPS, workload=ours_workload, rng=np.random.default_rng([seed, 1])
+                    )
+                    errors[name][2].append(time.perf_counter() - start)
+                    errors[name][0].append(scaled_errors(x, run.estimate, ours_workload)[0])
+                    start = time.perf_counter()
+                    estimate = engines[name].Run(theirs_workload, x.copy(), EPS, seed % 2**31)
+                    errors[name][3].append(time.perf_counter() - start)
+                    guess = np.asarray(estimate, dtype=np.float64).reshape(DOMAIN)
+                    errors[name][1].append(scaled_errors(x, guess, ours_workload)[0])
+            for name in names:
+                ours, theirs, t_ours, t_theirs = (float(np.mean(v)) for v in errors[name])
+                print(
+                    f"{dataset:11}{name:13}{ours * 1e3:>10.4f}{theirs * 1e3:>10.4f}"
+                    f"{ours / theirs:>8.2f}{t_ours:>8.3f}{t_theirs:>9.3f}",
+                    flush=True,
+                )
+
+
+if __name__ == "__main__":
+    main()
