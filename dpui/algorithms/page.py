@@ -317,12 +317,11 @@ PAGE = Page(
         "DPBench ranks them."
     ),
     notice=(
-        "At small scale the data-dependent algorithms usually win, and as the records grow the "
-        "hierarchical ones take over [@hay-2016]: after your data's own N, try the what-if "
-        "scales 1,000 and 1,000,000. On a 2-D map (Data: 2-D map) the default stroke-32x32 "
-        "shows it too (ε = 1): AGrid wins at 1,000 and 10,000 records and Identity is within 5% of "
-        "the best at 100,000; under “Error vs scale” the page says, per scale, how far the best "
-        "data-dependent algorithm is from the best data-independent one."
+        "At small scale the data-dependent algorithms usually win and as the records grow the "
+        "hierarchical ones take over [@hay-2016]: try the what-if scales 1,000 and 1,000,000 "
+        "after your data's own N, or a 2-D map (Data: 2-D map), where on the default "
+        "stroke-32x32 at ε = 1 AGrid wins at 1,000 and 10,000 records and Identity is within "
+        "5% of the best at 100,000 (“Error vs scale” says how far apart they are per scale)."
     ),
     caption=(
         "DPBench's protocol [@hay-2016]: inputs of the data's own number of records (or a "
