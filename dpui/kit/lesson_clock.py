@@ -1,8 +1,9 @@
 """A presented lesson's clock: the time spent on the step and on the lesson against their
 budgets (each step's ``minutes``; the lesson's budget is their sum).
 
-Quiet on purpose: whole minutes, as text in the step bar ("Time: step 3 of 5 min, lesson 12
-of 50 min"), and a step or lesson over its budget says "over" in words besides its colour.
+Quiet on purpose: whole minutes, as small text under the step's number in the step bar ("3 of
+5 min, lesson 12 of 50 min": the step's, then the lesson's), and a step or lesson over its
+budget says "over" in words besides its colour.
 The server writes the text at each run (Next, Reveal); between runs a small script of ours
 counts on from the elapsed seconds the server wrote, checking every 15 s and changing the
 text only when a minute has passed (no screen-reader announcement, no animation, no rerun).
@@ -25,7 +26,9 @@ from dpui.kit import lesson
 _LESSON_T0, _STEP_T0 = "_lesson.clock", "_lesson.step_clock"
 
 CLOCK_CSS = (
-    "<style>.dp-lesson-clock{margin:0;font-size:1rem;color:#31333f;white-space:nowrap}"
+    # presenting enlarges every paragraph of the page (!important): this one stays small
+    "<style>[data-testid=stMainBlockContainer] p.dp-lesson-clock{margin:0;line-height:1.2;"
+    "font-size:.8rem !important;color:#31333f;white-space:nowrap}"
     ".dp-lesson-clock .dp-over{color:#a4161a;font-weight:600}</style>"
 )
 
@@ -74,7 +77,7 @@ def _part(name: str, seconds: float, minutes: float) -> str:
     spent = math.floor(seconds / 60)
     over = spent > minutes
     return (
-        f'{name} <span data-s="{seconds:.1f}" data-budget="{minutes:g}"'
+        f'{name}<span data-s="{seconds:.1f}" data-budget="{minutes:g}"'
         + (' class="dp-over"' if over else "")
         + f">{spent} of {minutes:g} min{' (over)' if over else ''}</span>"
     )
@@ -94,17 +97,17 @@ def text(step_s: float, step_min: float, lesson_s: float, lesson_min: float) -> 
     Returns
     -------
     str
-        ``<p class="dp-lesson-clock">Time: step 3 of 5 min, lesson 12 of 50 min</p>``, with
-        " (over)" after a part over its budget.
+        ``<p class="dp-lesson-clock">3 of 5 min, lesson 12 of 50 min</p>`` (the step's, then
+        the lesson's), with " (over)" after a part over its budget.
     """
     parts = [
         _part(name, seconds, minutes)
-        for name, seconds, minutes in (("step", step_s, step_min), ("lesson", lesson_s, lesson_min))
+        for name, seconds, minutes in (("", step_s, step_min), ("lesson ", lesson_s, lesson_min))
         if minutes > 0
     ]
     if not parts:
         return ""
-    return f'<p class="dp-lesson-clock">Time: {", ".join(parts)}</p>'
+    return f'<p class="dp-lesson-clock">{", ".join(parts)}</p>'
 
 
 def show(where: DeltaGenerator, steps: Sequence[lesson.Step], at: int) -> None:

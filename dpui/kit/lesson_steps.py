@@ -379,8 +379,11 @@ def bar(page: str) -> None:
         on_click=go,
         args=(max(at - 1, 0),),
     )
-    row.markdown(f"**Step {at + 1} of {len(steps)}**", width="content")
-    lesson_clock.show(row, steps, at)
+    # the clock under the step's number, in small type: beside it, it wrapped the row (End
+    # lesson on a second line pushed the figure below a 720p screen)
+    counter = row.container(width="content", gap=None)
+    counter.markdown(f"**Step {at + 1} of {len(steps)}**", width="content")
+    lesson_clock.show(counter, steps, at)
     row.button(
         "Next",
         icon=":material/arrow_forward:",

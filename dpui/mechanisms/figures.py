@@ -39,7 +39,7 @@ def _layout(
         title={"text": title, "subtitle": {"text": subtitle}} if subtitle else title,
         xaxis_title=x,
         yaxis_title=y,
-        margin={"l": 10, "r": 10, "t": 60 if subtitle else 40, "b": 10},
+        margin={"l": 10, "r": 10, "t": 72 if subtitle else 40, "b": 10},
         hovermode=hovermode,
     )
     return fig
@@ -229,9 +229,10 @@ def probabilities_vs_frequencies(
     # short title, the rest as a subtitle: Plotly does not wrap a title (a projector cut it)
     return fig.update_layout(
         title={
-            "text": "Observed frequencies",
-            "subtitle": {"text": "against the exact output probabilities"},
-        }
+            "text": "Output probabilities Pr[M(x) = r]",
+            "subtitle": {"text": "and the observed frequencies of the runs"},
+        },
+        margin_t=72,  # the title and its subtitle above the plot's top label (60: 4 px over)
     )
 
 
@@ -267,12 +268,13 @@ def accuracy_curves(
         line={"color": BOUND_COLOUR, "dash": "dash"},
     )
     fig.add_hline(y=1.0, line_color="grey", line_dash="dot", annotation_text="1: useless above")
-    fig.add_vline(  # its label left of the line: OPT is the right end, and a phone cut it
+    fig.add_vline(  # its label left of the line, at the bottom: right of it a phone cut it,
+        # at the top it ran into the legend's last row
         x=best,
         line_color="grey",
         line_dash="dot",
         annotation_text="OPT",
-        annotation_position="top left",
+        annotation_position="bottom left",
     )
     fig.update_yaxes(type="log", exponentformat="power", range=[np.log10(floor), np.log10(top)])
     low, high = float(grid[0]), float(grid[-1])

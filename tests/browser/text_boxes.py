@@ -12,7 +12,7 @@ _KIND = r"""(e) => {
     const own = e.getAttribute('class') || '';
     const up = (e.parentNode && e.parentNode.getAttribute &&
       e.parentNode.getAttribute('class')) || '';
-    if (/(^| )gtitle( |$)/.test(own)) return 'title';
+    if (/(^| )gtitle(-subtitle)?( |$)/.test(own)) return 'title';
     if (/(^| )legendtext( |$)/.test(own)) return 'legend';
     if (/(^| )x\d*title( |$)/.test(own)) return 'xtitle';
     if (/(^| )y\d*title( |$)/.test(own)) return 'ytitle';

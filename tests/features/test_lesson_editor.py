@@ -36,7 +36,7 @@ def test_the_step_bar_shows_the_time_spent_against_the_step_and_lesson_budgets()
     _button(at, "Present the lesson").click().run()
     _ok(at)
     first, total = EXAMPLE.steps[0].minutes, sum(s.minutes for s in EXAMPLE.steps)
-    assert _clock(at) == f"Time: step 0 of {first:g} min, lesson 0 of {total:g} min"
+    assert _clock(at) == f"0 of {first:g} min, lesson 0 of {total:g} min"
 
     # seven minutes on the step, twelve on the lesson: the step is over its budget
     at.session_state["_lesson.step_clock"] = time.monotonic() - 7 * 60 - 5
@@ -44,13 +44,13 @@ def test_the_step_bar_shows_the_time_spent_against_the_step_and_lesson_budgets()
     _stay(at, "epsilon").run()
     _ok(at)
     assert first < 7
-    assert _clock(at) == f"Time: step 7 of {first:g} min (over), lesson 12 of {total:g} min"
+    assert _clock(at) == f"7 of {first:g} min (over), lesson 12 of {total:g} min"
     assert 'class="dp-over"' in _html(at)
 
     _stay(at, "epsilon")
     _button(at, "Next").click().run()  # the next step's clock starts at 0
     second = EXAMPLE.steps[1].minutes
-    assert _clock(at).startswith(f"Time: step 0 of {second:g} min, lesson 12 of")
+    assert _clock(at).startswith(f"0 of {second:g} min, lesson 12 of")
 
     # the page as the step opened it is the step's own view: only step 1 may be updated
     _open(at, "lesson")

@@ -76,6 +76,20 @@ def test_a_presented_legend_of_many_rows_stays_beside_the_plot() -> None:
     styled = present.style(fig, presenting=True)
     assert styled.layout.legend.orientation is None and styled.layout.legend.y is None
     assert styled.layout.height == present.PRESENT_HEIGHT  # no rows added
+    # one line an entry: five of two lines ran past the plot, and the legend scrolled
+    assert [t.name for t in styled.data] == [f"Method {i}" for i in range(5)]
+    assert [t.name for t in fig.data] == names  # the figure given is not changed
+
+
+def test_a_presented_legend_too_tall_to_stand_beside_the_plot_goes_on_top() -> None:
+    """Beside the plot, Key-value LDP's nine entries ran past its height and the legend
+    scrolled "central DP (Laplace)", the entry a lesson step names, out of view."""
+    names = [f"Method {i}<br>({'a long description of the method ' * 2})" for i in range(9)]
+    fig = go.Figure([go.Scatter(y=[1, 2], name=name) for name in names])
+    styled = present.style(fig, presenting=True)
+    assert 9 * (1.4 * present.PRESENT_TICK_FONT + 3) > legend_rows.BESIDE_HEIGHT_PX
+    assert styled.layout.legend.orientation == "h"
+    assert styled.layout.height == present.PRESENT_HEIGHT + legend_rows.PRESENT_LEGEND_PX
 
 
 def test_a_phones_legend_rows_are_counted_from_its_entries_and_title() -> None:
