@@ -125,6 +125,11 @@ def test_every_step_of_the_bundled_lesson_shows_its_answer_and_figure_on_one_scr
             settle(page)
         answer = page.locator(".dp-lesson-answer")
         expect(answer).to_be_in_viewport(ratio=1, timeout=30_000)
+        # the clock in the bar: the step's budget and the lesson's, the sum of its steps'
+        total = sum(s.minutes for s in lessons.steps)
+        expect(page.locator(".dp-lesson-clock")).to_have_text(
+            re.compile(rf"^\d+ of {step.minutes:g} min(?: \(over\))?, lesson \d+ of {total:g} min")
+        )
         if step.section:
             shown = page.locator(f"#{step.section}")
         else:
