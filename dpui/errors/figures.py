@@ -243,7 +243,8 @@ def index_convergence(
     )
     _layout(
         fig,
-        title="Convergence of the accuracy ratio (m → ∞ at the right edge)",
+        title="Convergence of the accuracy ratio",
+        subtitle="m → ∞ at the right edge",
         x="m = lb N (axis linear in 1/m; m = 1..3 off the left edge)",
         y="lb³N / f(N)",
     )

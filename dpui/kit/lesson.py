@@ -14,7 +14,9 @@ A step may also carry what answers it (fields added after the first lessons were
 all optional): an ``answer`` shown with the figure, the ``section`` of the page it scrolls to
 (a heading's anchor; a page that no longer has it opens at its top, with a notice), and a
 ``baseline``, settings of a pinned view A drawn beside the step's own (:mod:`dpui.kit.pin`):
-the step's settings with these changed, such as ``eps=1`` beside a step at ε = 0.1.
+the step's settings with these changed, such as ``eps=1`` beside a step at ε = 0.1; and a
+time budget, the ``minutes`` the lecturer means to spend on it (shown while presenting, with
+the time spent on the step and on the lesson: :mod:`dpui.kit.lesson_clock`).
 """
 
 from __future__ import annotations
@@ -45,13 +47,15 @@ its parameter's own limit): the page's key, the setting names and other settings
 MAX_FILE = 200_000
 """Bytes of a lesson file (a full lesson of long notes is under 100 kB)."""
 MAX_DIGITS = 20
-"""Digits of a number in a lesson file (its only number is the version)."""
+"""Digits of a whole number in a lesson file (the version, a step's minutes)."""
+MIN_MINUTES, MAX_MINUTES = 0.5, 90.0
+"""The shortest and the longest time budget of one step (minutes): a whole lecture."""
 MAX_LINK_CHARS = 6_000
 """Characters of the encoded lesson in a link: browsers, proxies and servers take URLs of
 8,000 characters and more; this leaves room for the address itself."""
 _KEY = re.compile(r"[a-z][a-z0-9_]{0,39}")
 _SECTION = re.compile(rf"[a-z][a-z0-9-]{{0,{MAX_SECTION - 1}}}")
-FIELDS = ("link", "title", "note", "predict", "answer", "section", "baseline")
+FIELDS = ("link", "title", "note", "predict", "answer", "section", "baseline", "minutes")
 """A step's fields in a file: a link and a title, the others optional."""
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f\u2028\u2029]")
 
@@ -78,7 +82,7 @@ class Step:
     or question, whether its figure is hidden until revealed ("predict, then reveal"), the
     answer shown with the figure, the anchor of the page's section it scrolls to, and the
     settings of a baseline pinned beside it (a query string: the step's settings with these
-    changed)."""
+    changed), and the minutes it is meant to take (0: no time budget)."""
 
     page: str
     query: str
@@ -88,6 +92,7 @@ class Step:
     answer: str = ""
     section: str = ""
     baseline: str = ""
+    minutes: float = 0.0
 
     @property
     def link(self) -> str:
@@ -159,6 +164,76 @@ def appended(lesson: Lesson, step: Step, target: Target) -> Lesson:
     return longer
 
 
+def updated(lesson: Lesson, index: int, view: Step, target: Target) -> Lesson:
+    """``lesson`` with step ``index`` opening ``view``'s settings (a view of the same page,
+    from :func:`step_from_view`), its title, note, answer, section, "predict" and time budget
+    kept; its baseline becomes the view's pinned view, if the view has one (else it stays).
+
+    Parameters
+    ----------
+    lesson : Lesson
+        The lesson.
+    index : int
+        The step to update.
+    view : Step
+        The current view of the step's page.
+    target : Target
+        That page.
+
+    Returns
+    -------
+    Lesson
+        The lesson with the step updated, checked as a load would check it.
+
+    Raises
+    ------
+    LessonError
+        When the view is of another page than the step's, the step would be refused on load,
+        or the lesson's file would be over :data:`MAX_FILE` bytes.
+    """
+    old = lesson.steps[index]
+    if view.page != old.page or target.key != old.page:
+        raise LessonError(
+            f"Step {index + 1} opens {old.page}; a view of {view.page} cannot replace its link."
+        )
+    new = replace(old, query=view.query, baseline=view.baseline or old.baseline)
+    checked = _step(_step_data(new), index + 1, {old.page: target})
+    steps = list(lesson.steps)
+    steps[index] = checked
+    changed = replace(lesson, steps=tuple(steps))
+    check_size(changed)
+    return changed
+
+
+def differences(step: Step, view: Step, target: Target) -> list[str]:
+    """What ``view`` would change in the view ``step`` opens (both of page ``target``):
+    ``name=value`` for each setting it sets to another value, ``-name`` for each it leaves
+    out; a page's parameter left out of a link counts as its default, so a view that only
+    writes out the defaults a step leaves implicit changes nothing.
+
+    >>> from dpui.kit.params import IntParam
+    >>> page = Target("p", "P", (IntParam("n", 4, 1, 9),))
+    >>> differences(Step("p", "n=4&x=a", "t"), Step("p", "n=5", "t"), page)
+    ['n=5', '-x']
+    >>> differences(Step("p", "", "t"), Step("p", "n=4", "t"), page)
+    []
+    """
+    by_name = {p.name: p for p in target.params}
+
+    def meant(settings: Mapping[str, str], name: str) -> object:
+        raw, param = settings.get(name), by_name.get(name)
+        if param is None:
+            return raw
+        try:
+            return param.default if raw is None else param.parse(raw)
+        except ValueError:
+            return raw
+
+    old, new = step.settings(), view.settings()
+    changed = [f"{k}={v}" for k, v in new.items() if meant(old, k) != meant(new, k)]
+    return changed + [f"-{k}" for k in old if k not in new and meant(old, k) != meant(new, k)]
+
+
 def check_size(lesson: Lesson) -> None:
     """Raise :class:`LessonError` when ``lesson`` as a file would be over :data:`MAX_FILE`
     bytes (it could not be loaded back).
@@ -195,7 +270,7 @@ def deleted(lesson: Lesson, index: int) -> Lesson:
 
 def edited(lesson: Lesson, index: int, **changes: Any) -> Lesson:
     """``lesson`` with step ``index`` changed (``title=``, ``note=``, ``predict=``,
-    ``answer=``)."""
+    ``answer=``, ``minutes=``, ...)."""
     steps = list(lesson.steps)
     steps[index] = replace(steps[index], **changes)
     return replace(lesson, steps=tuple(steps))
@@ -215,7 +290,13 @@ def _step_data(step: Step) -> dict[str, Any]:
     """A step as a file holds it: the optional fields added later only when set, so that a
     lesson without them is the file an older app saved and reads."""
     data = {"link": step.link, "title": step.title, "note": step.note, "predict": step.predict}
-    later = {"answer": step.answer, "section": step.section, "baseline": step.baseline}
+    minutes = int(step.minutes) if step.minutes == int(step.minutes) else step.minutes
+    later = {
+        "answer": step.answer,
+        "section": step.section,
+        "baseline": step.baseline,
+        "minutes": minutes,
+    }
     return data | {name: value for name, value in later.items() if value}
 
 
@@ -334,7 +415,8 @@ def validate(data: Any, targets: Mapping[str, Target]) -> Lesson:
     whose settings that page accepts, a non-empty ``title``, an optional ``note``, an
     optional boolean ``predict``, an optional ``answer``, an optional ``section`` (an anchor:
     lower-case letters, digits and -) and an optional ``baseline`` (settings that the page's
-    pinned view keeps). Control characters in text become spaces.
+    pinned view keeps) and optional ``minutes``, the step's time budget (a number from
+    :data:`MIN_MINUTES` to :data:`MAX_MINUTES`). Control characters in text become spaces.
 
     Raises
     ------
@@ -395,7 +477,43 @@ def _step(raw: Any, n: int, targets: Mapping[str, Target]) -> Step:
         _text(raw.get("answer", ""), f"{where}'s answer", MAX_NOTE),
         section,
         baseline,
+        minutes(raw.get("minutes", 0), where),
     )
+
+
+def minutes(value: Any, where: str) -> float:
+    """A step's time budget read from a file (``where``: "Step 2", for the message): 0 for
+    none, else a number of minutes from :data:`MIN_MINUTES` to :data:`MAX_MINUTES`.
+
+    Parameters
+    ----------
+    value : Any
+        The ``minutes`` field as parsed from JSON (absent: 0).
+    where : str
+        The step, as the message names it.
+
+    Returns
+    -------
+    float
+        The minutes (0.0: no time budget).
+
+    Raises
+    ------
+    LessonError
+        When ``value`` is not a number (true/false and text are not), is not finite, or is
+        outside the accepted range.
+    """
+    accepted = f"a number of minutes from {MIN_MINUTES:g} to {MAX_MINUTES:g} (0: no budget)"
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise LessonError(
+            f"{where}'s minutes must be {accepted}, not {type(value).__name__} "
+            f"{untrusted.markdown(value, 20)}."
+        )
+    if value != 0 and not MIN_MINUTES <= value <= MAX_MINUTES:  # NaN fails it too
+        raise LessonError(
+            f"{where}'s minutes {untrusted.markdown(value, 20)} is refused: {accepted}."
+        )
+    return float(value)
 
 
 def _check_baseline(baseline: str, target: Target, where: str) -> None:

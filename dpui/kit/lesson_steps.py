@@ -2,7 +2,8 @@
 
 The runner (:func:`dpui.kit.page.run`) calls four hooks: :func:`arrive` first (a step just
 opened: its settings replace the page's), :func:`bar` under the page's toolbar (while
-presenting a lesson: the step's title and note, Previous / Next, also on the arrow keys; once
+presenting a lesson: the step's title and note, its clock against the time budgets
+(:mod:`dpui.kit.lesson_clock`), Previous / Next, also on the arrow keys; once
 presentation mode is turned off mid-lesson, an offer to resume it), :func:`add_button` beside
 "Pin this view", and :func:`hidden` before the main view (a "predict, then reveal" step shows
 nothing of it until Reveal, in the step bar, or →). The lesson itself
@@ -27,7 +28,7 @@ from collections.abc import Callable, Sequence
 import streamlit as st
 from streamlit.delta_generator import DeltaGenerator
 
-from dpui.kit import anchors, lesson, pin, present, sidebar, state, untrusted
+from dpui.kit import anchors, lesson, lesson_clock, pin, present, sidebar, state, untrusted
 from dpui.kit import params as codec
 
 _LESSON, _PREVIOUS, _AT, _GOING, _ARRIVING, _REVEALED = (
@@ -39,6 +40,7 @@ _LESSON, _PREVIOUS, _AT, _GOING, _ARRIVING, _REVEALED = (
     "_lesson.revealed",
 )
 _TOAST, _SCROLL, _INTERACTIVE = "_lesson.toast", "_lesson.scroll", "_lesson.interactive"
+_VIEWS = "_lesson.views"
 FIRST_FIGURE = '[data-testid="stPlotlyChart"]'
 """Where a step without a section opens: its page's first figure, under the step bar (the
 page's title and toolbar scroll under it), so that the figure and the step's answer share
@@ -116,14 +118,49 @@ def target(
     return lesson.Target(page, title, (*params, *sidebar.SHARED), tuple(pinned))
 
 
-def _add(target: lesson.Target) -> None:
-    now = current()
+def _this_view(target: lesson.Target) -> lesson.Step:
+    """The view now shown (page ``target`` with the settings in the link) as a lesson step."""
     query = st.query_params.to_dict()
     if query.get(sidebar.DATASET.name) == sidebar.UPLOAD_MARK:  # uploads are not in links
         del query[sidebar.DATASET.name]
-    step = lesson.step_from_view(
+    return lesson.step_from_view(
         target.key, target.title, query, DROPPED, pin=query.get(pin.URL_KEY, "")
     )
+
+
+def last_view(page: str) -> lesson.Step | None:
+    """This session's last view of page ``page`` (its settings as a step), if it opened it."""
+    found = st.session_state.get(_VIEWS)
+    step = found.get(page) if isinstance(found, dict) else None
+    return step if isinstance(step, lesson.Step) else None
+
+
+def update_from_view(index: int, target: lesson.Target) -> None:
+    """Give step ``index`` the settings of this session's last view of its page (``target``),
+    keeping its title, note, answer, section and time budget (the Lesson page's "Update from
+    your current view", a button's callback); a step the lesson could not load back is not
+    changed, and says why."""
+    view = last_view(target.key)
+    if view is None:
+        return
+    try:
+        put(lesson.updated(current(), index, view, target))
+    except lesson.LessonError as err:
+        st.session_state[_TOAST] = f"Step {index + 1} was not updated: {err}"
+        return
+    st.session_state[_TOAST] = f"Step {index + 1} now opens your current view of {target.title}."
+
+
+def toast() -> None:
+    """Say what the last add or update did (here, not in the callback: a callback's output
+    is lost when the run reruns early)."""
+    if said := st.session_state.pop(_TOAST, None):
+        st.toast(said, icon=":material/playlist_add_check:")
+
+
+def _add(target: lesson.Target) -> None:
+    now = current()
+    step = _this_view(target)
     if now.steps and _same_view(now.steps[-1], step):
         # a second click on an unchanged view: Streamlit folds clicks that arrive during a
         # run into one, so counting them would add a random number of copies
@@ -160,17 +197,25 @@ def add_button(
 ) -> None:
     """The "Add to lesson" button (not while presenting): the view as now set (page ``page``
     with ``params``, a pinned view of ``pinned`` as its baseline) becomes the lesson's next
-    step, titled ``title``, checked as a loaded lesson is (:func:`dpui.kit.lesson.appended`)."""
-    if present.presenting() or page == lesson.PAGE_KEY:
+    step, titled ``title``, checked as a loaded lesson is (:func:`dpui.kit.lesson.appended`).
+    Presenting or not, the view is remembered as this session's last view of the page
+    (:func:`last_view`), which the Lesson page can put into a step of this page."""
+    if page == lesson.PAGE_KEY:
         return
-    if toast := st.session_state.pop(_TOAST, None):  # said here: a callback's output is lost
-        st.toast(toast, icon=":material/playlist_add_check:")  # when the run reruns early
+    shown = target(page, title, params, pinned)
+    views = st.session_state.get(_VIEWS)
+    st.session_state[_VIEWS] = (views if isinstance(views, dict) else {}) | {
+        page: _this_view(shown)
+    }
+    if present.presenting():
+        return
+    toast()
     where.button(
         "Add to lesson",
         icon=":material/playlist_add:",
         key="_lesson_add",
         on_click=_add,
-        args=(target(page, title, params, pinned),),
+        args=(shown,),
         help="Add this view, with its settings, as the next step of your lesson (edit, "
         "reorder, save and present it on the Lesson page).",
     )
@@ -185,8 +230,9 @@ def go(index: int) -> None:
 
 def start(index: int) -> None:
     """Present the lesson from step ``index`` afresh: every predict step hidden again (a
-    button's callback, like :func:`go`)."""
+    button's callback, like :func:`go`); the lesson's clock starts."""
     st.session_state.pop(_REVEALED, None)
+    lesson_clock.start_lesson()
     go(index)
 
 
@@ -242,6 +288,7 @@ def _switch() -> None:
     st.session_state[_AT] = index
     st.session_state[_ARRIVING] = True
     st.session_state[_SCROLL] = True
+    lesson_clock.start_step()
     query = step.settings()
     if not interactive():
         query[present.PRESENT.name] = present.PRESENT.encode(True)
@@ -349,7 +396,11 @@ def bar(page: str) -> None:
         on_click=go,
         args=(max(at - 1, 0),),
     )
-    row.markdown(f"**Step {at + 1} of {len(steps)}**", width="content")
+    # the clock under the step's number, in small type: beside it, it wrapped the row (End
+    # lesson on a second line pushed the figure below a 720p screen)
+    counter = row.container(width="content", gap=None)
+    counter.markdown(f"**Step {at + 1} of {len(steps)}**", width="content")
+    lesson_clock.show(counter, steps, at)
     row.button(
         "Next",
         icon=":material/arrow_forward:",

@@ -51,7 +51,13 @@ KEEP_HEIGHT = {"dp": "keep height"}
 """A figure's ``layout.meta`` when its height is computed from its content (a row per
 method, a panel per part): presenting keeps it (squeezed to one projector height its rows
 and labels print over each other); such a figure is never a page's main figure."""
-STAMP_FONT, STAMP_WIDTH = 11, 60
+TICK_ROOM_PX = 12
+"""Room between a presented title and the plot: half of the top tick label, which is centred
+on the plot's top edge, and a gap (a subtitle printed over the y axis' top label)."""
+STAMP_FONT, STAMP_WIDTH = 11, 44
+"""The settings stamp's font size and the characters of its lines: at about 7 px a character,
+44 fit under the 200-px plot of Spatial data's heatmap on a 390-px phone (60 ran 27 px past
+the chart's edge)."""
 TABLE_HELP = "The chart's text alternative and its data as a table, for screen readers and copying."
 
 _CSS = """
@@ -543,6 +549,17 @@ def _restyle(out: go.Figure, *, presenting: bool) -> go.Figure:
         out.update_yaxes(title_font_size=PRESENT_AXIS_FONT, tickfont_size=PRESENT_TICK_FONT)
         if out.layout.title.text:
             out.update_layout(title_font_size=PRESENT_AXIS_FONT + 4)
+            # room for the enlarged title and subtitle: a figure's own top margin was made
+            # for their normal sizes (a projector cut the top of a title by 4 px)
+            top = out.layout.margin.t
+            needed = math.ceil(legend_rows.TOP_PX + legend_rows.heading_px(out) + TICK_ROOM_PX)
+            if top is not None and top < needed:  # the title pinned to the top, the plot below
+                height = out.layout.height or 450
+                out.update_layout(
+                    margin_t=needed,
+                    title={"yref": "container", "y": 1 - legend_rows.TOP_PX / height},
+                    title_yanchor="top",
+                )
         for trace in out.data:
             if trace.type in ("scatter", "scattergl") and "lines" in (trace.mode or "lines"):
                 width = trace.line.width or 2

@@ -88,7 +88,7 @@ def neighbours(
             y=level,
             line={"color": BOUND_COLOUR, "dash": "dot", "width": 1.5},
             annotation_text=text,
-            annotation_position="right",
+            annotation_position="top right",
             row=2,
             col=1,
         )
@@ -167,7 +167,13 @@ def roc(
             },
         )
     )
-    fig.update_layout(title={"text": "Is Alice in the data? Every test's ROC under the bound"})
+    # short title, the rest as a subtitle: Plotly does not wrap a title, and a phone cut it
+    fig.update_layout(
+        title={
+            "text": "Is Alice in the data?",
+            "subtitle": {"text": "every test's ROC under the bound"},
+        }
+    )
     fig.update_xaxes(title_text="false-positive rate (says 'in' when she is out)", range=[0, 1])
     fig.update_yaxes(title_text="true-positive rate", range=[0, 1.02])
     return fig

@@ -16,6 +16,7 @@ FloatArray = NDArray[np.float64]
 
 MAX_BARS = 400  # above this many entries, bars become a line (one point per entry)
 MAX_POINTS = 20_000  # above this many entries, only the first MAX_POINTS are drawn
+LABEL_CHARS = 14  # an entry's name under the bars, at most (a longer one is cut with …)
 
 # Okabe-Ito, colour-blind safe (tests/kit/test_colours.py)
 TRUE_COLOUR, NOISY_COLOUR, BOUND_COLOUR, EXACT_COLOUR, SIMULATED_COLOUR, MEAN_COLOUR = (
@@ -38,7 +39,7 @@ def _layout(
         title={"text": title, "subtitle": {"text": subtitle}} if subtitle else title,
         xaxis_title=x,
         yaxis_title=y,
-        margin={"l": 10, "r": 10, "t": 60 if subtitle else 40, "b": 10},
+        margin={"l": 10, "r": 10, "t": 72 if subtitle else 40, "b": 10},
         hovermode=hovermode,
     )
     return fig
@@ -51,10 +52,12 @@ def true_vs_noisy(labels: Sequence[str], true: FloatArray, noisy: FloatArray) ->
     says so)."""
     k = len(labels)
     shown = min(k, MAX_POINTS)
-    names = untrusted.plot_labels(labels[:shown])
+    # names cut to LABEL_CHARS: written upright under 40 bars, a 24-character country took
+    # 230 px of a 505-px projected chart, and left the noise panel 45 px
+    names = untrusted.plot_labels(labels[:shown], LABEL_CHARS)
     true, noisy = true[:shown], noisy[:shown]
     fig = make_subplots(
-        rows=2, cols=1, shared_xaxes=True, row_heights=[0.65, 0.35], vertical_spacing=0.04
+        rows=2, cols=1, shared_xaxes=True, row_heights=[0.6, 0.4], vertical_spacing=0.04
     )
     if shown <= MAX_BARS:
         fig.add_bar(x=names, y=true, name="true", marker_color=TRUE_COLOUR, row=1, col=1)
@@ -223,7 +226,14 @@ def probabilities_vs_frequencies(
             marker={"color": NOISY_COLOUR, "size": 11, "symbol": "diamond"},
             hovertemplate="%{y:.4f} (%{customdata:,} times)",
         )
-    return fig.update_layout(title="Output probabilities and observed frequencies")
+    # short title, the rest as a subtitle: Plotly does not wrap a title (a projector cut it)
+    return fig.update_layout(
+        title={
+            "text": "Output probabilities Pr[M(x) = r]",
+            "subtitle": {"text": "and the observed frequencies of the runs"},
+        },
+        margin_t=72,  # the title and its subtitle above the plot's top label (60: 4 px over)
+    )
 
 
 def accuracy_curves(
@@ -258,7 +268,14 @@ def accuracy_curves(
         line={"color": BOUND_COLOUR, "dash": "dash"},
     )
     fig.add_hline(y=1.0, line_color="grey", line_dash="dot", annotation_text="1: useless above")
-    fig.add_vline(x=best, line_color="grey", line_dash="dot", annotation_text="OPT")
+    fig.add_vline(  # its label left of the line, at the bottom: right of it a phone cut it,
+        # at the top it ran into the legend's last row
+        x=best,
+        line_color="grey",
+        line_dash="dot",
+        annotation_text="OPT",
+        annotation_position="bottom left",
+    )
     fig.update_yaxes(type="log", exponentformat="power", range=[np.log10(floor), np.log10(top)])
     low, high = float(grid[0]), float(grid[-1])
     pad = 0.03 * (high - low) if high > low else 1.0

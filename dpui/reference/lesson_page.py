@@ -1,8 +1,9 @@
 """The Lesson page: the lecturer's lesson in one place, to edit, save, load and present.
 
 Steps are added from any page ("Add to lesson" in its toolbar); here they are titled,
-annotated, reordered, deleted and marked "predict, then reveal"; the lesson is saved as a
-JSON file or one link and loaded back from either (or from the bundled example), and
+annotated, given a time budget, reordered, deleted, marked "predict, then reveal" and updated
+from the lecturer's current view of their page (the settings set there since); the lesson is
+saved as a JSON file or one link and loaded back from either (or from the bundled example), and
 "Present" opens its first step in presentation mode (:mod:`dpui.kit.lesson_steps`).
 """
 
@@ -14,6 +15,7 @@ from pathlib import Path
 from urllib.parse import urlsplit, urlunsplit
 
 import streamlit as st
+from streamlit.delta_generator import DeltaGenerator
 
 from dpui.kit import (
     follow_store,
@@ -123,6 +125,12 @@ def _edit(index: int, field: str, key: str) -> None:
     value = st.session_state.get(key)
     if field == "title" and not str(value).strip():
         return  # a step keeps a title
+    if field == "minutes":
+        try:
+            value = lesson.minutes(value, f"Step {index + 1}")
+        except lesson.LessonError as err:
+            _say("error", f"Step {index + 1} was not changed: {err}")
+            return
     new = lesson.edited(lesson_steps.current(), index, **{field: value})
     try:
         lesson.check_size(new)  # a lesson the app keeps must load back
@@ -153,10 +161,13 @@ def _steps(now: lesson.Lesson, known: Mapping[str, lesson.Target]) -> None:
         box.markdown(f"**Step {i + 1}** · {page} · {untrusted.markdown(step.link, 90)}")
         if step.section or step.baseline:
             box.caption(_opens(step))
+        if step.page in known:
+            _update_offer(box, i, step, known[step.page])
         left, right = box.columns([3, 2])
         for field, value in (("title", step.title), ("note", step.note), ("answer", step.answer)):
             state.assign(f"_lesson_{field}_{i}", value)
         state.assign(f"_lesson_predict_{i}", step.predict)
+        state.assign(f"_lesson_minutes_{i}", step.minutes)
         left.text_input(
             "Title",
             key=f"_lesson_title_{i}",
@@ -181,6 +192,18 @@ def _steps(now: lesson.Lesson, known: Mapping[str, lesson.Target]) -> None:
             help="While presenting, the figure stays hidden until you click Reveal: ask the "
             "class to predict it first.",
         )
+        right.number_input(
+            "Time budget (minutes; 0: none)",
+            key=f"_lesson_minutes_{i}",
+            min_value=0.0,
+            max_value=lesson.MAX_MINUTES,
+            step=0.5,
+            format="%g",
+            on_change=_edit,
+            args=(i, "minutes", f"_lesson_minutes_{i}"),
+            help="Shown while presenting: the time spent on this step and on the lesson "
+            "against their budgets (the lesson's is the sum of its steps').",
+        )
         buttons = right.container(horizontal=True, gap="small")
         buttons.button(
             "Up", icon=":material/arrow_upward:", key=f"_lesson_up_{i}", disabled=i == 0,
@@ -198,6 +221,33 @@ def _steps(now: lesson.Lesson, known: Mapping[str, lesson.Target]) -> None:
             "Present from here", icon=":material/slideshow:", key=f"_lesson_from_{i}",
             on_click=lesson_steps.start, args=(i,),
         )  # fmt: skip
+
+
+def _update_offer(
+    box: DeltaGenerator, index: int, step: lesson.Step, target: lesson.Target
+) -> None:
+    """Offer "Update from your current view" under step ``index``, when this session's last
+    view of its page (``target``) has other settings than the step."""
+    view = lesson_steps.last_view(step.page)
+    changes = [] if view is None else lesson.differences(step, view, target)
+    if view is None or not (changes or view.baseline not in ("", step.baseline)):
+        return
+    row = box.container(horizontal=True, vertical_alignment="center", gap="small")
+    row.button(
+        "Update from your current view",
+        icon=":material/sync:",
+        key=f"_lesson_update_{index}",
+        on_click=lesson_steps.update_from_view,
+        args=(index, target),
+        help="Replace this step's settings with those of the page as you last set it; its "
+        "title, note, answer, section and time budget stay.",
+    )
+    said = [untrusted.markdown(change, 40) for change in changes[:6]]
+    if len(changes) > 6:
+        said.append(f"and {len(changes) - 6} more")
+    if view.baseline:
+        said.append(f"pinned {untrusted.markdown(view.baseline, 60)}")
+    row.caption(f"Your current view of {target.title} sets {' '.join(said)}.")
 
 
 def _opens(step: lesson.Step) -> str:
@@ -319,6 +369,7 @@ def editor(pages: Sequence[Page]) -> Page:
 
     def body(view: View | None) -> None:
         _load_link(known)
+        lesson_steps.toast()
         message = st.session_state.pop(_MESSAGE, None)
         if message is not None:
             kind, text = message

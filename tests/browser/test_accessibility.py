@@ -36,7 +36,7 @@ from dpui.spatial.sections import SECTIONS as SP_SECTIONS
 from dpui.tree.view import SECTION as TB_SECTION
 from dpui.tree.view import SECTIONS as TB_SECTIONS
 from tests.browser.settle import settle
-from tests.browser.text_boxes import overlapping_text
+from tests.browser.text_boxes import cut_text, overlapping_text, small_plot_areas
 
 WCAG_TAGS = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]
 FAILING = ("serious", "critical")
@@ -97,7 +97,9 @@ def test_no_serious_axe_violation_and_headings_in_order(server, browser, key, mo
     error; the toolbar first ("Copy link"); a charted page draws its charts; presenting at
     1280x720, the sidebar and settings are hidden and the main figure's box lies inside the
     viewport (a projector); no serious axe violation, no chart text printed over other chart
-    text (but presenting on a phone), and headings in order. Screenshots go to
+    text (but presenting on a phone), and headings in order; presenting at 1280x720 and on
+    a phone in normal mode, no chart text cut at the chart's edge and no plot area under the
+    minimum (``text_boxes``). Screenshots go to
     ``$DP_EXPLORER_SCREENSHOTS`` when it is set (the sweep a lecturer does before class)."""
     page = browser.new_page()
     width, height = VIEWPORTS[viewport]
@@ -131,6 +133,10 @@ def test_no_serious_axe_violation_and_headings_in_order(server, browser, key, mo
     # kept for them (known; QR codes open students' phones in normal mode)
     if not (mode == "presenting" and viewport == "phone"):
         assert overlapping_text(page) == []
+    # the screens a class sees: the projector, and students' phones (issue 35)
+    if (mode, viewport) in (("presenting", "desktop"), ("normal", "phone")):
+        assert cut_text(page) == []
+        assert small_plot_areas(page) == []
     headings = page.evaluate(HEADINGS)
     assert headings and headings[0][0] == 1, headings
     assert skipped_levels(headings) == []

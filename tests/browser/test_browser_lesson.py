@@ -1,16 +1,19 @@
 """Real browser: a lesson presented with the arrow keys, a predict step revealed by →, its
 answer and section on one projector screen, and ← back to it still revealed."""
 
+import os
 import re
+from pathlib import Path
 
 import pytest
 from playwright.sync_api import expect
 
 from dpui import registry
-from dpui.kit import lesson
+from dpui.kit import follow_store, lesson, lesson_store
 from dpui.reference import lesson_page
 from tests.browser.lecturer import lead
 from tests.browser.settle import settle
+from tests.browser.text_boxes import cut_text, overlapping_text, small_plot_areas
 
 TARGETS = lesson_page.targets(registry.PAGES)
 
@@ -122,6 +125,11 @@ def test_every_step_of_the_bundled_lesson_shows_its_answer_and_figure_on_one_scr
             settle(page)
         answer = page.locator(".dp-lesson-answer")
         expect(answer).to_be_in_viewport(ratio=1, timeout=30_000)
+        # the clock in the bar: the step's budget and the lesson's, the sum of its steps'
+        total = sum(s.minutes for s in lessons.steps)
+        expect(page.locator(".dp-lesson-clock")).to_have_text(
+            re.compile(rf"^\d+ of {step.minutes:g} min(?: \(over\))?, lesson \d+ of {total:g} min")
+        )
         if step.section:
             shown = page.locator(f"#{step.section}")
         else:
@@ -129,6 +137,9 @@ def test_every_step_of_the_bundled_lesson_shows_its_answer_and_figure_on_one_scr
         shown.wait_for(timeout=60_000)
         expect(shown).to_be_in_viewport(timeout=30_000)
         page.wait_for_timeout(2500)  # the scroll holds until all stays put 2 s: still there
+        if out := os.environ.get("DP_EXPLORER_SCREENSHOTS"):
+            Path(out).mkdir(parents=True, exist_ok=True)
+            page.screenshot(path=f"{out}/lesson-step-{k}-projector.png")
         for element, what in ((answer, "answer"), (shown, "figure")):
             box = element.bounding_box()
             assert box is not None, (k, what)
@@ -182,3 +193,44 @@ def test_a_student_on_a_phone_follows_the_lecturers_steps_and_reveal(server, bro
     expect(student).to_have_url(re.compile(r"/laplace\?"))
     for page in (lecturer, student):
         page.close()
+
+
+@pytest.mark.browser
+def test_every_step_of_the_bundled_lesson_reaches_a_students_phone_whole(server, browser):
+    """Issue 35: each step of the bundled lesson on a student's phone (390x844, normal mode,
+    following the lecturer, the step revealed): its answer and the figure that answers it
+    (its section's heading, or the page's first figure) shown, and no chart's text printed
+    over other text or cut, no plot area under the minimum (``text_boxes``). One page visits
+    every step: the test moves the class's room itself (the lecturer's side, without a
+    lecturer's page), and the student's page opens each step by itself."""
+    lessons = lesson.from_json(lesson_page.EXAMPLE.read_bytes(), TARGETS)
+    stored = lesson_store.put(lesson.to_json(lessons))
+    room = follow_store.open_room(stored, 0, revealed=True)
+    page = browser.new_page()
+    page.set_viewport_size({"width": 390, "height": 844})
+    page.goto(f"{server}/lesson?{follow_store.URL_KEY}={room.code}", wait_until="domcontentloaded")
+    following = page.get_by_text(re.compile(r"^Following the lecturer · step \d+ of \d+$"))
+    out = os.environ.get("DP_EXPLORER_SCREENSHOTS")
+    n = len(lessons.steps)
+    for k, step in enumerate(lessons.steps, start=1):
+        if k > 1:
+            assert follow_store.move(room, stored, k - 1, revealed=True)
+        expect(following).to_have_text(f"Following the lecturer · step {k} of {n}", timeout=60_000)
+        answer = page.locator(".dp-lesson-answer")
+        answer.wait_for(timeout=60_000)
+        settle(page)
+        expect(answer).to_have_text(step.answer)
+        shown = (
+            page.locator(f"#{step.section}")
+            if step.section
+            else page.locator('[data-testid="stPlotlyChart"]').first
+        )
+        expect(shown).to_be_visible(timeout=30_000)
+        assert page.locator('[data-testid="stException"]').count() == 0, k
+        if out:
+            Path(out).mkdir(parents=True, exist_ok=True)
+            page.screenshot(path=f"{out}/lesson-step-{k}-phone.png", full_page=True)
+        assert overlapping_text(page) == [], (k, step.page)
+        assert cut_text(page) == [], (k, step.page)
+        assert small_plot_areas(page) == [], (k, step.page)
+    page.close()

@@ -105,6 +105,13 @@ def _data(**step: object) -> dict[str, object]:
         (_data(baseline="eps=0"), "baseline sets `eps=0` on Laplace mechanism: .*outside"),
         (_data(baseline="eps"), "baseline has settings that are not name=value pairs"),
         (_data(link="glossary", baseline="eps=1"), "Glossary has no pinned view to compare"),
+        (_data(minutes="5"), "minutes must be a number of minutes from 0.5 to 90 .*not str `5`"),
+        (_data(minutes=True), "minutes must be a number .*not bool"),
+        (_data(minutes=None), "minutes must be a number .*not NoneType"),
+        (_data(minutes=-3), "minutes `-3` is refused: a number of minutes from 0.5 to 90"),
+        (_data(minutes=0.25), "minutes `0.25` is refused"),
+        (_data(minutes=91), "minutes `91` is refused"),
+        (_data(minutes=float("nan")), "minutes `nan` is refused"),
     ],
 )
 def test_every_bad_value_is_named_with_what_is_accepted(data: object, message: str) -> None:
@@ -139,6 +146,7 @@ def test_a_lesson_saved_before_answers_sections_and_baselines_loads_and_saves_th
     )
     assert (second.page, second.note, second.predict) == ("glossary", "", False)
     assert all((s.answer, s.section, s.baseline) == ("", "", "") for s in old.steps)
+    assert all(s.minutes == 0 for s in old.steps)  # no time budget
     saved = json.loads(lesson.to_json(old))
     assert set(saved["steps"][0]) == {"link", "title", "note", "predict"}  # what it read
 
@@ -157,6 +165,44 @@ def test_an_answer_a_section_and_a_baseline_round_trip_in_a_file_and_a_link() ->
     one = lesson.Lesson("New", (step,))
     assert lesson.from_json(lesson.to_json(one).encode(), TARGETS) == one
     assert lesson.from_link(lesson.to_link(one), TARGETS) == one
+
+
+def test_a_time_budget_round_trips_in_a_file_and_a_link_whole_minutes_as_whole_numbers() -> None:
+    steps = tuple(
+        lesson.Step("laplace", "eps=0.5", f"t{m}", minutes=m) for m in (5.0, 2.5, 0.0, 90.0)
+    )
+    one = lesson.Lesson("Timed", steps)
+    assert lesson.from_json(lesson.to_json(one).encode(), TARGETS) == one
+    assert lesson.from_link(lesson.to_link(one), TARGETS) == one
+    saved = [step.get("minutes") for step in json.loads(lesson.to_json(one))["steps"]]
+    assert saved == [5, 2.5, None, 90]  # none without a budget: the file an older app reads
+    assert isinstance(saved[0], int)
+
+
+def test_a_number_past_floats_in_a_lesson_file_is_refused_as_minutes() -> None:
+    raw = json.dumps(_data()).replace('"title": "One"', '"title": "One", "minutes": 1e400')
+    with pytest.raises(lesson.LessonError, match="minutes `inf` is refused"):
+        lesson.from_json(raw.encode(), TARGETS)
+
+
+def test_a_step_updated_from_a_view_takes_its_settings_and_keeps_the_rest() -> None:
+    old = lesson.Step(
+        "laplace", "lap_seed=3&eps=1", "Noise", "How wide?", True, "b = 1", "", "eps=2", 4.0
+    )
+    two = lesson.Lesson("L", (old, lesson.Step("glossary", "", "Terms")))
+    view = lesson.step_from_view("laplace", "Laplace", {"lap_seed": "9"}, ())
+    new = lesson.updated(two, 0, view, TARGETS["laplace"])
+    assert new.steps[0].settings() == {"lap_seed": "9"}
+    kept = ("title", "note", "predict", "answer", "section", "baseline", "minutes")
+    assert all(getattr(new.steps[0], f) == getattr(old, f) for f in kept)
+    assert new.steps[1] == two.steps[1]
+    pinned = lesson.step_from_view("laplace", "L", {"eps": "0.1"}, (), pin="eps=1")
+    assert lesson.updated(two, 0, pinned, TARGETS["laplace"]).steps[0].baseline == "eps=1"
+    with pytest.raises(lesson.LessonError, match="a view of laplace cannot replace its link"):
+        lesson.updated(two, 1, view, TARGETS["glossary"])
+    bad = lesson.step_from_view("laplace", "L", {"lap_seed": "-1"}, ())
+    with pytest.raises(lesson.LessonError, match="`lap_seed=-1` on Laplace mechanism"):
+        lesson.updated(two, 0, bad, TARGETS["laplace"])
 
 
 def test_a_steps_pin_is_its_settings_with_the_baselines_over_them() -> None:
@@ -234,6 +280,13 @@ def test_every_bundled_step_has_an_answer_and_its_range_step_a_range_worth_showi
     assert counts[first - 1 : last].sum() > 0
     assert any("tb_tree" in s.baseline for s in loaded.steps)  # binary beside 16-ary
     assert any("eps" in s.baseline for s in loaded.steps)  # ε = 1 beside 0.1
+
+
+def test_the_bundled_lessons_time_budgets_add_up_to_its_title() -> None:
+    loaded = lesson.from_json(lesson_page.EXAMPLE.read_bytes(), TARGETS)
+    assert all(step.minutes > 0 for step in loaded.steps)
+    minutes = int(loaded.title.split(" in ")[1].split()[0])  # "DP histograms in 50 minutes"
+    assert sum(step.minutes for step in loaded.steps) == minutes
 
 
 # --- hostile files and links (issue 37, M1 and M2) -----------------------------------------
@@ -383,6 +436,7 @@ STEP = hs.fixed_dictionaries(
         "answer": HOSTILE_TEXT | JSON,
         "section": hs.just("attacker-posterior") | HOSTILE_TEXT | JSON,
         "baseline": hs.just("eps=1") | HOSTILE_TEXT | JSON,
+        "minutes": hs.floats() | hs.integers() | JSON,
     },
 )
 LESSONS = hs.fixed_dictionaries(

@@ -44,7 +44,10 @@ def test_error_legend_has_one_entry_per_algorithm_in_rows_between_title_and_plot
     # from the top; a container-placed legend pushes the plot down, so nothing overlaps
     assert legend.orientation == "h" and legend.yref == "container" == title.yref
     height = styled.layout.height
-    assert height == 450 + 7 * legend_rows.LEGEND_PX_PER_ENTRY
+    # the legend's rows at a phone's width: seven entries of two lines ("Algo 0", "(variant,
+    # BLUE)"), two to a row (each 0.55 em a character plus its symbol: 149 px of 300), each
+    # row two lines of 1.4 em and a 3-px gap
+    assert height == pytest.approx(450 + 4 * (2 * 1.4 * 12 + 3))
     top_of_legend = (1 - legend.y) * height
     assert top_of_legend == pytest.approx(legend_rows.TOP_PX + legend_rows.heading_px(styled))
     assert (1 - title.y) * height == pytest.approx(legend_rows.TOP_PX)
@@ -63,6 +66,69 @@ def test_presenting_puts_the_legend_under_the_enlarged_title_and_subtitle() -> N
     needed = 1.4 * title.font.size + 1.4 * (title.subtitle.font.size or font)
     top_of_legend = (1 - styled.layout.legend.y) * styled.layout.height
     assert top_of_legend >= legend_rows.TOP_PX + needed
+
+
+def test_a_presented_legend_of_many_rows_stays_beside_the_plot() -> None:
+    """Issue 35: on a projector Error analysis' five two-line entries took two rows (100 px)
+    above a 171-px plot; beside it they take a share of the width instead."""
+    names = [f"Method {i}<br>({'a long description of the method ' * 2})" for i in range(5)]
+    fig = go.Figure([go.Scatter(y=[1, 2], name=name) for name in names])
+    styled = present.style(fig, presenting=True)
+    assert styled.layout.legend.orientation is None and styled.layout.legend.y is None
+    assert styled.layout.height == present.PRESENT_HEIGHT  # no rows added
+    # one line an entry: five of two lines ran past the plot, and the legend scrolled
+    assert [t.name for t in styled.data] == [f"Method {i}" for i in range(5)]
+    assert [t.name for t in fig.data] == names  # the figure given is not changed
+
+
+def test_a_presented_legend_too_tall_to_stand_beside_the_plot_goes_on_top() -> None:
+    """Beside the plot, Key-value LDP's nine entries ran past its height and the legend
+    scrolled "central DP (Laplace)", the entry a lesson step names, out of view."""
+    names = [f"Method {i}<br>({'a long description of the method ' * 2})" for i in range(9)]
+    fig = go.Figure([go.Scatter(y=[1, 2], name=name) for name in names])
+    styled = present.style(fig, presenting=True)
+    assert 9 * (1.4 * present.PRESENT_TICK_FONT + 3) > legend_rows.BESIDE_HEIGHT_PX
+    assert styled.layout.legend.orientation == "h"
+    assert styled.layout.height == present.PRESENT_HEIGHT + legend_rows.PRESENT_LEGEND_PX
+
+
+def test_a_phones_legend_rows_are_counted_from_its_entries_and_title() -> None:
+    """Issue 35: Key-value LDP's nine entries beside the legend's title took one row each
+    on a phone (181 px), and 12 px an entry left its plot 150 px of a 517-px chart."""
+    names = ["central DP (Laplace)"] + [f"mechanism {i}" for i in range(8)]
+    fig = go.Figure([go.Scatter(y=[1, 2], name=name) for name in names])
+    fig.update_layout(legend_title_text="mechanism")
+    styled = present.style(fig, presenting=False)
+    # the widest entry (20 characters at 0.55 em of 12 px, and a 50-px symbol: 182 px) does
+    # not fit twice beside the title (9 characters and 10 px) in 300 px: one row each, of one
+    # line of 1.4 em and a 3-px gap
+    assert 0.55 * 12 * 20 + 50 > (300 - (0.55 * 12 * 9 + 10)) / 2
+    assert styled.layout.height == pytest.approx(450 + 9 * (1.4 * 12 + 3))
+
+
+def test_a_presented_title_gets_room_for_its_enlarged_size() -> None:
+    """Issue 35: a figure's own 40-px top margin cut the top of its title at the projector's
+    24 px."""
+    fig = mechanisms_figures.probabilities_vs_frequencies(
+        ("a", "b"), np.array([0.5, 0.5]), np.array([4, 6]), 10
+    )
+    assert fig.layout.margin.t is not None
+    styled = present.style(fig, presenting=True)
+    title = styled.layout.title
+    needed = 1.4 * title.font.size + 6 + 1.4 * (title.subtitle.font.size or styled.layout.font.size)
+    assert styled.layout.margin.t >= needed
+
+
+def test_long_entry_names_under_the_laplace_bars_are_cut_short() -> None:
+    """Issue 35: written upright under 40 bars, "Central African Republic" took 230 px of a
+    505-px projected chart and left the noise panel 45 px high."""
+    names = ("Central African Republic", "Bosnia and Herzegovina", "Chad")
+    values = np.array([1.0, 2.0, 3.0])
+    fig = mechanisms_figures.true_vs_noisy(names, values, values + 1)
+    shown = list(fig.data[0].x)
+    assert shown[2] == "Chad"
+    assert all(len(name) <= mechanisms_figures.LABEL_CHARS for name in shown)
+    assert shown[0].startswith("Central Afri") and shown[0].endswith("…")
 
 
 def test_a_legend_placed_by_its_figure_stays_where_it_is() -> None:
