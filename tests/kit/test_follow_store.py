@@ -102,10 +102,10 @@ def test_replicas_reading_while_the_lecturer_writes_see_whole_states(folder: Pat
         p.start()
     writer = context.Process(target=_lecturer, args=(str(folder), lead.code, lead.secret, steps))
     writer.start()
-    writer.join(60)
-    results = [seen.get(timeout=60) for _ in students]
+    writer.join(240)  # spawned processes start slowly on a loaded machine
+    results = [seen.get(timeout=240) for _ in students]
     for p in students:
-        p.join(10)
+        p.join(30)
     assert writer.exitcode == 0 and all(p.exitcode == 0 for p in students)
     written = {(f"{s:010d}", s, s % 2 == 0) for s in range(1, steps + 1)}
     written.add((f"{0:010d}", 0, False))  # as opened

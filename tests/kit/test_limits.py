@@ -177,7 +177,6 @@ LINKS = {
         "ea_view": "epsilon", "ea_releases": "1000", "ea_queries": "2000", "data": "spiky-65536",
     }, False),
     "tree 2^22 upload": ("tree_budgets.py", {}, True),
-    "laplace 2^22 sidebar": ("laplace.py", {"lap_source": "sidebar"}, True),
     "exponential 2^22 sidebar": ("exponential.py", {"exp_source": "sidebar"}, True),
     "papers lengths 200,000 x 500": ("paper_experiments.py", {
         "px_view": "lengths", "px_n": "200000", "px_len_releases": "500",
@@ -194,6 +193,23 @@ def test_issue_link_answers_with_a_limit_message_quickly(name: str) -> None:
     assert len(warnings) == 1, [w.value for w in at.warning]
     assert limits.SECONDS_VARIABLE in warnings[0]
     assert seconds < 15  # the refusal itself is instant; AppTest and a loaded machine add some
+
+
+def test_laplace_on_2_22_sidebar_bins_draws_the_release_and_refuses_a_simulated_section() -> None:
+    """The Laplace page on a 2^22-bin upload was refused as a whole (its estimate held the
+    sections' simulations); its release alone is cheap and is drawn quickly, and a simulated
+    section over the limit is refused below it, with its estimate."""
+    at, seconds = _limited("laplace.py", {"lap_source": "sidebar"}, huge=True)
+    assert not at.exception, at.exception
+    assert not [w.value for w in at.warning if "Not computed" in w.value]
+    assert len(at.get("plotly_chart")) >= 1
+    assert seconds < 15
+    at, seconds = _limited("laplace.py", {"lap_source": "sidebar", "lap_show": "bound"}, huge=True)
+    assert not at.exception, at.exception
+    assert len(at.get("plotly_chart")) >= 1  # the release, above the refused section
+    warnings = [w.value for w in at.warning if "Not computed" in w.value]
+    assert len(warnings) == 1 and limits.SECONDS_VARIABLE in warnings[0], warnings
+    assert seconds < 15
 
 
 def test_index_view_m_22_is_scaled_down_to_fit() -> None:
