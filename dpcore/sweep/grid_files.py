@@ -51,15 +51,7 @@ def read_grid(path: Path) -> FloatArray:
         If the file is too large, cannot be read, is not a rectangle of numbers (a header,
         rows of different lengths), or holds a count that is not a finite number ``>= 0``.
     """
-    try:
-        size = path.stat().st_size
-    except OSError as error:
-        raise ValueError(f"cannot read {path}: {error}") from None
-    if size > MAX_BYTES:
-        raise ValueError(
-            f"{path} is {size / 2**20:,.0f} MiB; a 2-D dataset CSV holds at most "
-            f"{MAX_BYTES / 2**20:,.0f} MiB"
-        )
+    check_size(path, "a 2-D dataset CSV holds")
     try:
         grid = np.loadtxt(path, delimiter=",", ndmin=2, dtype=np.float64)
     except (OSError, ValueError) as error:
@@ -132,3 +124,28 @@ def divides(domain: Domain, shape: tuple[int, ...]) -> bool:
 def label(domain: Domain) -> str:
     """``domain`` in words: ``"4096"`` or ``"128x128"``."""
     return "x".join(map(str, domain)) if isinstance(domain, tuple) else str(domain)
+
+
+def check_size(path: Path, holds: str) -> None:
+    """Refuse a dataset file over :data:`dpcore.histogram.MAX_BYTES` before reading it.
+
+    Parameters
+    ----------
+    path : Path
+        The file.
+    holds : str
+        What the message says holds at most that much (``"a dataset CSV holds"``).
+
+    Raises
+    ------
+    ValueError
+        If the file cannot be read or is too large; the message gives both sizes.
+    """
+    try:
+        size = path.stat().st_size
+    except OSError as error:
+        raise ValueError(f"cannot read {path}: {error}") from None
+    if size > MAX_BYTES:
+        raise ValueError(
+            f"{path} is {size / 2**20:,.0f} MiB; {holds} at most {MAX_BYTES / 2**20:,.0f} MiB"
+        )

@@ -45,8 +45,16 @@ from dpcore.algorithms.common import FloatArray, checked_counts
 from dpcore.algorithms.dpbench import MAX_SCALE
 from dpcore.algorithms.grid2d import NAMES_2D
 from dpcore.algorithms.registry import NAMES
-from dpcore.histogram import MAX_BINS, MAX_BYTES
-from dpcore.sweep.grid_files import Domain, as_domain, divides, grid_dir, label, read_grid
+from dpcore.histogram import MAX_BINS
+from dpcore.sweep.grid_files import (
+    Domain,
+    as_domain,
+    check_size,
+    divides,
+    grid_dir,
+    label,
+    read_grid,
+)
 
 DATA_ENV = "DP_EXPLORER_DATA"
 """Environment variable naming the directory of bundled datasets."""
@@ -199,15 +207,7 @@ def read_histogram(path: Path) -> FloatArray:
         If the file is too large, has too many rows, cannot be read, or its bins are not
         finite numbers ``>= 0``.
     """
-    try:
-        size = path.stat().st_size
-    except OSError as error:
-        raise ValueError(f"cannot read {path}: {error}") from None
-    if size > MAX_BYTES:
-        raise ValueError(
-            f"{path} is {size / 2**20:,.0f} MiB; a dataset CSV holds at most "
-            f"{MAX_BYTES / 2**20:,.0f} MiB ({MAX_BINS:,} bins, one count per line)"
-        )
+    check_size(path, f"a dataset CSV ({MAX_BINS:,} bins, one count per line) holds")
     try:
         table = pd.read_csv(path, nrows=MAX_BINS + 1)
     except (OSError, ValueError) as error:
