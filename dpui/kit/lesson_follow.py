@@ -175,6 +175,17 @@ def _poll(room_code: str) -> None:
         st.html(_CLICK % time.monotonic_ns(), unsafe_allow_javascript=True)
 
 
+def poll() -> None:
+    """A follower's timer reading the room (:func:`_poll`), drawn first on every page, so that
+    the timer's fragment has one place on all of them: a timer that fired as the page changed
+    ran on the new page with the old page's position and blanked it in the browser ("Bad delta
+    path index", measured by ``bench/bench_follow.py`` at steps that open another page)."""
+    room_code = code()
+    if room_code is not None and not paused():
+        with st.container(key="dp-follow-poll"):
+            _poll(room_code)
+
+
 def _catch_up() -> None:
     """Open the lecturer's step as the room has it (its lesson again, if the lecturer edited
     it); stop following, saying why, when the room is gone."""
@@ -225,7 +236,6 @@ def bar(page: str) -> None:
         )
         row.button("Leave the class", type="tertiary", key="_follow_leave", on_click=_leave)
         return
-    _poll(room_code)
     if at is None:
         return
     step = lesson_steps.current().steps[at]

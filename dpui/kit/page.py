@@ -149,7 +149,8 @@ def run(page: Page) -> None:
     (the browser re-renders tenths of a second less per change). Widgets of the frame (ε,
     the dataset, presentation mode, a lesson's steps) rerun the whole page.
     """
-    lesson_steps.arrive(page.key, page.params)
+    lesson_steps.arrive(page.key, page.params)  # may open another page: before any element
+    lesson_follow.poll()
     toolbar = present.header(page)
     lesson_follow.bar(page.key)
     sidebar.shared_controls()

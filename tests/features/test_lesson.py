@@ -403,6 +403,14 @@ def _following(at: AppTest) -> str:
     return next(m.value for m in at.markdown if m.value.startswith("**Following the lecturer"))
 
 
+def _poll_first(at: AppTest) -> bool:
+    """Whether the follower's timer (its "Catch up" click) is the page's first block: one
+    place on every page, so that a timer firing as the page changes finds itself on the new
+    one (elsewhere it blanked the new page in the browser, bench/bench_follow.py)."""
+    first = at.main.children[0]
+    return any("follow_sync" in h.proto.body for h in first.get("html"))
+
+
 def test_a_student_following_the_link_gets_the_lecturers_step_interactive_and_can_explore():
     lecturer = _app()
     _open(lecturer, "lesson")
@@ -425,7 +433,7 @@ def test_a_student_following_the_link_gets_the_lecturers_step_interactive_and_ca
     _button(lecturer, "Next").click().run()  # step 2: predict first
     _stay(student, "epsilon")
     student.run()  # the page reads the room and asks for Catch up (a click in the browser)
-    assert any("follow_sync" in h.proto.body for h in student.get("html"))
+    assert _poll_first(student)
     _button(student, "Catch up").click().run()
     _ok(student)
     assert _following(student) == "**Following the lecturer · step 2 of 10**"
@@ -454,6 +462,11 @@ def test_a_student_following_the_link_gets_the_lecturers_step_interactive_and_ca
     _ok(student)
     assert student.title[0].value == "Laplace mechanism"
     assert _following(student) == "**Following the lecturer · step 3 of 10**"
+    _stay(lecturer, "laplace")
+    _button(lecturer, "Next").click().run()  # step 4, on another page
+    _stay(student, "laplace")
+    student.run()
+    assert _poll_first(student)  # on this page too
 
 
 def test_a_follow_link_to_no_class_says_so_and_keeps_the_students_lesson():
