@@ -21,6 +21,11 @@ DPComp's DAWA-2D writes its estimate into an ``int32`` array (truncating toward 
 keeps floats. ``--dawa-float`` scores DPComp's DAWA-2D on its estimate before that write-back
 (the same run: its Hilbert order, workload matrix and seeds, so truncating it gives exactly
 the engine's output), and adds ours truncated the same way: like beside like, both ways.
+``--dawa-partition`` instead feeds our L1 partition (:func:`dpcore.algorithms.dawa.best_partition`
+of :func:`~dpcore.algorithms.dawa.noisy_costs`) DPComp's own noise stream (its C++ draws
+``u`` from MT19937 as numpy's ``RandomState.random_sample`` does, ``Lap = sgn(r) log(1 - 2|r|)``
+with ``r = 0.5 - u``, every window length in turn) and counts the trials whose partition
+is DPComp's, bucket for bucket.
 """
 
 from __future__ import annotations
@@ -37,7 +42,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from dpcore.algorithms import release
+from dpcore.algorithms import dawa, release
 from dpcore.algorithms.dpbench_2d import random_rectangles, sample_grid, scaled_errors
 from dpcore.algorithms.grid2d import flat, mwem2d
 
@@ -95,6 +100,25 @@ def dawa_float(engine: Any, workload: Any, x: NDArray[Any], seed: int) -> NDArra
     return out[: x.shape[0], : x.shape[1]]
 
 
+def same_partition(x: NDArray[Any], seed: int) -> bool:
+    """Whether our L1 partition of ``x`` (Hilbert order, ``0.25 eps``) with DPComp's noise
+    stream for ``seed`` is the one DPComp's ``L1partition_approx`` returns."""
+    l1 = importlib.import_module("dpcomp_core.algorithm.dawa.partition_engines.l1partition")
+    xs, ys = importlib.import_module("dpcomp_core.algorithm.dawa").hilbert(x.shape[0])
+    flat = x.astype("int32")[xs, ys]
+    theirs = [lb for lb, _ in l1.L1partition_approx(flat, EPS, dawa.RHO, gethist=True, seed=seed)]
+    n = flat.size
+    lengths = 1 << np.arange(int(np.log2(n)) + 1)
+    draws = np.random.RandomState(np.random.RandomState(seed).randint(500000))
+    noise = np.zeros((lengths.size, n))
+    for j, length in enumerate(lengths):
+        r = 0.5 - draws.random_sample(n - length + 1)
+        noise[j, length - 1 :] = np.sign(r) * np.log(1.0 - 2.0 * np.abs(r))
+    eps1 = dawa.RHO * EPS
+    ours, _ = dawa.best_partition(dawa.noisy_costs(flat.astype(float), eps1, EPS - eps1, noise))
+    return bool(ours.tolist() == theirs)
+
+
 def public_n() -> None:
     """Ours as DPComp runs UGrid, AGrid and MWEM: the exact number of records, free."""
     for module in (flat, mwem2d):
@@ -113,7 +137,22 @@ def main() -> None:
     parser.add_argument(
         "--dawa-float", action="store_true", help="DAWA-2D: DPComp's estimate before int32"
     )
+    parser.add_argument(
+        "--dawa-partition", action="store_true", help="DAWA: our partition, DPComp's noise"
+    )
     args = parser.parse_args()
+    if args.dawa_partition:
+        dpcomp_engines(args.dpcomp)  # imports DPComp's modules
+        for scale in args.scales:
+            for dataset in args.datasets:
+                grid = np.loadtxt(DATA / f"{dataset}.n256x256.csv", delimiter=",")
+                same = 0
+                for trial in range(args.trials):
+                    seed = zlib.crc32(f"dpcomp/{dataset}/{scale}/{trial}".encode())
+                    x = sample_grid(grid, scale, DOMAIN, np.random.default_rng(seed))
+                    same += same_partition(x, seed % 2**31)
+                print(f"{dataset:11}{scale:>12,}  DPComp's partition: {same} of {args.trials}")
+        return
     if args.public_n:
         public_n()
     engines, theirs_workload = dpcomp_engines(args.dpcomp)
