@@ -168,19 +168,7 @@ phone in normal mode (students' links open interactive)."""
 
 
 UNFIT = {
-    ("paper_experiments", "px_view=fanout", "phone"): "title cut at the right (95 px)",
     ("paper_experiments", "px_view=custom", "projector"): "the icicle's title cut (42 px)",
-    ("kv_ldp", "kv_show=truncation", "phone"): "title cut at the right (12 px)",
-    ("kv_ldp", "kv_show=hiskv", "projector"): "a legend entry over the y-axis title",
-    ("kv_ldp", "kv_show=hiskv", "phone"): "title cut at the right (56 px)",
-    ("ldp_ranges", "lr_show=crossover", "projector"): "the two ε* annotations overlap",
-    ("ldp_ranges", "lr_show=crossover", "phone"): "the two ε* annotations cut",
-    ("epsilon", "eps_part=composition", "phone"): "annotations over the legend, each other, "
-    "the y-axis title; one cut",
-    ("spatial", "sp_show=size", "projector"): "the right panel's title over its y-axis title",
-    ("spatial", "sp_show=size", "phone"): "title cut; legend entries over the x-axis title",
-    ("spatial", "sp_show=fanout", "projector"): "the right panel's title over its y-axis title",
-    ("spatial", "sp_show=fanout", "phone"): "legend entries over the x-axis title",
     ("spatial", "sp_show=simulation", "phone"): "the section raises an exception on a phone",
 }
 """Sections that do not fit a screen yet, and their remaining defect (issue 35, item 2):
