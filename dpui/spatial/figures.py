@@ -279,5 +279,7 @@ def simulated_against_exact(table: pd.DataFrame, *, title: str) -> go.Figure:
         )
     )
     fig.update_yaxes(title_text="mean squared error of a rectangle")
-    fig.update_layout(title={"text": title}, legend={"orientation": "h", "y": -0.2, "x": 0})
+    # the legend left to :mod:`dpui.kit.legend_rows` (under the plot, a phone's rows ran
+    # over the x-axis title)
+    fig.update_layout(title={"text": title})
     return fig

@@ -170,7 +170,6 @@ phone in normal mode (students' links open interactive)."""
 UNFIT = {
     ("paper_experiments", "px_view=custom", "projector"): "the icicle's title cut at the "
     "chart's top (42 px)",
-    ("spatial", "sp_show=simulation", "phone"): "the section raises an exception on a phone",
 }
 """Sections that do not fit a screen yet, and their remaining defect (issue 35, item 2):
 left out of the test below until fixed, not hidden by it."""
