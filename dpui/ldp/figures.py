@@ -116,7 +116,7 @@ def length_distribution(
         annotation_position="bottom right",
     )  # fmt: skip
     fig.update_layout(
-        title=f"Set lengths (capped at {l_max}) and the truncation length",
+        title=f"Set lengths (capped at {l_max}) and truncation L",
         xaxis_title="set length l",
         yaxis_title="share of users",
         barmode="overlay",

@@ -43,9 +43,14 @@ def share_frontier(sweep: pd.DataFrame, current: float) -> go.Figure:
         )
     )
     fig.update_layout(
-        title="Frontier over the value share: frequency vs mean accuracy",
-        xaxis_title="MSE of frequencies over top-t keys (exact)",
-        yaxis_title="MSE of means over top-t keys (simulated)",
+        title={
+            "text": "Frequency vs mean accuracy",
+            "subtitle": {"text": "over the value share; both MSEs over the top-t keys"},
+        },
+        # axis titles short enough for a projected plot's height (the y title ran up into
+        # the legend's rows)
+        xaxis_title="MSE of frequencies (exact)",
+        yaxis_title="MSE of means (simulated)",
     )
     fig.update_xaxes(type="log")
     fig.update_yaxes(type="log")

@@ -149,19 +149,27 @@ def crossover(
                 line={"color": COLOURS[method], "dash": DASHES[i % len(DASHES)]},
             )
         )
+    grid = table["eps"].to_numpy()
+    low, high = math.log10(grid.min()) - 0.03, math.log10(grid.max()) + 0.03
     for row, (tree, at) in enumerate(crossings.items()):
         if at is None:
             continue
         fig.add_vline(x=at, line={"dash": "dot", "color": COLOURS[tree]})
+        # each label on the wider side of its line (a phone cut a label run past the plot's
+        # edge), the first at the plot's top and the second at its bottom: stacked a fixed
+        # share apart they printed over each other at a projector's font size
+        right_half = math.log10(at) > (low + high) / 2
         # on a log axis Plotly places annotations at log10 of x (its shapes take x itself)
         fig.add_annotation(
             x=math.log10(at),
-            y=1.0 - 0.08 * row,
+            y=1.0 if row % 2 == 0 else 0.0,
             yref="paper",
-            text=f"{MEETS[tree]} at ε* = {at:.3g}",
+            yanchor="top" if row % 2 == 0 else "bottom",
+            text=f"{MEETS[tree]}<br>at ε* = {at:.3g}",
             showarrow=False,
-            xanchor="left",
-            xshift=4,
+            align="right" if right_half else "left",
+            xanchor="right" if right_half else "left",
+            xshift=-4 if right_half else 4,
             font={"color": COLOURS[tree]},
             bgcolor="rgba(255,255,255,0.85)",
         )
@@ -172,11 +180,10 @@ def crossover(
         yaxis_title=Y_VARIANCE,
         legend_title="",
     )
-    grid = table["eps"].to_numpy()
     ticks = [t for t in (0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10) if grid.min() <= t <= grid.max()]
     fig.update_xaxes(
         type="log",
-        range=[math.log10(grid.min()) - 0.03, math.log10(grid.max()) + 0.03],
+        range=[low, high],
         tickvals=ticks,
         ticktext=[f"{t:g}" for t in ticks],
     )

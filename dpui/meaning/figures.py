@@ -248,13 +248,10 @@ def composition(
     delta: float,
 ) -> go.Figure:
     """Left: the running average of j answers with its ±1.96 sd band, converging to the true
-    count. Right: the total ε against k by basic composition, by zCDP and exactly (Gaussian)."""
-    fig = make_subplots(
-        rows=1,
-        cols=2,
-        horizontal_spacing=0.14,
-        subplot_titles=("Averaging the answers", "The ledger: total ε after k answers"),
-    )
+    count. Right: the total ε against k by basic composition, by zCDP and exactly (Gaussian).
+    Each panel is named by its y-axis title: panel titles above the plots printed over the
+    legend's rows and ran past a phone's chart."""
+    fig = make_subplots(rows=1, cols=2, horizontal_spacing=0.2)
     j = np.arange(1, averages.size + 1)
     fig.add_trace(
         go.Scatter(
@@ -285,6 +282,7 @@ def composition(
         y=count,
         line={"color": BOUND_COLOUR, "dash": "dot", "width": 1.5},
         annotation_text="true count",
+        annotation_position="top left",  # away from the right panel's y-axis title
         row=1,
         col=1,
     )
@@ -306,9 +304,9 @@ def composition(
         )
     fig.update_layout(title={"text": f"The same count asked again and again, ε = {eps:g} each"})
     fig.update_xaxes(title_text="answers j", row=1, col=1)
-    fig.update_yaxes(title_text="average", row=1, col=1)
+    fig.update_yaxes(title_text="average of j answers", row=1, col=1)
     fig.update_xaxes(title_text="answers k", type="log", row=1, col=2)
-    fig.update_yaxes(title_text="total ε", type="log", row=1, col=2)
+    fig.update_yaxes(title_text="the ledger: total ε", type="log", row=1, col=2)
     return fig
 
 

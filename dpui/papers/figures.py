@@ -13,12 +13,15 @@ import plotly.graph_objects as go
 from dpui.errors.figures import PALETTE
 
 
-def _frame(fig: go.Figure, *, title: str, x: str, y: str) -> go.Figure:
+def _frame(fig: go.Figure, *, title: str, x: str, y: str, subtitle: str = "") -> go.Figure:
+    """Titles, axes, margins and height; a long title goes as a short ``title`` and a
+    ``subtitle`` in smaller type (Plotly does not wrap titles: one long line is cut on a
+    phone)."""
     fig.update_layout(
-        title=title,
+        title={"text": title, "subtitle": {"text": subtitle}} if subtitle else title,
         xaxis_title=x,
         yaxis_title=y,
-        margin={"l": 10, "r": 10, "t": 50, "b": 10},
+        margin={"l": 10, "r": 10, "t": 72 if subtitle else 50, "b": 10},
         height=520,
     )
     return fig
@@ -97,7 +100,8 @@ def fanout(table: pd.DataFrame, k_star: int) -> go.Figure:
     fig.update_yaxes(type="log")
     return _frame(
         fig,
-        title="Expected range MSE vs fan-out k (stars: the best k of each curve)",
+        title="Expected range MSE vs fan-out k",
+        subtitle="stars: the best k of each curve",
         x="fan-out k",
         y="expected MSE (uniform workload)",
     )

@@ -233,8 +233,11 @@ def error_lines(
                 )
             )
     fig.update_xaxes(title_text=x_title, type="log" if log_x else "linear")
-    fig.update_yaxes(title_text="expected squared error of one rectangle", type="log")
-    fig.update_layout(title={"text": title}, legend={"orientation": "h", "y": -0.25, "x": 0})
+    # the y title short enough for a projected plot's height (it ran up into the title); the
+    # legend left to :mod:`dpui.kit.legend_rows`, which puts its rows between the title and
+    # the plot (under the plot, a phone wrapped them over the x-axis title)
+    fig.update_yaxes(title_text="expected squared error", type="log")
+    fig.update_layout(title={"text": title})
     return fig
 
 
@@ -276,5 +279,7 @@ def simulated_against_exact(table: pd.DataFrame, *, title: str) -> go.Figure:
         )
     )
     fig.update_yaxes(title_text="mean squared error of a rectangle")
-    fig.update_layout(title={"text": title}, legend={"orientation": "h", "y": -0.2, "x": 0})
+    # the legend left to :mod:`dpui.kit.legend_rows` (under the plot, a phone's rows ran
+    # over the x-axis title)
+    fig.update_layout(title={"text": title})
     return fig

@@ -187,7 +187,7 @@ def by_size(d: sv.Detail) -> None:
             frame,
             x="area",
             x_title="cells in the rectangle",
-            title="Small rectangles favour Identity, large ones the tree",
+            title="Small rectangles favour Identity, large the tree",
             log_x=True,
             mark="crossover",
         ),

@@ -19,7 +19,7 @@ import streamlit as st
 from dpcore import spatial
 from dpcore.spatial import error as spatial_error
 from dpcore.spatial import rectangles, simulate
-from dpui.kit import limits
+from dpui.kit import byte_cache, limits
 from dpui.spatial.view import Release
 
 SIZES = 10
@@ -116,7 +116,9 @@ def simulation_cost(nodes: int, releases: int) -> limits.Cost:
     return limits.Cost(seconds, memory / limits.MB)
 
 
-@st.cache_data(max_entries=16, show_spinner=False)
+# not st.cache_data: it records the progress bar's calls (a block made outside) and fails
+# replaying them on the next session's hit (CacheReplayClosureError)
+@byte_cache.cache_by_bytes(max_entries=16)
 def simulated(
     _rel: Release,
     key: tuple[object, ...],
