@@ -67,15 +67,15 @@ def ranking(table: pd.DataFrame) -> go.Figure:
             )
         )
     approximate = ordered[trial & ordered["closed form"].notna()]
-    for rows, name, symbol in (
-        (ordered[~trial], "exact expected error", "diamond"),
-        (approximate, "closed form (approximate)", "diamond-open"),
+    for rows, column, name, symbol in (  # an exact row's mean is its exact value
+        (ordered[~trial], "mean", "exact expected error", "diamond"),
+        (approximate, "closed form", "closed form (approximate)", "diamond-open"),
     ):
         if rows.empty:
             continue
         fig.add_trace(
             go.Scatter(
-                x=rows["closed form"],
+                x=rows[column],
                 y=rows.index,
                 mode="markers",
                 name=name,

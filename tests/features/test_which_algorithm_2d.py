@@ -229,6 +229,16 @@ def test_identitys_exact_error_matches_its_simulation():
     assert abs(mean - exact) < 4 * se
 
 
+def test_the_ranking_chart_draws_identity_at_its_exact_error():
+    """The 2-D ranking gives Identity no closed-form column (its exact value is its mean),
+    and the chart drew its diamond at no x: the row was empty on the page."""
+    s = map2d.setting(_inputs(wa_rows=16, wa_scale=5000, wa_trials=3))
+    fig = figures.ranking(map2d.summary(map2d.errors(s, s.key()), s))
+    (diamond,) = [t for t in fig.data if t.name == "exact expected error"]
+    assert list(diamond.y) == ["Identity"]
+    assert diamond.x[0] == pytest.approx(map2d.exact_errors(s)["Identity"])
+
+
 def test_all_rectangles_are_every_rectangle_once():
     """Brute force: every (r0 <= r1, c0 <= c1) of a 3 x 4 grid, each listed once."""
     s = map2d.setting(_inputs(wa_map="stroke-32x32", wa_rows=4, wa_rect_workload="all"))
