@@ -354,21 +354,23 @@ def client_for(
             yield client
         finally:
             # here and in the workers, then the client, the cluster, and the level restored
-            _log_errors_only()
+            _log_critical_only()
             with contextlib.suppress(OSError, TimeoutError):  # a cluster already gone
-                client.run(_log_errors_only, on_error="ignore")
+                client.run(_log_critical_only, on_error="ignore")
 
 
 DASK_LOGGER = "distributed"
 """The logger of Dask distributed's scheduler, nanny and worker messages."""
 
 
-def _log_errors_only() -> None:
-    """Before a local cluster closes: Dask logs its errors only. Closing a worker cancels
-    the chunk it still executes after Ctrl-C (a thread cannot be stopped mid-cell, and waiting
-    for it could take as long as a chunk), and Dask logs that as a warning ("Async instruction
-    ... ended with CancelledError") that says nothing the runner's own message does not."""
-    logging.getLogger(DASK_LOGGER).setLevel(logging.ERROR)
+def _log_critical_only() -> None:
+    """Before a local cluster closes: Dask logs nothing below critical. Closing says nothing
+    the runner's own message does not, but Dask logs it twice: closing a worker cancels the
+    chunk it still executes after Ctrl-C (a thread cannot be stopped mid-cell), a warning
+    ("Async instruction ... ended with CancelledError"); and a worker whose heartbeat is in
+    flight when the scheduler closes logs the closed connection as an error with a traceback
+    ("Failed to communicate with scheduler during heartbeat")."""
+    logging.getLogger(DASK_LOGGER).setLevel(logging.CRITICAL)
 
 
 @contextmanager

@@ -3,6 +3,7 @@ whole by Ctrl-C; bad input refused with a message before anything is left runnin
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import socket
@@ -21,9 +22,19 @@ from tests.served_class import needs_haproxy, serve_class, started_at, still_run
 pytestmark = needs_haproxy
 
 
-def children() -> set[int]:
-    """The pids of this test process's running descendants."""
-    return {c.pid for c in psutil.Process().children(recursive=True)}
+def descendants() -> dict[int, float]:
+    """This test process's descendants, each with its start time."""
+    found = {}
+    for child in psutil.Process().children(recursive=True):
+        with contextlib.suppress(psutil.NoSuchProcess):
+            found[child.pid] = child.create_time()
+    return found
+
+
+def left_running(before: dict[int, float]) -> list[int]:
+    """The descendants not in ``before`` that still run a few seconds from now: a process
+    killed with its group was still listed right after on a loaded machine (a full run)."""
+    return still_running({pid: t for pid, t in descendants().items() if pid not in before})
 
 
 def get(url: str, cookie: str | None = None) -> tuple[bytes, list[str]]:
@@ -120,11 +131,11 @@ def serve(argv: list[str], port: int) -> int:
     ],
 )
 def test_bad_input_is_refused_before_anything_starts(argv, said, capsys):
-    before = children()
+    before = descendants()
     assert serve(["--replicas", "1", *argv], free_port()) == 2
     err = capsys.readouterr().err
     assert err.startswith("dp-explorer: error: ") and said in err
-    assert children() - before == set()  # nothing of ours left running
+    assert left_running(before) == []  # nothing of ours left running
 
 
 def test_a_replica_count_that_is_not_a_number_says_so(capsys):
@@ -135,10 +146,10 @@ def test_a_replica_count_that_is_not_a_number_says_so(capsys):
 
 
 def test_a_port_in_use_is_refused(listening, capsys):
-    before = children()
+    before = descendants()
     assert serve(["--replicas", "1"], listening) == 2
     assert f"port {listening} on 127.0.0.1 is in use" in capsys.readouterr().err
-    assert children() - before == set()  # nothing of ours left running
+    assert left_running(before) == []  # nothing of ours left running
 
 
 def test_missing_haproxy_says_how_to_install_it(monkeypatch, capsys):
@@ -154,13 +165,13 @@ def test_a_replica_that_fails_to_start_is_reported_with_its_output_and_nothing_i
     # r2's port is taken between the choice and the start: Streamlit exits; r1 starts
     ports = iter([free_port(), listening])
     monkeypatch.setattr(processes, "free_port", lambda: next(ports))
-    before = children()
+    before = descendants()
     assert serve(["--replicas", "2"], free_port()) == 2
     err = capsys.readouterr().err
     assert f"replica r2 (port {listening}) exited with status 1 while starting" in err
     assert f"Port {listening} is not available" in err  # the tail of Streamlit's output
     assert "Traceback" not in err
-    assert children() - before == set()  # nothing of ours left running
+    assert left_running(before) == []  # nothing of ours left running
 
 
 def test_the_configuration_takes_remote_backends_and_refuses_duplicate_names(tmp_path):
