@@ -22,6 +22,7 @@ import plotly.graph_objects as go
 
 from dpui.kit.chart_style import TEXT as TICK_FONT
 from dpui.kit.chart_style import TITLE_TEXT as TITLE_FONT
+from dpui.kit.legend_rows import TOP_PX, heading_px
 
 CARTESIAN = {"scatter", "scattergl", "bar", "heatmap", "histogram", "box", "violin"}
 DIGIT_EM = 0.6  # a digit's width in Plotly's fonts, in font sizes (upper end)
@@ -29,6 +30,11 @@ LINE_EM = 1.3  # a text line's height, in font sizes
 PLOTLY_MARGINS = {"l": 80, "r": 80, "t": 100, "b": 80}  # Plotly's defaults
 COLOUR_BAR_PX = 50  # a vertical colour bar and its pads (Plotly's thickness 30, pads 10)
 TOP_COLOUR_BAR_PX = 112  # a horizontal one above the plot with its title (measured, Chromium)
+TOP_BAR_Y = 0.9999
+"""Where a horizontal colour bar above the plot sits (``yanchor="bottom"``, in the plot's
+fraction): the plot's top edge, all but exactly. At ``y >= 1`` Plotly lifts the figure's
+title by a line (31.5 px at 16 px; Plotly 4.1), out of the figure, whatever room the margin
+gives it; just under 1 the bar is drawn in the same place and the title stays put."""
 # between the plot and its tick labels, and between those and the title (with a few pixels
 # to spare: a margin a little wide costs nothing, one a pixel short a second draw)
 TICK_GAP_PX, TITLE_GAP_PX, Y_TITLE_GAP_PX = 12, 28, 20
@@ -123,9 +129,20 @@ def _colour_bars(fig: go.Figure, font: float) -> tuple[int, int]:
         marker = getattr(trace, "marker", None)
         if marker is not None and getattr(marker, "showscale", None):
             bar = marker.colorbar
-            if bar.orientation == "h" and (bar.y or 0) >= 1:
+            if bar.orientation == "h" and (bar.y or 0) >= TOP_BAR_Y:
                 top = TOP_COLOUR_BAR_PX
     return right, top
+
+
+def _title_above_colour_bar(fig: go.Figure, top: int) -> int:
+    """The top margin for a colour bar that needs ``top`` pixels above the plot, with the
+    figure's title (if any) pinned to the top of the figure above the bar: in the same margin
+    they overprinted, and on a projector's larger title the title was cut at the top."""
+    if not top or not fig.layout.title.text:
+        return top
+    height = fig.layout.height or 450
+    fig.update_layout(title={"yref": "container", "y": 1 - TOP_PX / height, "yanchor": "top"})
+    return math.ceil(top + TOP_PX + heading_px(fig))
 
 
 def reserve_margins(fig: go.Figure) -> None:
@@ -154,6 +171,7 @@ def reserve_margins(fig: go.Figure) -> None:
             title = _title_px(ax, ax.title.font.size or TITLE_FONT)
             bottom = math.ceil(LINE_EM * font + TICK_GAP_PX + title)
     right, top = _colour_bars(fig, tick_font)
+    top = _title_above_colour_bar(fig, top)
     for side, needed in {"l": left, "b": bottom, "r": right, "t": top}.items():
         if needed:
             asked = layout.margin[side]

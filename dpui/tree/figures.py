@@ -12,6 +12,7 @@ from numpy.typing import NDArray
 
 from dpcore.hist.tree import Tree
 from dpui.kit import untrusted
+from dpui.kit.plot_axes import TOP_BAR_Y
 
 FloatArray = NDArray[np.float64]
 IntArray = NDArray[np.int64]
@@ -101,7 +102,7 @@ def tree_icicle(
                     "orientation": "h",
                     "x": 0,
                     "xanchor": "left",
-                    "y": 1.0,
+                    "y": TOP_BAR_Y,
                     "yanchor": "bottom",
                     # in pixels, wider than its title at projector size: a fraction of a
                     # phone's width was narrower than the title, which then ran off the left

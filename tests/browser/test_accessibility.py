@@ -167,18 +167,7 @@ SCREENS = {"projector": (1280, 720, "present=1"), "phone": (390, 844, "")}
 phone in normal mode (students' links open interactive)."""
 
 
-UNFIT = {
-    ("paper_experiments", "px_view=custom", "projector"): "the icicle's title cut at the "
-    "chart's top (42 px)",
-}
-"""Sections that do not fit a screen yet, and their remaining defect (issue 35, item 2):
-left out of the test below until fixed, not hidden by it."""
-FITTING = [
-    (key, query, screen)
-    for key, query in OTHER_VIEWS
-    for screen in SCREENS
-    if (key, query, screen) not in UNFIT
-]
+FITTING = [(key, query, screen) for key, query in OTHER_VIEWS for screen in SCREENS]
 
 
 @pytest.mark.browser

@@ -358,6 +358,27 @@ def test_reserved_margins_widen_and_never_narrow():
     assert heat.layout.margin.r >= plot_axes.COLOUR_BAR_PX + 4 * plot_axes.DIGIT_EM * 12
 
 
+def test_a_title_over_a_top_colour_bar_gets_its_own_room_at_the_top():
+    """Issue 35: the custom tree's icicle (a colour bar above the plot) with a title: the title
+    was cut 42 px at a projector's top. The top margin holds the bar and the title, the
+    title pinned to the figure's top; without a title the bar's room alone is kept."""
+    t = tree.kary_tree(4, 2)
+    nodes = np.arange(t.size)
+    coloured = np.linspace(0.1, 0.3, t.size)
+    fig = tree_figures.tree_icicle(t, nodes, 0, 3, coloured, "p_x", {"p_x": coloured})
+    assert fig.data[0].marker.colorbar.y < 1  # where Plotly would lift the title
+    plot_axes.reserve_margins(fig)
+    assert fig.layout.margin.t == plot_axes.TOP_COLOUR_BAR_PX
+    fig.update_layout(title="Your tree")
+    plot_axes.reserve_margins(fig)
+    title_px = legend_rows.heading_px(fig)
+    assert fig.layout.margin.t >= plot_axes.TOP_COLOUR_BAR_PX + legend_rows.TOP_PX + title_px
+    assert (fig.layout.title.yref, fig.layout.title.yanchor) == ("container", "top")
+    assert fig.layout.title.y * fig.layout.height == pytest.approx(
+        fig.layout.height - legend_rows.TOP_PX
+    )
+
+
 def test_category_axes_are_left_to_plotly():
     """Names cannot be measured here: no margin is reserved for them."""
     fig = go.Figure(go.Bar(x=["Bosnia and Herzegovina", "Chad"], y=["a", "b"]))
