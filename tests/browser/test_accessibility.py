@@ -11,11 +11,13 @@ from __future__ import annotations
 import contextlib
 import os
 import re
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
 from axe_playwright_python.sync_playwright import Axe
-from playwright.sync_api import Page, expect
+from playwright.sync_api import ConsoleMessage, Error, Page, expect
 from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 
 from dpui.algorithms.page import SECTION as WA_SECTION
@@ -76,6 +78,27 @@ FIGURED = {page.key for page in PAGES if page.charts and page.view is not None}
 """The pages with a main figure (a view), sized to fit a projector when presenting."""
 
 
+@contextmanager
+def console_errors(page: Page, errors: list[tuple[str, str]]) -> Iterator[None]:
+    """Within the block, the page's console errors and uncaught exceptions are appended to
+    ``errors`` as (text, script URL); a reused tab keeps no listener afterwards."""
+
+    def console(message: ConsoleMessage) -> None:
+        if message.type == "error":
+            errors.append((message.text, message.location.get("url", "")))
+
+    def thrown(error: Error) -> None:
+        errors.append((str(error), ""))
+
+    page.on("console", console)
+    page.on("pageerror", thrown)
+    try:
+        yield
+    finally:
+        page.remove_listener("console", console)
+        page.remove_listener("pageerror", thrown)
+
+
 def real_console_errors(messages: list[tuple[str, str]]) -> list[str]:
     """The console errors of a page load, less the two 404s Streamlit's frontend expects: it
     probes '<page>/_stcore/health' and '<page>/_stcore/host-config' to find its base path on a
@@ -91,7 +114,7 @@ def real_console_errors(messages: list[tuple[str, str]]) -> list[str]:
 @pytest.mark.parametrize("viewport", VIEWPORTS)
 @pytest.mark.parametrize("mode", MODES)
 @pytest.mark.parametrize("key", [p.key for p in PAGES])
-def test_no_serious_axe_violation_and_headings_in_order(server, browser, key, mode, viewport):
+def test_no_serious_axe_violation_and_headings_in_order(server, tab, key, mode, viewport):
     """Every page's default view, on a 1280x720 screen and a 390x844 phone, normal and
     presenting, loaded once and checked for all a view must do: no exception and no console
     error; the toolbar first ("Copy link"); a charted page draws its charts; presenting at
@@ -101,18 +124,14 @@ def test_no_serious_axe_violation_and_headings_in_order(server, browser, key, mo
     a phone in normal mode, no chart text cut at the chart's edge and no plot area under the
     minimum (``text_boxes``). Screenshots go to
     ``$DP_EXPLORER_SCREENSHOTS`` when it is set (the sweep a lecturer does before class)."""
-    page = browser.new_page()
+    page = tab
     width, height = VIEWPORTS[viewport]
     page.set_viewport_size({"width": width, "height": height})
     errors: list[tuple[str, str]] = []
-    page.on(
-        "console",
-        lambda m: errors.append((m.text, m.location.get("url", ""))) if m.type == "error" else None,
-    )
-    page.on("pageerror", lambda e: errors.append((str(e), "")))
     path = "" if key == "home" else key
-    page.goto(f"{server}/{path}?{MODES[mode]}", wait_until="domcontentloaded")
-    settle(page)
+    with console_errors(page, errors):
+        page.goto(f"{server}/{path}?{MODES[mode]}", wait_until="domcontentloaded")
+        settle(page)
     if out := os.environ.get("DP_EXPLORER_SCREENSHOTS"):
         Path(out).mkdir(parents=True, exist_ok=True)
         page.screenshot(path=f"{out}/{key}-{viewport}-{mode}.png")
@@ -140,7 +159,6 @@ def test_no_serious_axe_violation_and_headings_in_order(server, browser, key, mo
     headings = page.evaluate(HEADINGS)
     assert headings and headings[0][0] == 1, headings
     assert skipped_levels(headings) == []
-    page.close()
 
 
 OTHER_VIEWS = [
@@ -172,13 +190,13 @@ FITTING = [(key, query, screen) for key, query in OTHER_VIEWS for screen in SCRE
 
 @pytest.mark.browser
 @pytest.mark.parametrize(("key", "query", "screen"), FITTING)
-def test_every_other_section_fits_both_screens(server, browser, key, query, screen):
+def test_every_other_section_fits_both_screens(server, tab, key, query, screen):
     """Every other section on the projector (presenting) and on a phone, each a test of its
     own: no chart text over other chart text, none cut at the chart's edge, no plot area or
     panel under the minimum (``text_boxes``). axe and the heading order run on the phone
     only (normal mode: every control of the section is there; presenting hides the
     sidebar), once per section. Screenshots go to ``$DP_EXPLORER_SCREENSHOTS`` when set."""
-    page = browser.new_page()
+    page = tab
     width, height, mode = SCREENS[screen]
     page.set_viewport_size({"width": width, "height": height})
     page.goto(f"{server}/{key}?{query}&{mode}".rstrip("&"), wait_until="domcontentloaded")
@@ -197,7 +215,6 @@ def test_every_other_section_fits_both_screens(server, browser, key, query, scre
     if screen == "phone":
         assert violations(page) == []
         assert skipped_levels(page.evaluate(HEADINGS)) == []
-    page.close()
 
 
 def test_skipped_levels_finds_a_skip_and_only_a_skip():
