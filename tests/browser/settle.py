@@ -14,6 +14,7 @@ page passes it at once instead of waiting out a fixed quiet window.
 from __future__ import annotations
 
 from playwright.sync_api import Page
+from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 
 QUIET_MS = 250
 """Time without a DOM change or chart resize that counts as settled (milliseconds)."""
@@ -55,6 +56,31 @@ def settle(page: Page, *, limit_s: float = 90.0) -> None:
     page : playwright.sync_api.Page
         A page of a context with ``CLOCK`` installed, showing the served app.
     limit_s : float
-        Fail (Playwright's TimeoutError) if the page has not settled within this time.
+        Fail (an AssertionError saying what was still unsettled) if the page has not
+        settled within this time.
     """
-    page.wait_for_function(SETTLED, arg=QUIET_MS, polling=100, timeout=limit_s * 1000)
+    try:
+        page.wait_for_function(SETTLED, arg=QUIET_MS, polling=100, timeout=limit_s * 1000)
+    except PlaywrightTimeoutError:
+        left = unsettled(page)
+        raise AssertionError(f"{page.url} did not settle in {limit_s:g} s: {left}") from None
+
+
+STATE = """() => {
+  const app = document.querySelector('[data-testid=stApp]');
+  const charts = [...document.querySelectorAll('[data-testid=stPlotlyChart]')];
+  return {
+    script: app ? app.dataset.testScriptState : 'no app',
+    connection: app ? app.dataset.testConnectionState : 'no app',
+    busy: document.querySelectorAll('[data-testid=stSkeleton], [data-testid=stSpinner]').length,
+    undrawn: charts.filter(c => !c.querySelector('.js-plotly-plot .main-svg')).length,
+    changed_ms_ago: Math.round(performance.now() - (window.__dpChanged ?? 0)),
+  };
+}"""
+
+
+def unsettled(page: Page) -> dict[str, object]:
+    """What keeps ``page`` from settling: the script's and connection's states, skeletons and
+    spinners left, charts not drawn, and the time since the last DOM change."""
+    state: dict[str, object] = page.evaluate(STATE)
+    return state

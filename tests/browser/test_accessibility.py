@@ -345,11 +345,11 @@ def test_the_exponential_mechanisms_animation_honours_reduced_motion(server, bro
 
 
 @pytest.mark.browser
-def test_overlapping_text_finds_a_title_under_a_legend_and_only_that(browser):
+def test_overlapping_text_finds_a_title_under_a_legend_and_only_that(tab):
     """The check can fail: a chart's title and a legend entry drawn at one spot are found;
     two tick labels of one axis at one spot (Plotly's own spacing) and far-apart text are
     not."""
-    page = browser.new_page()
+    page = tab
     page.set_content(
         '<div class="js-plotly-plot"><svg width="400" height="200">'
         '<text class="gtitle" x="10" y="20" font-size="16">True vs noisy values</text>'
@@ -360,4 +360,3 @@ def test_overlapping_text_finds_a_title_under_a_legend_and_only_that(browser):
     )
     (found,) = overlapping_text(page)
     assert found[1:5] == ["title", "True vs noisy values", "legend", "noisy"]
-    page.close()

@@ -5,15 +5,15 @@ import tempfile
 from pathlib import Path
 
 import pytest
-from playwright.sync_api import expect
+from playwright.sync_api import Request, expect
 
 from tests.browser.settle import settle
 
 
 @pytest.mark.browser
-def test_direct_link_renders_the_tree_page_and_the_dataset_carries_over(fresh_server, browser):
+def test_direct_link_renders_the_tree_page_and_the_dataset_carries_over(fresh_server, tab):
     server = fresh_server
-    page = browser.new_page()
+    page = tab
     # the first request to a fresh server is a direct link to a page with its settings
     page.goto(f"{server}/tree_budgets?data=zipf-4096&tb_tree=16", wait_until="domcontentloaded")
     page.get_by_text("True vs noisy vs consistent histogram").wait_for(timeout=60_000)
@@ -37,7 +37,6 @@ def test_direct_link_renders_the_tree_page_and_the_dataset_carries_over(fresh_se
     page.get_by_text("True vs noisy vs consistent histogram").wait_for(timeout=60_000)
     shot = Path(os.environ.get("DP_SCREENSHOT", tempfile.gettempdir())) / "tree_page.png"
     page.screenshot(path=str(shot))
-    page.close()
 
 
 @pytest.fixture(scope="module")
@@ -49,8 +48,8 @@ def screenshots() -> Path:
 
 
 @pytest.mark.browser
-def test_presentation_mode_from_the_link(server, browser, screenshots):
-    page = browser.new_page()
+def test_presentation_mode_from_the_link(server, tab, screenshots):
+    page = tab
     page.set_viewport_size({"width": 1280, "height": 720})
     page.goto(f"{server}/error_analysis?present=1", wait_until="domcontentloaded")
     settle(page)
@@ -75,7 +74,6 @@ def test_presentation_mode_from_the_link(server, browser, screenshots):
     chart = page.locator(".js-plotly-plot").first.bounding_box()
     main = page.locator('[data-testid="stMainBlockContainer"]').bounding_box()
     assert chart is not None and main is not None and chart["width"] > 0.8 * main["width"]
-    page.close()
 
 
 PAYLOADS = (
@@ -97,24 +95,30 @@ QUOTING_LINKS = (  # each quotes the payload back in a message
 
 @pytest.mark.browser
 @pytest.mark.parametrize("link", QUOTING_LINKS)
-def test_user_text_in_every_quoting_message_is_inert(server, browser, link):
+def test_user_text_in_every_quoting_message_is_inert(server, tab, link):
     """A link's values shown back in a warning never become a link, an image or math."""
     from urllib.parse import quote, urlparse
 
-    page = browser.new_page()
+    page = tab
     requests: list[str] = []
-    page.on("request", lambda r: requests.append(r.url))
-    for payload in PAYLOADS:
-        page.goto(f"{server}/{link.format(quote(payload, safe=''))}")
-        alerts = page.locator('[data-testid="stAlert"]')
-        alerts.first.wait_for(timeout=60_000)
-        shown = " ".join(alerts.all_inner_texts())
-        assert payload[:40] in shown, (link, payload, shown)
-        for kind in ("a", "img", ".katex"):
-            assert alerts.locator(kind).count() == 0, (link, payload, kind)
+
+    def sent(request: Request) -> None:
+        requests.append(request.url)
+
+    page.on("request", sent)
+    try:
+        for payload in PAYLOADS:
+            page.goto(f"{server}/{link.format(quote(payload, safe=''))}")
+            alerts = page.locator('[data-testid="stAlert"]')
+            alerts.first.wait_for(timeout=60_000)
+            shown = " ".join(alerts.all_inner_texts())
+            assert payload[:40] in shown, (link, payload, shown)
+            for kind in ("a", "img", ".katex"):
+                assert alerts.locator(kind).count() == 0, (link, payload, kind)
+    finally:
+        page.remove_listener("request", sent)  # the tab is the next test's
     own = urlparse(server).netloc
     assert [u for u in requests if urlparse(u).netloc not in (own, "")] == []  # no fetch elsewhere
-    page.close()
 
 
 @pytest.mark.browser
@@ -144,8 +148,8 @@ def test_copy_link_puts_the_views_link_on_the_clipboard_and_the_qr_code_shows_it
         ("references?entry=ref-li-2010", "ref-li-2010"),
     ],
 )
-def test_a_link_to_a_glossary_or_reference_entry_opens_at_that_entry(server, browser, link, anchor):
-    page = browser.new_page()
+def test_a_link_to_a_glossary_or_reference_entry_opens_at_that_entry(server, tab, link, anchor):
+    page = tab
     page.set_viewport_size({"width": 1280, "height": 720})
     page.goto(f"{server}/{link}")
     target = page.locator(f"#{anchor}")
@@ -155,7 +159,6 @@ def test_a_link_to_a_glossary_or_reference_entry_opens_at_that_entry(server, bro
         " return r.top >= 0 && r.top < 300; })()",
         timeout=15_000,
     )
-    page.close()
 
 
 PROJECTOR_PAGES = [
@@ -169,10 +172,10 @@ PROJECTOR_PAGES = [
 
 @pytest.mark.browser
 @pytest.mark.parametrize("key", PROJECTOR_PAGES)
-def test_presentation_mode_fits_the_main_figure_on_a_720p_projector(server, browser, key):
+def test_presentation_mode_fits_the_main_figure_on_a_720p_projector(server, tab, key):
     """Presenting hides the sidebar and settings and sizes the figure so that title and main
     figure fit 1280x720 without scrolling."""
-    page = browser.new_page()
+    page = tab
     page.set_viewport_size({"width": 1280, "height": 720})
     page.goto(f"{server}/{key}{'&' if '?' in key else '?'}present=1")
     settle(page)  # every chart drawn at its final size
@@ -180,14 +183,13 @@ def test_presentation_mode_fits_the_main_figure_on_a_720p_projector(server, brow
     assert not page.get_by_text("Settings", exact=True).is_visible()
     box = page.locator(".js-plotly-plot").first.bounding_box()
     assert box is not None and box["y"] >= 0 and box["y"] + box["height"] <= 720, box
-    page.close()
 
 
 @pytest.mark.browser
-def test_every_budget_allocation_name_fits_its_box_at_1280(server, browser):
+def test_every_budget_allocation_name_fits_its_box_at_1280(server, tab):
     """Issue 22 (9): 'Per-node opti…' was cut. Each allocation, chosen in turn through the
     link, shows its whole name in the settings' select at 1280x720."""
-    page = browser.new_page()
+    page = tab
     page.set_viewport_size({"width": 1280, "height": 720})
     for alloc in ("node", "consistent_level", "consistent_node", "level"):
         page.goto(f"{server}/tree_budgets?tb_alloc={alloc}")
@@ -200,4 +202,3 @@ def test_every_budget_allocation_name_fits_its_box_at_1280(server, browser):
             " && e.scrollWidth > e.clientWidth + 1)"
         )
         assert not cut, alloc
-    page.close()

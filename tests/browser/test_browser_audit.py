@@ -8,8 +8,8 @@ from tests.browser.settle import settle
 
 
 @pytest.mark.browser
-def test_the_gallery_claim_button_moves_the_sidebar_epsilon_and_the_link(server, browser):
-    page = browser.new_page()
+def test_the_gallery_claim_button_moves_the_sidebar_epsilon_and_the_link(server, tab):
+    page = tab
     page.set_viewport_size({"width": 1280, "height": 720})
     page.goto(f"{server}/audit?au_mech=truncated_geometric&eps=1", wait_until="domcontentloaded")
     settle(page)
@@ -18,4 +18,3 @@ def test_the_gallery_claim_button_moves_the_sidebar_epsilon_and_the_link(server,
     settle(page)
     assert page.get_by_role("spinbutton", name="Privacy budget ε").input_value() == "0.1"
     assert page.get_by_text("claimed ε = 0.1", exact=False).first.is_visible()
-    page.close()

@@ -19,8 +19,8 @@ TARGETS = lesson_page.targets(registry.PAGES)
 
 
 @pytest.mark.browser
-def test_a_lesson_steps_with_the_arrow_keys_and_reveals_a_predict_step(server, browser):
-    page = browser.new_page()
+def test_a_lesson_steps_with_the_arrow_keys_and_reveals_a_predict_step(server, tab):
+    page = tab
     page.set_viewport_size({"width": 1280, "height": 720})
     page.goto(f"{server}/lesson", wait_until="domcontentloaded")
     page.get_by_role("button", name="Load the example: DP histograms in 50 minutes").click()
@@ -63,12 +63,11 @@ def test_a_lesson_steps_with_the_arrow_keys_and_reveals_a_predict_step(server, b
     expect(page).to_have_url(re.compile(r"/epsilon\?.*eps_part=attacker"))
     page.locator(".js-plotly-plot").first.wait_for(timeout=60_000)  # still revealed
     expect(page.get_by_role("button", name="Reveal")).to_have_count(0)
-    page.close()
 
 
 @pytest.mark.browser
-def test_a_lessons_short_link_shows_full_screen_as_a_code_a_hall_can_scan(server, browser):
-    page = browser.new_page()
+def test_a_lessons_short_link_shows_full_screen_as_a_code_a_hall_can_scan(server, tab):
+    page = tab
     page.set_viewport_size({"width": 1280, "height": 720})
     page.goto(f"{server}/lesson", wait_until="domcontentloaded")
     page.get_by_role("button", name="Load the example: DP histograms in 50 minutes").click()
@@ -91,7 +90,6 @@ def test_a_lessons_short_link_shows_full_screen_as_a_code_a_hall_can_scan(server
     expect(page.locator(".dp-qr-full")).to_contain_text("works only on this computer")
     page.get_by_role("button", name="Close the QR code").click()
     expect(page.locator(".dp-qr-full")).to_have_count(0, timeout=30_000)
-    page.close()
 
 
 ON_SCREEN = """() => [...document.querySelectorAll('[data-testid=stElementContainer]')]
@@ -102,13 +100,11 @@ ON_SCREEN = """() => [...document.querySelectorAll('[data-testid=stElementContai
 
 
 @pytest.mark.browser
-def test_every_step_of_the_bundled_lesson_shows_its_answer_and_figure_on_one_screen(
-    server, browser
-):
+def test_every_step_of_the_bundled_lesson_shows_its_answer_and_figure_on_one_screen(server, tab):
     """Issue 35's target: after Reveal, each step's answer and the figure that answers it
     (its section's heading, or the page's first figure) inside one 1280x720 screen."""
     lessons = lesson.from_json(lesson_page.EXAMPLE.read_bytes(), TARGETS)
-    page = browser.new_page()
+    page = tab
     page.set_viewport_size({"width": 1280, "height": 720})
     page.goto(f"{server}/lesson", wait_until="domcontentloaded")
     page.get_by_role("button", name="Load the example: DP histograms in 50 minutes").click()
@@ -151,7 +147,6 @@ def test_every_step_of_the_bundled_lesson_shows_its_answer_and_figure_on_one_scr
             )
         if k < len(lessons.steps):
             page.keyboard.press("ArrowRight")
-    page.close()
 
 
 @pytest.mark.browser
@@ -196,7 +191,7 @@ def test_a_student_on_a_phone_follows_the_lecturers_steps_and_reveal(server, bro
 
 
 @pytest.mark.browser
-def test_every_step_of_the_bundled_lesson_reaches_a_students_phone_whole(server, browser):
+def test_every_step_of_the_bundled_lesson_reaches_a_students_phone_whole(server, tab):
     """Issue 35: each step of the bundled lesson on a student's phone (390x844, normal mode,
     following the lecturer, the step revealed): its answer and the figure that answers it
     (its section's heading, or the page's first figure) shown, and no chart's text printed
@@ -206,7 +201,7 @@ def test_every_step_of_the_bundled_lesson_reaches_a_students_phone_whole(server,
     lessons = lesson.from_json(lesson_page.EXAMPLE.read_bytes(), TARGETS)
     stored = lesson_store.put(lesson.to_json(lessons))
     room = follow_store.open_room(stored, 0, revealed=True)
-    page = browser.new_page()
+    page = tab
     page.set_viewport_size({"width": 390, "height": 844})
     page.goto(f"{server}/lesson?{follow_store.URL_KEY}={room.code}", wait_until="domcontentloaded")
     following = page.get_by_text(re.compile(r"^Following the lecturer · step \d+ of \d+$"))
@@ -233,4 +228,3 @@ def test_every_step_of_the_bundled_lesson_reaches_a_students_phone_whole(server,
         assert overlapping_text(page) == [], (k, step.page)
         assert cut_text(page) == [], (k, step.page)
         assert small_plot_areas(page) == [], (k, step.page)
-    page.close()

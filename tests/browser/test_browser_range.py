@@ -9,8 +9,8 @@ from tests.browser.settle import settle
 
 
 @pytest.mark.browser
-def test_dragging_on_the_histogram_selects_the_range(server, browser):
-    page = browser.new_page()
+def test_dragging_on_the_histogram_selects_the_range(server, tab):
+    page = tab
     page.goto(f"{server}/tree_budgets?data=bimodal-1024&tb_tree=4", wait_until="domcontentloaded")
     page.get_by_role("heading", name="Explore one range").wait_for(timeout=60_000)
     page.wait_for_function(
@@ -42,7 +42,6 @@ def test_dragging_on_the_histogram_selects_the_range(server, browser):
     # the range reruns only its part of the page (a fragment): the icicle above it follows
     page.wait_for_function(f"({outlined})() !== {before}", timeout=30_000)
     assert page.evaluate(outlined) > 0
-    page.close()
 
 
 @pytest.mark.browser
@@ -82,11 +81,11 @@ GROWN_MARGINS = """() => [...document.querySelectorAll('.js-plotly-plot')].map(g
 
 @pytest.mark.browser
 @pytest.mark.parametrize("path", ["tree_budgets", "matrix_privelet"])
-def test_charts_come_with_the_margins_their_labels_need(server, browser, path):
+def test_charts_come_with_the_margins_their_labels_need(server, tab, path):
     """Plotly's automargin draws a chart a second time when its labels need more room than
     its margins give; the reserved margins make one draw enough (a chart drawn with wider
     margins than it asked for was drawn twice)."""
-    page = browser.new_page()
+    page = tab
     page.set_viewport_size({"width": 1280, "height": 720})
     page.goto(f"{server}/{path}", wait_until="domcontentloaded")
     page.wait_for_function(
@@ -95,7 +94,6 @@ def test_charts_come_with_the_margins_their_labels_need(server, browser, path):
     settle(page)
     grown = page.evaluate(GROWN_MARGINS)
     assert len(grown) >= 3 and grown == [[]] * len(grown)
-    page.close()
 
 
 # Counts, per chart, every full recomputation (Plotly assigns a new gd.calcdata) from the
@@ -121,12 +119,12 @@ REDRAWN = CHARTS + (  # the charts drawn anew since they were marked
 
 
 @pytest.mark.browser
-def test_a_redrawn_chart_is_computed_once(server, browser):
+def test_a_redrawn_chart_is_computed_once(server, tab):
     """Streamlit hands Plotly each new chart twice; with a template or binary arrays in the
     figure, Plotly computed and drew it all again (dpui.kit.plot_once). Choosing a range redraws
     the histogram and the range's chart: neither may be computed after its first draw.
     (Plotly recomputes an icicle on every hand-over whatever the figure holds: measured.)"""
-    page = browser.new_page()
+    page = tab
     page.add_init_script(RECALCS)
     page.goto(f"{server}/tree_budgets", wait_until="domcontentloaded")
     settle(page)
@@ -140,12 +138,11 @@ def test_a_redrawn_chart_is_computed_once(server, browser):
     recalcs = page.evaluate("window.__recalcs")
     assert {"hist_chart", "range_chart"} <= set(page.evaluate(REDRAWN))  # they were redrawn
     assert [c for c in recalcs if c != "tree_chart"] == []
-    page.close()
 
 
 @pytest.mark.browser
-def test_dragging_a_box_on_the_spatial_heatmaps_sets_the_rectangle(server, browser):
-    page = browser.new_page()
+def test_dragging_a_box_on_the_spatial_heatmaps_sets_the_rectangle(server, tab):
+    page = tab
     page.set_viewport_size({"width": 1280, "height": 720})
     page.goto(f"{server}/spatial", wait_until="domcontentloaded")
     chart = page.locator('[data-testid="stPlotlyChart"]').first  # the three heatmaps
@@ -163,4 +160,3 @@ def test_dragging_a_box_on_the_spatial_heatmaps_sets_the_rectangle(server, brows
     expect(page).to_have_url(re.compile(r"sp_x0=2&sp_x1=9&sp_y0=3&sp_y1=14"), timeout=30_000)
     settle(page)
     assert page.locator('[data-testid="stException"]').count() == 0
-    page.close()

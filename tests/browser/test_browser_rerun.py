@@ -26,8 +26,8 @@ CHANGED = f"before => ({CHART_DATA})().some((data, i) => data !== before[i])"
         ("paper_experiments", "Seed"),
     ],
 )
-def test_a_new_seed_redraws_the_pages_charts(server, browser, path, label):
-    page = browser.new_page()
+def test_a_new_seed_redraws_the_pages_charts(server, tab, path, label):
+    page = tab
     page.set_viewport_size({"width": 1280, "height": 720})
     page.goto(f"{server}/{path}", wait_until="domcontentloaded")
     settle(page)
@@ -44,7 +44,6 @@ def test_a_new_seed_redraws_the_pages_charts(server, browser, path, label):
     after = page.evaluate(CHART_DATA)
     assert len(after) == len(before)
     assert any(a != b for a, b in zip(after, before, strict=True))
-    page.close()
 
 
 FAST_CLICKS = """([testid, label, n, gap]) => new Promise(done => {

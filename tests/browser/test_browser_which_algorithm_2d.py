@@ -13,8 +13,8 @@ LINK = "which_algorithm?wa_data=2d&wa_trials=2&wa_show_2d=release&wa_release_2d=
 
 
 @pytest.mark.browser
-def test_the_2d_ranking_and_privtrees_cells_on_the_heatmaps_are_drawn(server, browser):
-    page = browser.new_page()
+def test_the_2d_ranking_and_privtrees_cells_on_the_heatmaps_are_drawn(server, tab):
+    page = tab
     page.set_viewport_size({"width": 1280, "height": 720})
     page.goto(f"{server}/{LINK}", wait_until="domcontentloaded")
     settle(page)
@@ -35,4 +35,3 @@ def test_the_2d_ranking_and_privtrees_cells_on_the_heatmaps_are_drawn(server, br
     ranking = [c for c in charts if "scatter" in c["types"] and "heatmap" not in c["types"]]
     assert ranking, charts
     assert page.get_by_text("PrivTree spent ε = 1").count() >= 1
-    page.close()

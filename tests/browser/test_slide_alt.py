@@ -156,11 +156,11 @@ def tiny_png() -> bytes:
 
 
 @pytest.mark.browser
-def test_hostile_text_is_escaped_and_anything_else_downloads_unchanged(server, browser):
+def test_hostile_text_is_escaped_and_anything_else_downloads_unchanged(server, tab):
     """The rewrite on files made here: text with markup and an XML-illegal control character
     (dropped), a PNG whose other chunks must stay byte for byte, and the fallbacks: a file
     that is not what its name says, a name not ours, a chart with no text on the page."""
-    page = browser.new_page()
+    page = tab
     page.goto(f"{server}/glossary", wait_until="domcontentloaded")
     settle(page)
     assert page.evaluate("window.dpSlideAltInstalled") is True
@@ -196,4 +196,3 @@ def test_hostile_text_is_escaped_and_anything_else_downloads_unchanged(server, b
         ("dp-explorer-missing.png", png, "image/png"),
     ]:
         assert saved(name, data, kind) == data, name
-    page.close()
