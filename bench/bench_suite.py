@@ -54,8 +54,27 @@ def run(log: Path, workers: str, extra: list[str]) -> float:
     return time.monotonic() - start
 
 
+FIELDS = {"test": str, "worker": str, "start": float, "end": float, "cpu": float}
+
+
 def read(log: Path) -> list[Row]:
-    return [json.loads(line) for line in log.read_text(encoding="utf-8").splitlines() if line]
+    """The records of ``log``, one per test (ValueError, saying where, if it is not such a
+    log: a line that is not JSON, or lacks a field)."""
+    rows = []
+    for number, line in enumerate(log.read_text(encoding="utf-8", errors="replace").splitlines()):
+        if not line.strip():
+            continue
+        try:
+            row = json.loads(line)
+        except json.JSONDecodeError:
+            raise ValueError(f"{log}, line {number + 1}: not JSON") from None
+        if not isinstance(row, dict) or any(
+            not isinstance(row.get(k), (int, float) if kind is float else kind)
+            for k, kind in FIELDS.items()
+        ):
+            raise ValueError(f"{log}, line {number + 1}: needs the fields {', '.join(FIELDS)}")
+        rows.append(row)
+    return rows
 
 
 def layers(rows: list[Row]) -> dict[str, tuple[int, float, float]]:
@@ -105,6 +124,9 @@ def main() -> None:
     parser.add_argument("-n", default=os.environ.get("DP_TEST_WORKERS", "4"), help="workers")
     parser.add_argument("--top", type=int, default=20)
     args, extra = parser.parse_known_args()
+    for given in (args.log, args.against):
+        if given is not None and not given.is_file():
+            parser.error(f"no log at {given}: give a file an earlier run printed after 'log:'")
     wall = None
     if args.log is None:
         log = Path(tempfile.mkdtemp(prefix="bench-suite-")) / "cpu.jsonl"
@@ -112,7 +134,11 @@ def main() -> None:
         print(f"log: {log}")
     else:
         log = args.log
-    report(read(log), wall, read(args.against) if args.against else None, args.top)
+    try:
+        rows, against = read(log), read(args.against) if args.against else None
+    except ValueError as error:
+        parser.error(f"{error} (a log this script wrote: its lines are JSON records)")
+    report(rows, wall, against, args.top)
 
 
 if __name__ == "__main__":

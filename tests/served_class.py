@@ -18,6 +18,7 @@ from pathlib import Path
 import psutil
 import pytest
 
+from tests.foreground import ctrl_c_as_in_a_terminal
 from tests.served_app import ROOT, free_port
 
 needs_haproxy = pytest.mark.skipif(
@@ -85,6 +86,7 @@ def serve_class(replicas: int, env: dict[str, str] | None = None) -> Iterator[Se
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
+        preexec_fn=ctrl_c_as_in_a_terminal,
     )
     try:
         pids: dict[str, int] = {}

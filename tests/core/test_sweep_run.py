@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from dpcore.sweep import cell, cli, runner, spec, store
+from tests.foreground import ctrl_c_as_in_a_terminal
 
 ROOT = Path(__file__).resolve().parents[2]
 DATA = ROOT.parent / "shared" / "data"
@@ -82,14 +83,6 @@ def test_a_tiny_sweep_on_a_two_worker_local_cluster(client, tmp_path):
     )
 
 
-def _ctrl_c_as_in_a_terminal() -> None:
-    """In the child before it runs: SIGINT's default action, as a terminal's foreground job
-    has it. A suite started as a background job (``bash tests/run.sh &``) ignores SIGINT, and
-    an ignored signal stays ignored in every child: the runner then rightly ignored Ctrl-C
-    (found by this test failing in three such runs, the child's SigIgn showing SIGINT)."""
-    signal.signal(signal.SIGINT, signal.SIG_DFL)
-
-
 def started(sweep_file: Path, path: Path) -> subprocess.Popen:
     """``dp-sweep run`` of ``sweep_file`` into ``path`` on one worker, in a new process group
     (the runner and its cluster), stderr kept."""
@@ -100,7 +93,7 @@ def started(sweep_file: Path, path: Path) -> subprocess.Popen:
         cwd=ROOT,
         env=ENV,
         start_new_session=True,
-        preexec_fn=_ctrl_c_as_in_a_terminal,
+        preexec_fn=ctrl_c_as_in_a_terminal,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
     )
