@@ -7,7 +7,9 @@ import plotly.graph_objects as go
 
 
 def share_frontier(sweep: pd.DataFrame, current: float) -> go.Figure:
-    """Frequency MSE (exact) vs mean MSE (simulated), one point per value share ``eps_v/eps*``.
+    """Frequency MSE (exact) vs mean MSE (simulated), one point per value share ``eps_v/eps*``,
+    coloured by its share (a colour bar, and the share on hover): the points crowd near share
+    1, where their printed labels ran over each other, the star and the legend.
 
     The share 1 point is GRR over the pairs, PCKV-GRR's channel: the family's endpoint.
     """
@@ -18,10 +20,20 @@ def share_frontier(sweep: pd.DataFrame, current: float) -> go.Figure:
             go.Scatter(
                 x=means["mse_freq_exact"],
                 y=means["mse_mean"],
-                mode="lines+markers+text",
-                text=[f"{s:.2g}" for s in means["share"]],
-                textposition="top right",
-                name="HISKV (reconstructed), label = ε_v/ε*",
+                mode="lines+markers",
+                customdata=means["share"],
+                hovertemplate="share ε_v/ε* = %{customdata:.2g}<br>"
+                "frequencies %{x:.3g}, means %{y:.3g}<extra></extra>",
+                marker={
+                    "size": 9,
+                    "color": means["share"],
+                    "colorscale": "Viridis",
+                    "cmin": 0.0,
+                    "cmax": 1.0,
+                    "showscale": True,
+                    "colorbar": {"title": {"text": "ε_v/ε*", "side": "top"}, "thickness": 12},
+                },
+                name="HISKV (reconstructed), colour = ε_v/ε*",
             ),
             go.Scatter(
                 x=means.loc[end, "mse_freq_exact"],

@@ -360,3 +360,21 @@ def test_overlapping_text_finds_a_title_under_a_legend_and_only_that(tab):
     )
     (found,) = overlapping_text(page)
     assert found[1:5] == ["title", "True vs noisy values", "legend", "noisy"]
+
+
+def test_overlapping_text_counts_data_labels(tab):
+    """A data label is text like any other: a bar's value under a method's name and two
+    points' labels at one spot are found (the Tree page's method panel and the HISKV
+    frontier had both); labels apart are not."""
+    page = tab
+    page.set_content(
+        '<div class="js-plotly-plot"><svg width="400" height="200">'
+        '<text class="annotation-text" x="10" y="20" font-size="11">per-node, BLUE</text>'
+        '<text class="bartext" x="30" y="26" font-size="11">52.82</text>'
+        '<g class="textpoint"><text x="200" y="100">0.76</text></g>'
+        '<g class="textpoint"><text x="204" y="102">1</text></g>'
+        '<g class="textpoint"><text x="300" y="180">0.05</text></g></svg></div>'
+    )
+    found = sorted(f[1:5] for f in overlapping_text(page))
+    expected = [["annotation", "per-node, BLUE", "data", "52.82"], ["data", "0.76", "data", "1"]]
+    assert found == expected

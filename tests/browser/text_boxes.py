@@ -1,5 +1,6 @@
 """Text that prints over other text in a page's charts (titles, legend entries, axis titles,
-tick labels, annotations and colour-bar titles, compared by their rendered boxes), text cut
+tick labels, annotations, colour-bar titles and data labels, compared by their rendered
+boxes), text cut
 at a chart's edge, and plot areas under a stated minimum (issue 35: "no title, legend, axis
 title or tick label overlaps another or is cut; no plot area smaller than a stated
 minimum")."""
@@ -20,10 +21,12 @@ _KIND = r"""(e) => {
     if (/(^| )y\d*tick( |$)/.test(up)) return 'ytick';
     if (/(^| )annotation-text( |$)/.test(own)) return 'annotation';
     if (/cbtitle/.test(own) || /cbtitle/.test(up)) return 'cbtitle';
+    if (/(^| )bartext( |$)/.test(own) || /(^| )textpoint( |$)/.test(up)) return 'data';
     return null;
   }"""
 """The kind of a chart's text element (title, legend, axis title, tick, annotation, colour
-bar title), or null for text the checks leave alone."""
+bar title, a data point's label: a bar's value or a scatter point's text), or null for text
+the checks leave alone (labels inside an icicle's boxes, which Plotly fits to them)."""
 
 _OVERLAPS = r"""() => {
   const kindOf = KIND;
