@@ -43,7 +43,7 @@ def place_on_top(fig: go.Figure, *, grow: bool = True) -> None:
     height += rows_px(fig, PHONE_PX) if grow else min(projector_legend_px(fig), PRESENT_LEGEND_PX)
     fig.update_layout(
         height=height,
-        title={"yref": "container", "y": 1 - TOP_PX / height, "yanchor": "top"},
+        title=pinned_title(height),
         legend={
             "orientation": "h",
             "xref": "container",
@@ -58,6 +58,12 @@ def place_on_top(fig: go.Figure, *, grow: bool = True) -> None:
 
 
 TOP_PX, LINE_HEIGHT, ROW_GAP_PX = 8, 1.4, 3
+
+
+def pinned_title(height: float) -> dict[str, object]:
+    """A title's position pinned ``TOP_PX`` below the top of a figure ``height`` pixels high
+    (Plotly's own places it by the margin, where legends and colour bars also go)."""
+    return {"yref": "container", "y": 1 - TOP_PX / height, "yanchor": "top"}
 
 
 PROJECTOR_PX = 1120  # a chart's width on a 1280-px screen with the sidebar hidden

@@ -22,7 +22,7 @@ import plotly.graph_objects as go
 
 from dpui.kit.chart_style import TEXT as TICK_FONT
 from dpui.kit.chart_style import TITLE_TEXT as TITLE_FONT
-from dpui.kit.legend_rows import TOP_PX, heading_px
+from dpui.kit.legend_rows import TOP_PX, heading_px, pinned_title
 
 CARTESIAN = {"scatter", "scattergl", "bar", "heatmap", "histogram", "box", "violin"}
 DIGIT_EM = 0.6  # a digit's width in Plotly's fonts, in font sizes (upper end)
@@ -141,7 +141,7 @@ def _title_above_colour_bar(fig: go.Figure, top: int) -> int:
     if not top or not fig.layout.title.text:
         return top
     height = fig.layout.height or 450
-    fig.update_layout(title={"yref": "container", "y": 1 - TOP_PX / height, "yanchor": "top"})
+    fig.update_layout(title=pinned_title(height))
     return math.ceil(top + TOP_PX + heading_px(fig))
 
 

@@ -557,8 +557,7 @@ def _restyle(out: go.Figure, *, presenting: bool) -> go.Figure:
                 height = out.layout.height or 450
                 out.update_layout(
                     margin_t=needed,
-                    title={"yref": "container", "y": 1 - legend_rows.TOP_PX / height},
-                    title_yanchor="top",
+                    title=legend_rows.pinned_title(height),
                 )
         for trace in out.data:
             if trace.type in ("scatter", "scattergl") and "lines" in (trace.mode or "lines"):
