@@ -1,6 +1,7 @@
 """What every test shares: each pytest process (one per xdist worker, or the only one) gets
 its own sweep store, so workers running at once never see each other's files, one BLAS
-thread, and one scan of the installed packages for Streamlit components."""
+thread, one scan of the installed packages for Streamlit components, and ``AppTest`` waiting
+for its script without polling."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ import tempfile
 import pytest
 import streamlit.components.v2.manifest_scanner as manifest_scanner
 from hypothesis import HealthCheck, settings
+from streamlit.testing.v1 import local_script_runner
 from threadpoolctl import threadpool_limits
 
 # Several workers share the machine's cores, and OpenBLAS's threads spin while they wait:
@@ -30,6 +32,28 @@ threadpool_limits(limits=1)
 manifest_scanner.scan_component_manifests = functools.cache(
     manifest_scanner.scan_component_manifests
 )
+
+
+def _wait_for_the_script(runner: local_script_runner.LocalScriptRunner, timeout: float = 3) -> None:
+    """``AppTest``'s wait for its script run, as a join of the script's thread.
+
+    Streamlit's own wait wakes every millisecond and scans every event of the run for the
+    shutdown (a run of this app emits hundreds): that loop took the GIL from the script about
+    a thousand times a second, 6 % of the CPU of the fuzz's page runs, measured. The thread
+    ends just after it emits the shutdown, and ``run`` joins it next anyway; a run still
+    going after ``timeout`` is stopped and reported as Streamlit's wait does.
+    """
+    thread = runner._script_thread
+    if thread is not None:
+        thread.join(timeout)
+        if not thread.is_alive():
+            return
+    runner.request_stop()
+    runner.join()
+    raise RuntimeError(f"AppTest script run timed out after {timeout}(s)")
+
+
+local_script_runner.require_widgets_deltas = _wait_for_the_script
 
 # Hypothesis's time limits (200 ms an example, and its health check of slow data generation)
 # measure the machine, not the code: four workers on a loaded 2-core machine exceeded them
