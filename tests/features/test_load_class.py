@@ -75,3 +75,25 @@ def test_a_link_to_no_page_is_an_error_not_a_hang(served):
     result = attend(served, "--students", "2", "--link", "no_such_page", "--limit", str(LIMIT))
     assert result["figures"] == [0]
     assert result["errors"] == {"no_such_page: page not found": 2}
+
+
+def test_three_followers_see_each_step_the_lecturer_moves_to(served):
+    """Issue 42: followers speaking Streamlit's protocol (``tests/load/followers.py``) join a
+    room, poll it, click "Catch up" when the poll says so and show each step's figure after
+    the lecturer's move; the replica's CPU is measured. Their times are benched
+    (``bench/bench_followers.py``), not tested."""
+    pids = [arg for pid in served.replicas.values() for arg in ("--pid", str(pid))]
+    done = subprocess.run(
+        [sys.executable, "-m", "tests.load", served.url, *pids, "--follow", "3"]
+        + ["--steps", "3", "--think", "0.2", "--timeout", str(LIMIT)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=3 * LIMIT,
+        check=True,
+    )
+    result = json.loads(done.stdout)
+    assert result["errors"] == []
+    assert [len(step) for step in result["seconds"]] == [3, 3]  # steps 2 and 3, all three
+    assert all(0 < s < LIMIT for step in result["seconds"] for s in step)
+    assert all(cpu > 0 for cpu in result["step_cpu"]) and result["idle_cpu"] > 0
