@@ -83,9 +83,9 @@ def test_three_followers_see_each_step_the_lecturer_moves_to(served):
     the lecturer's move; the replica's CPU is measured. Their times are benched
     (``bench/bench_followers.py``), not tested."""
     pids = [arg for pid in served.replicas.values() for arg in ("--pid", str(pid))]
+    options = ["--follow", "3", "--steps", "3", "--think", "0.2", "--timeout", str(LIMIT)]
     done = subprocess.run(
-        [sys.executable, "-m", "tests.load", served.url, *pids, "--follow", "3"]
-        + ["--steps", "3", "--think", "0.2", "--timeout", str(LIMIT)],
+        [sys.executable, "-m", "tests.load", served.url, *pids, *options],
         cwd=ROOT,
         capture_output=True,
         text=True,
