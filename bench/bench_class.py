@@ -16,6 +16,18 @@ times. Targets: p95 ≤ 5 s with 2 replicas, 2 replicas ≥ 1.7x the throughput 
     python bench/bench_class.py --arrival 1             # all within 1 s: the throughput
     python bench/bench_class.py --students 30 --replicas 2
     python bench/bench_class.py --steps 10 --think 5    # the whole lesson, 5 s per figure
+    python bench/bench_class.py --follow --steps 4      # 120 following the lecturer
+
+With ``--follow`` the students follow the lecturer instead (item 4: "120 students see the
+lecturer's next step within 3 s (p95) of the lecturer's click"): they join a room at the
+bundled lesson's first step over ``--arrival`` seconds (``tests/load/followers.py``: each a
+websocket of its own, polling the room on its own timer as the follow page does, and clicking
+"Catch up" when the poll says so); after ``--idle`` seconds of polls this process moves the
+room to each next step, as the lecturer's run does, and times every follower from that write
+to the step's figure (the lecturer's own run before the write is not in these times). It
+prints, per run and step, the followers that showed the step, the time to its figure, the
+replicas' CPU from the write until the last follower showed it, and their CPU while the
+class only polls.
 
 The load generator runs on the same machine as the server: its CPU is printed beside the
 server's. Numbers depend on the machine and its load; report them with the load average.
@@ -25,7 +37,9 @@ from __future__ import annotations
 
 import argparse
 import os
+import statistics
 import sys
+import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -33,8 +47,10 @@ import psutil
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+# the replicas and this process (the lecturer, with --follow) share a fresh lessons' store
+os.environ["DP_EXPLORER_LESSONS"] = tempfile.mkdtemp(prefix="bench-class-")
 from dpui.serve import haproxy  # noqa: E402
-from tests.load import students  # noqa: E402  (after the path; Locust patches the sockets)
+from tests.load import followers, students  # noqa: E402  (after the path; Locust patches the sockets)
 from tests.load.protocol import Tab  # noqa: E402
 from tests.served_class import Served, serve_class  # noqa: E402
 
@@ -136,6 +152,51 @@ def step_table(runs: list[Run], lesson: students.Lesson) -> None:
         print(f"| {lesson.name(step + 1)} | {' | '.join(cells)} |")
 
 
+def spread(seconds: tuple[float, ...]) -> str:
+    """p50 / p95 / max of ``seconds`` (sorted), or a dash when empty."""
+    if not seconds:
+        return "—"
+    p95 = seconds[min(len(seconds) - 1, int(0.95 * len(seconds)))]
+    return f"{statistics.median(seconds):.2f} / {p95:.2f} / {seconds[-1]:.2f}"
+
+
+def follow(lesson: students.Lesson, args: argparse.Namespace) -> None:
+    """Run ``args.students`` followers on each number of replicas; print their tables."""
+    print(f"{args.students} followers; {os.cpu_count()} cores")
+    print(
+        "\n| replicas | step | showed | time to the figure p50 / p95 / max (s) "
+        "| server CPU (s) | per follower (s) | load average |"
+    )
+    print("|---|---|---|---|---|---|---|")
+    idle = []
+    for replicas in args.replicas:
+        with serve_class(replicas) as served:
+            rehearse(served, lesson)
+            run = followers.follow_class(
+                served.url,
+                followers=args.students,
+                steps=len(lesson.links),
+                arrival=args.arrival,
+                think=args.think,
+                idle=args.idle,
+                pids=list(served.replicas.values()),
+                limit=args.timeout,
+            )
+        for step, (seconds, cpu) in enumerate(zip(run.seconds, run.step_cpu, strict=True), 2):
+            print(
+                f"| {replicas} | {lesson.name(step)} | {len(seconds)} | {spread(seconds)} "
+                f"| {cpu:.1f} | {cpu / args.students:.3f} | {os.getloadavg()[0]:.1f} |"
+            )
+        idle.append((replicas, run))
+    print("\n| replicas | polls' server CPU per follower per second (s) | load generator CPU (s) |")
+    print("|---|---|---|")
+    for replicas, run in idle:
+        polls = f"{run.idle_cpu:.4f} (a poll every {run.interval:g} s)"
+        print(f"| {replicas} | {polls} | {run.client_cpu:.1f} |")
+        for error in sorted(set(run.errors)):
+            print(f"    {run.errors.count(error)} x {error}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--students", type=int, default=120)
@@ -145,8 +206,15 @@ def main() -> None:
     parser.add_argument("--think", type=float, default=2.0, help="seconds on each figure")
     parser.add_argument("--timeout", type=float, default=120.0, help="seconds a link may take")
     parser.add_argument("--limit", type=float, default=300.0, help="seconds a class may take")
+    parser.add_argument("--follow", action="store_true", help="the students follow instead")
+    parser.add_argument("--idle", type=float, default=10.0, help="--follow: seconds of polls")
     args = parser.parse_args()
     lesson = students.bundled(args.steps, think=args.think, timeout=args.timeout)
+    if args.follow:
+        if args.steps < 2:
+            parser.error("--follow needs --steps 2 or more: the lecturer moves to steps 2, 3, ...")
+        follow(lesson, args)
+        return
     runs = []
     for replicas in args.replicas:
         print(f"{args.students} students on {replicas} replica(s)...", flush=True)

@@ -81,7 +81,7 @@ def test_three_followers_see_each_step_the_lecturer_moves_to(served):
     """Issue 42: followers speaking Streamlit's protocol (``tests/load/followers.py``) join a
     room, poll it, click "Catch up" when the poll says so and show each step's figure after
     the lecturer's move; the replica's CPU is measured. Their times are benched
-    (``bench/bench_followers.py``), not tested."""
+    (``bench/bench_class.py --follow``), not tested."""
     pids = [arg for pid in served.replicas.values() for arg in ("--pid", str(pid))]
     options = ["--follow", "3", "--steps", "3", "--think", "0.2", "--timeout", str(LIMIT)]
     done = subprocess.run(
