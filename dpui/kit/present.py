@@ -36,6 +36,7 @@ from dpui.kit import (
     qr,
     references,
     state,
+    styled_once,
 )
 from dpui.kit.params import BoolParam, ChoiceParam
 from dpui.serve import reconnect
@@ -369,17 +370,16 @@ def show_chart(
     alt: str = "",
     **events: Any,
 ) -> None:
-    """Draw ``fig`` (changed in place) styled for the screen or the projector, stamped with
-    ``settings``, with Plotly's download button set to the chosen slide format; ``events``
-    (``on_select``, ``selection_mode``) go to ``st.plotly_chart``.
+    """Draw ``fig`` styled for the screen or the projector, stamped with ``settings``, with
+    Plotly's download button set to the chosen slide format; ``events`` (``on_select``,
+    ``selection_mode``) go to ``st.plotly_chart``. ``fig`` is styled in place, or left as it
+    is when an identical figure was styled before (:mod:`dpui.kit.styled_once`).
 
     Under the chart, its text alternative (:mod:`dpui.kit.chart_text`; ``alt``, the page's
     own finding in words, first): read by screen readers right after the chart, written into
     the downloaded slide (``slide_alt.js`` finds it by the download's file name), and shown
     with the chart's data as an HTML table when its "Chart data as a table" switch is on."""
-    # in place: copying a figure re-validates every value, a tenth of a second on a big tree
-    fig = chart_style.apply(_add_stamp(_restyle(fig, presenting=presenting()), settings))
-    plot_axes.reserve_margins(fig)
+    shown = styled_once.styled(fig, settings, presenting(), _style)
     fmt = state.get(EXPORT) or EXPORT.default
     filename = f"dp-explorer-{key}"
     config = {
@@ -392,17 +392,16 @@ def show_chart(
             "scale": PNG_SCALE if fmt == "png" else 1,
         },
     }
-    text = " ".join(part for part in (alt, chart_text.summary(fig)) if part)
+    text = " ".join(part for part in (alt, shown.summary) if part)
     box = (where or st).container()  # one element: ``where`` may be an st.empty slot
-    box.plotly_chart(plot_once.prepare(fig), key=key, config=config, theme=None, **events)
+    box.plotly_chart(shown.figure, key=key, config=config, theme=None, **events)
     # Plotly's SVG has no role or name, and Streamlit keeps no attributes we could add to its
     # chart element: the description is the next thing a screen reader reads. The same
     # paragraph names the download it describes and the chart's title, for the slide export's
     # script (_SLIDE_ALT), which reads them as text (textContent), never as markup.
-    title = chart_text.plain(fig.layout.title.text)
     box.html(
         f'<p class="dp-sr-only" data-dp-alt-for="{html.escape(filename)}" '
-        f'data-dp-alt-title="{html.escape(title)}">{html.escape(text)}</p>'
+        f'data-dp-alt-title="{html.escape(shown.title)}">{html.escape(text)}</p>'
     )
     # The data table only on request: up to 200 rows per chart in the page would be DOM the
     # browser rebuilds on every rerun (on the Tree page, 2,600 of its 6,000 elements).
@@ -410,8 +409,17 @@ def show_chart(
         box.html(
             "<p><strong>Text alternative</strong> (also in the downloaded slide: an SVG's "
             f"description, a PNG's Description text): {html.escape(text)}</p>"
-            f"{chart_text.html_table(fig, title or 'Chart data')}"
+            f"{chart_text.html_table(shown.figure, shown.title or 'Chart data')}"
         )
+
+
+def _style(fig: go.Figure, settings: Mapping[str, Any], presenting: bool) -> styled_once.Styled:
+    """``fig`` styled in place (copying a figure re-validates every value, a tenth of a second
+    on a big tree) for the screen or the projector and stamped, described for screen readers."""
+    fig = chart_style.apply(_add_stamp(_restyle(fig, presenting=presenting), settings))
+    plot_axes.reserve_margins(fig)
+    plot_once.prepare(fig)
+    return styled_once.Styled(fig, chart_text.summary(fig), chart_text.plain(fig.layout.title.text))
 
 
 def _wrap(text: str, width: int) -> list[str]:

@@ -1,0 +1,74 @@
+"""A chart is styled once for every session drawing the same figure (``dpui.kit.styled_once``):
+the kept result is what styling afresh gives, any difference in the figure, its settings or
+the presentation styles anew, and two sessions of a page draw identical charts with the second
+styling none."""
+
+import json
+from pathlib import Path
+
+import numpy as np
+import plotly.graph_objects as go
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from dpui.kit import byte_cache, present, styled_once
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _figure(y: float = 2.0) -> go.Figure:
+    fig = go.Figure(go.Bar(x=["a", "b"], y=np.array([1.0, y])))
+    fig.update_layout(title="Counts", xaxis_title="bin")
+    return fig
+
+
+@pytest.fixture(autouse=True)
+def _empty() -> None:
+    byte_cache.clear_caches()
+
+
+def _spec(shown: styled_once.Styled) -> str:
+    return json.dumps(shown.figure.to_plotly_json(), sort_keys=True, default=str)
+
+
+def test_an_identical_figure_gets_the_kept_result_and_is_left_unchanged():
+    first = styled_once.styled(_figure(), {"ε": 1.0}, False, present._style)
+    again = _figure()
+    before = again.to_json()
+    second = styled_once.styled(again, {"ε": 1.0}, False, present._style)
+    assert second is first
+    assert again.to_json() == before  # not styled: the kept one is drawn
+    fresh = present._style(_figure(), {"ε": 1.0}, False)
+    assert _spec(second) == _spec(fresh)
+    assert (
+        (second.summary, second.title) == (fresh.summary, fresh.title) == (fresh.summary, "Counts")
+    )
+
+
+@pytest.mark.parametrize(
+    ("y", "eps", "presenting"), [(3.0, 1.0, False), (2.0, 0.5, False), (2.0, 1.0, True)]
+)
+def test_a_different_figure_settings_or_presentation_is_styled_anew(y, eps, presenting):
+    kept = styled_once.styled(_figure(), {"ε": 1.0}, False, present._style)
+    other = styled_once.styled(_figure(y), {"ε": eps}, presenting, present._style)
+    assert other is not kept
+    assert _spec(other) != _spec(kept)
+    assert _spec(other) == _spec(present._style(_figure(y), {"ε": eps}, presenting))
+
+
+def test_two_sessions_draw_identical_charts_and_the_second_styles_none(monkeypatch):
+    calls = []
+    style = present._style
+
+    def counted(fig, settings, presenting):
+        calls.append(presenting)
+        return style(fig, settings, presenting)
+
+    monkeypatch.setattr(present, "_style", counted)
+    specs = []
+    for _ in range(2):
+        at = AppTest.from_file(str(ROOT / "pages" / "laplace.py"), default_timeout=120).run()
+        assert not at.exception
+        specs.append([c.proto.spec for c in at.get("plotly_chart")])
+    assert specs[0] and specs[0] == specs[1]
+    assert len(calls) == len(specs[0])  # the first session styled each chart, the second none
