@@ -32,9 +32,18 @@ def descendants() -> dict[int, float]:
 
 
 def left_running(before: dict[int, float]) -> list[int]:
-    """The descendants not in ``before`` that still run a few seconds from now: a process
-    killed with its group was still listed right after on a loaded machine (a full run)."""
-    return still_running({pid: t for pid, t in descendants().items() if pid not in before})
+    """The processes started since ``before`` by this process (new children and everything
+    below them) that still run a few seconds from now: a process killed with its group was
+    still listed right after on a loaded machine (a full run). A process started meanwhile
+    below an older one is not ours: the worker's Chromium (started by an earlier browser
+    test) started a spare renderer during a refused command's test in a full run."""
+    new = [c for c in psutil.Process().children() if c.pid not in before]
+    found: dict[int, float] = {}
+    for child in new:
+        with contextlib.suppress(psutil.NoSuchProcess):
+            for process in (child, *child.children(recursive=True)):
+                found[process.pid] = process.create_time()
+    return still_running(found)
 
 
 def get(url: str, cookie: str | None = None) -> tuple[bytes, list[str]]:
