@@ -37,7 +37,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import statistics
 import sys
 import tempfile
 from dataclasses import dataclass
@@ -118,7 +117,7 @@ def table(runs: list[Run], lesson: students.Lesson) -> None:
         a = run.attendance
         print(
             f"| {run.replicas} | {a.students} | {a.figures[0]} "
-            f"| {a.first.p50:.2f} / {a.first.p95:.2f} / {a.first.max:.2f} "
+            f"| {a.first} "
             f"| {a.server_cpu:.1f} | {run.cpu_per_student:.3f} | {run.throughput:.2f} "
             f"| {a.client_cpu:.1f} | {run.rss:.0f} | {run.load[0]:.1f} -> {run.load[1]:.1f} |"
         )
@@ -145,19 +144,8 @@ def step_table(runs: list[Run], lesson: students.Lesson) -> None:
         cells = []
         for run in runs:
             spread = run.attendance.steps[step]
-            cells.append(
-                f"{run.attendance.figures[step]}, "
-                f"{spread.p50:.2f} / {spread.p95:.2f} / {spread.max:.2f}"
-            )
+            cells.append(f"{run.attendance.figures[step]}, {spread}")
         print(f"| {lesson.name(step + 1)} | {' | '.join(cells)} |")
-
-
-def spread(seconds: tuple[float, ...]) -> str:
-    """p50 / p95 / max of ``seconds`` (sorted), or a dash when empty."""
-    if not seconds:
-        return "—"
-    p95 = seconds[min(len(seconds) - 1, int(0.95 * len(seconds)))]
-    return f"{statistics.median(seconds):.2f} / {p95:.2f} / {seconds[-1]:.2f}"
 
 
 def follow(lesson: students.Lesson, args: argparse.Namespace) -> None:
@@ -184,7 +172,8 @@ def follow(lesson: students.Lesson, args: argparse.Namespace) -> None:
             )
         for step, (seconds, cpu) in enumerate(zip(run.seconds, run.step_cpu, strict=True), 2):
             print(
-                f"| {replicas} | {lesson.name(step)} | {len(seconds)} | {spread(seconds)} "
+                f"| {replicas} | {lesson.name(step)} | {len(seconds)} "
+                f"| {students.Spread.of_seconds(seconds) if seconds else '—'} "
                 f"| {cpu:.1f} | {cpu / args.students:.3f} | {os.getloadavg()[0]:.1f} |"
             )
         idle.append((replicas, run))

@@ -16,8 +16,9 @@ gevent when it is imported.
 from __future__ import annotations
 
 import json
+import statistics
 import time
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import ClassVar
 
@@ -134,6 +135,17 @@ class Spread:
         largest = entry.max_response_time / 1000
         p50, p95 = (min(entry.get_response_time_percentile(p) / 1000, largest) for p in (0.5, 0.95))
         return cls(p50, p95, largest)
+
+    @classmethod
+    def of_seconds(cls, seconds: Sequence[float]) -> Spread:
+        """The spread of times measured here (not by Locust): the median, the nearest-rank
+        95th percentile and the largest of ``seconds`` (at least one)."""
+        ordered = sorted(seconds)
+        p95 = ordered[min(len(ordered) - 1, int(0.95 * len(ordered)))]
+        return cls(statistics.median(ordered), p95, ordered[-1])
+
+    def __str__(self) -> str:
+        return f"{self.p50:.2f} / {self.p95:.2f} / {self.max:.2f}"
 
 
 @dataclass(frozen=True)
