@@ -156,14 +156,20 @@ _CLICK = """<script>
 up" button, so that the browser asks for the full run that opens the lecturer's step."""
 
 
-def _behind(room: follow_store.Room) -> bool:
-    """Whether this page is not on the room's step, or not yet revealed as it is."""
+def _behind(room: follow_store.Room, page: str) -> bool:
+    """Whether page ``page`` does not show the room's step as the room has it: another step,
+    the step not yet revealed, or another page than the step's (a follower who opens another
+    page is brought back; Stop following is the way to explore)."""
     at = lesson_steps.position()
-    return at != room.step or (room.revealed and not lesson_steps.revealed(at))
+    return (
+        at != room.step
+        or (room.revealed and not lesson_steps.revealed(at))
+        or lesson_steps.current().steps[at].page != page
+    )
 
 
 @st.fragment(run_every=POLL_S)
-def _poll(room_code: str) -> None:
+def _poll(room_code: str, page: str) -> None:
     """Read the room; when the lecturer's step or reveal differs from this page's, click
     "Catch up". Not a rerun from here: a run this timer's fragment starts for the whole page
     lost the page's own part in the browser (its elements were dropped with the fragment's)."""
@@ -171,24 +177,25 @@ def _poll(room_code: str) -> None:
         room = follow_store.room(room_code)
     except lesson.LessonError:
         room = None  # the catch-up says why
-    if room is None or room.lesson != st.session_state.get(_JOINED) or _behind(room):
+    if room is None or room.lesson != st.session_state.get(_JOINED) or _behind(room, page):
         st.html(_CLICK % time.monotonic_ns(), unsafe_allow_javascript=True)
 
 
-def poll() -> None:
-    """A follower's timer reading the room (:func:`_poll`), drawn first on every page, so that
+def poll(page: str) -> None:
+    """A follower's timer reading the room (:func:`_poll`) on page ``page``, drawn first on
+    every page, so that
     the timer's fragment has one place on all of them: a timer that fired as the page changed
     ran on the new page with the old page's position and blanked it in the browser ("Bad delta
     path index", measured by ``bench/bench_follow.py`` at steps that open another page)."""
     room_code = code()
     if room_code is not None and not paused():
         with st.container(key="dp-follow-poll"):
-            _poll(room_code)
+            _poll(room_code, page)
 
 
-def _catch_up() -> None:
-    """Open the lecturer's step as the room has it (its lesson again, if the lecturer edited
-    it); stop following, saying why, when the room is gone."""
+def _catch_up(page: str) -> None:
+    """On page ``page``, open the lecturer's step as the room has it (its lesson again, if
+    the lecturer edited it); stop following, saying why, when the room is gone."""
     found = code()
     if found is None:
         return
@@ -202,7 +209,7 @@ def _catch_up() -> None:
     except lesson.LessonError as err:
         _leave(f"{err}")
         return
-    if _behind(room):
+    if _behind(room, page):
         _open(room)
 
 
@@ -250,6 +257,7 @@ def bar(page: str) -> None:
         type="tertiary",
         key="_follow_sync",
         on_click=_catch_up,
+        args=(page,),
         help="Open the step the lecturer shows now (your page does this by itself about "
         "once a second).",
     )
@@ -263,7 +271,8 @@ def bar(page: str) -> None:
     )
     if step.page != page:
         box.caption(
-            "This page is not the step's: the next step the lecturer opens brings you back."
+            "This page is not the step's: following brings you back to it within a second "
+            "(Stop following to explore other pages)."
         )
     if step.note:
         box.html(lesson_steps.inert(step.note, "dp-lesson-note"))

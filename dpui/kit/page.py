@@ -150,7 +150,7 @@ def run(page: Page) -> None:
     the dataset, presentation mode, a lesson's steps) rerun the whole page.
     """
     lesson_steps.arrive(page.key, page.params)  # may open another page: before any element
-    lesson_follow.poll()
+    lesson_follow.poll(page.key)
     toolbar = present.header(page)
     lesson_follow.bar(page.key)
     sidebar.shared_controls()

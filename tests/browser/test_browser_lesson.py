@@ -185,7 +185,7 @@ def test_a_student_on_a_phone_follows_the_lecturers_steps_and_reveal(server, bro
     expect(student).to_have_url(re.compile(r"/epsilon\?"))
     student.get_by_role("button", name="Follow the lecturer again").click()
     expect(following).to_have_text("Following the lecturer · step 3 of 10", timeout=30_000)
-    expect(student).to_have_url(re.compile(r"/laplace\?"))
+    expect(student).to_have_url(re.compile(r"/laplace\?"), timeout=30_000)
     for page in (lecturer, student):
         page.close()
 

@@ -462,6 +462,16 @@ def test_a_student_following_the_link_gets_the_lecturers_step_interactive_and_ca
     _ok(student)
     assert student.title[0].value == "Laplace mechanism"
     assert _following(student) == "**Following the lecturer · step 3 of 10**"
+    # a follower on another page than the step's (a sidebar link, or a run that lost the
+    # step's page switch) is asked back by the timer, and Catch up opens the step's page
+    _stay(student, "glossary").run()
+    _ok(student)
+    assert student.title[0].value == "Glossary" and _poll_first(student)
+    assert any("This page is not the step's" in c.value for c in student.caption)
+    _button(student, "Catch up").click().run()
+    _ok(student)
+    assert student.title[0].value == "Laplace mechanism"
+    assert not any("follow_sync" in h.proto.body for h in student.get("html"))
     _stay(lecturer, "laplace")
     _button(lecturer, "Next").click().run()  # step 4, on another page
     _stay(student, "laplace")
