@@ -35,6 +35,7 @@ from dpui.kit import (
     pin,
     present,
     qr,
+    shared_views,
     sidebar,
     state,
     untrusted,
@@ -130,6 +131,10 @@ class Page:
     extra: Callable[[], Mapping[str, Any]] | None = None
     """This session's inputs that no link carries (:attr:`Inputs.extra`), read after the
     controls are drawn."""
+    shared_view: bool = False
+    """Whether ``view`` reads nothing but its inputs and draws nothing (no element, no
+    session state), so that its result is computed once for every session with the same
+    inputs (:mod:`dpui.kit.shared_views`)."""
     charts: bool = True
     heading: str = ""
     """The page's own title, when it differs from its name in the navigation."""
@@ -225,6 +230,11 @@ def computed(page: Page, inputs: Inputs, *, pinned: bool = False) -> View | None
     ):
         return None
     try:
+        if page.shared_view and not inputs.extra:
+            view = page.view
+            return shared_views.view(
+                page.key, dict(inputs.values), inputs.hist, lambda: view(inputs)
+            )
         return page.view(inputs)
     except Refused as why:
         st.warning(who + untrusted.markdown(str(why), 600), icon=":material/block:")

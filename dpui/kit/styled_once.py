@@ -41,8 +41,9 @@ Style = Callable[[go.Figure, Mapping[str, Any], bool], Styled]
 
 
 def styled(fig: go.Figure, settings: Mapping[str, Any], presenting: bool, style: Style) -> Styled:
-    """``style(fig, settings, presenting)``, or what it returned for an identical figure with
-    the same settings and presentation (then ``fig`` is left unchanged).
+    """``style`` applied to a copy of ``fig`` for ``settings`` and ``presenting``, or what it
+    returned for an identical figure with the same settings and presentation; ``fig`` is
+    left unchanged (it may be a view shared by every session, :mod:`dpui.kit.shared_views`).
 
     Parameters
     ----------
@@ -75,4 +76,4 @@ def _kept(
     _settings: Mapping[str, Any],
     _style: Style,
 ) -> Styled:
-    return _style(_fig, _settings, presenting)
+    return _style(go.Figure(_fig), _settings, presenting)  # a copy: ``_fig`` may be shared

@@ -154,5 +154,6 @@ PAGE = Page(
     controls=controls,
     cost=parts.cost,
     view=parts.view,
+    shared_view=True,
     body=body,
 )

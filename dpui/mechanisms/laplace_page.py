@@ -249,5 +249,6 @@ PAGE = Page(
     controls=controls,
     cost=lap.cost,
     view=lap.view,
+    shared_view=True,
     body=body,
 )

@@ -32,7 +32,10 @@ def _spec(shown: styled_once.Styled) -> str:
 
 
 def test_an_identical_figure_gets_the_kept_result_and_is_left_unchanged():
-    first = styled_once.styled(_figure(), {"ε": 1.0}, False, present._style)
+    drawn = _figure()
+    first = styled_once.styled(drawn, {"ε": 1.0}, False, present._style)
+    assert drawn.to_json() == _figure().to_json()  # a copy was styled: a shared view stays
+    assert first.figure is not drawn
     again = _figure()
     before = again.to_json()
     second = styled_once.styled(again, {"ε": 1.0}, False, present._style)
