@@ -5,10 +5,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+import numpy as np
+import plotly.graph_objects as go
 import streamlit as st
+from numpy.typing import NDArray
 from streamlit.delta_generator import DeltaGenerator
 
-from dpui.kit import downloads, present, state
+from dpui.kit import byte_cache, downloads, present, state
 from dpui.kit.page import Estimate, Page, Section, View, sections
 from dpui.mechanisms import figures
 from dpui.mechanisms import laplace as lap
@@ -76,9 +79,7 @@ def body(view: View | None) -> None:
     if not present.presenting():  # the chart's own title says it on a projector
         st.header("True vs noisy")
     left, right = present.columns([2, 1])
-    present.show_chart(
-        figures.true_vs_noisy(labels, counts, rel.noisy), settings, key="lap_bars", where=left
-    )
+    present.show_chart(view.figure, settings, key="lap_bars", where=left)  # true vs noisy
     with right:
         st.latex(r"M(x) = f(x) + (Y_1,\dots,Y_k)")
         st.latex(r"Y_i \sim \mathrm{Lap}(b),\quad b = \frac{\Delta f}{\varepsilon}")
@@ -130,14 +131,21 @@ def simulation_controls(where: DeltaGenerator) -> None:
     )
 
 
+@byte_cache.cache_by_bytes(max_entries=16)
+def _noise_figure(
+    noise: NDArray[np.float64], scale: float, bound: float, exact: float, delta: float
+) -> go.Figure:
+    """The release's noise against its distribution: one figure for every session drawing
+    the same release (:func:`dpui.kit.present.show_chart` never changes it)."""
+    return figures.noise_distribution(noise, scale=scale, bound=bound, exact=exact, delta=delta)
+
+
 def the_noise(below: Below) -> None:
     q = below.q
     rel, delta, settings = q.rel, q.delta, q.settings()
     left, right = present.columns([2, 1])
     present.show_chart(
-        figures.noise_distribution(
-            rel.noise, scale=rel.scale, bound=rel.bound, exact=rel.exact, delta=delta
-        ),
+        _noise_figure(rel.noise, rel.scale, rel.bound, rel.exact, delta),
         settings,
         key="lap_noise",
         where=left,

@@ -4,6 +4,7 @@ gives the same result twice share it; two sessions of a page draw identical char
 second computing no view, and drawing leaves the shared view unchanged."""
 
 import json
+from functools import partial
 from pathlib import Path
 
 import pytest
@@ -16,6 +17,7 @@ from dpui import registry
 from dpui.kit import byte_cache, examples, shared_views, sidebar
 from dpui.kit.page import Inputs, Page
 from dpui.kit.params import ChoiceParam
+from dpui.mechanisms import figures
 
 ROOT = Path(__file__).resolve().parents[2]
 SHARED = [p for p in registry.PAGES if p.shared_view]
@@ -94,6 +96,11 @@ def test_a_view_that_raises_is_not_kept():
     assert shared_views.view("p", {}, hist, lambda: 7) == 7
 
 
+def _counting(calls: list[str], name: str, make, *args, **kwargs):
+    calls.append(name)
+    return make(*args, **kwargs)
+
+
 def test_two_sessions_draw_identical_charts_the_second_computing_no_view(monkeypatch):
     computed, kept = [], []
     share = shared_views.view
@@ -108,6 +115,10 @@ def test_two_sessions_draw_identical_charts_the_second_computing_no_view(monkeyp
         return view
 
     monkeypatch.setattr(shared_views, "view", counted)
+    built = []
+    for name in ("true_vs_noisy", "noise_distribution"):
+        make = getattr(figures, name)
+        monkeypatch.setattr(figures, name, partial(_counting, built, name, make))
     specs = []
     for _ in range(2):
         at = AppTest.from_file(str(ROOT / "pages" / "laplace.py"), default_timeout=120).run()
@@ -115,5 +126,6 @@ def test_two_sessions_draw_identical_charts_the_second_computing_no_view(monkeyp
         specs.append([c.proto.spec for c in at.get("plotly_chart")])
     assert specs[0] and specs[0] == specs[1]
     assert computed == ["laplace"]  # the second session drew the kept view
+    assert sorted(built) == ["noise_distribution", "true_vs_noisy"]  # each figure built once
     assert len(kept) == 2 and kept[0][0] is kept[1][0]
     assert all(_spec(view) == before for view, before in kept)  # drawing changed nothing

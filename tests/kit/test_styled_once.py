@@ -35,6 +35,7 @@ def test_an_identical_figure_gets_the_kept_result_and_is_left_unchanged():
     drawn = _figure()
     first = styled_once.styled(drawn, {"ε": 1.0}, False, present._style)
     assert drawn.to_json() == _figure().to_json()  # a copy was styled: a shared view stays
+    assert styled_once.styled(drawn, {"ε": 1.0}, False, present._style) is first
     assert first.figure is not drawn
     again = _figure()
     before = again.to_json()
