@@ -19,8 +19,8 @@ import plotly.graph_objects as go
 import streamlit as st
 from streamlit.delta_generator import DeltaGenerator
 
+from dpui.kit import byte_cache, plot_axes, present, state, styled_once
 from dpui.kit import params as codec
-from dpui.kit import plot_axes, present, state
 
 URL_KEY = "pin"
 
@@ -108,7 +108,25 @@ def side_by_side(
     """Views A and B, each ``(settings in words, figure, stamp settings)``, in two columns on
     the same axes: every axis letter in ``share`` ("y", "xy") gets one range fitting both
     figures' data, so that a taller bar is a larger number."""
-    figs = [go.Figure(a[1]), go.Figure(b[1])]
+    figs = _on_shared_axes(
+        styled_once.digest(a[1]), styled_once.digest(b[1]), share, _a=a[1], _b=b[1]
+    )
+    cols = st.columns(2)
+    for col, label, (text, _, settings), fig in zip(
+        cols, ("A (pinned)", "B (current)"), (a, b), figs, strict=True
+    ):
+        col.markdown(f"**{label}:** {text}")
+        present.show_chart(fig, settings, key=f"{key}_{label[0]}", where=col, alt=f"{label}.")
+
+
+@byte_cache.cache_by_bytes(max_entries=16)
+def _on_shared_axes(
+    a_digest: str, b_digest: str, share: str, *, _a: go.Figure, _b: go.Figure
+) -> tuple[go.Figure, go.Figure]:
+    """Copies of figures ``_a`` and ``_b`` (of those digests) with one range on each axis
+    letter in ``share``: kept for every session comparing the same two figures (never
+    changed afterwards, :func:`dpui.kit.present.show_chart` draws a copy)."""
+    figs = (go.Figure(_a), go.Figure(_b))
     for letter in share:
         layouts = [f.layout.to_plotly_json() for f in figs]
         named = {k for lay in layouts for k in lay if k.startswith(letter + "axis")}
@@ -118,12 +136,7 @@ def side_by_side(
                 for f in figs:
                     f.layout[axis].range = shared
                     f.layout[axis].autorange = False
-    cols = st.columns(2)
-    for col, label, (text, _, settings), fig in zip(
-        cols, ("A (pinned)", "B (current)"), (a, b), figs, strict=True
-    ):
-        col.markdown(f"**{label}:** {text}")
-        present.show_chart(fig, settings, key=f"{key}_{label[0]}", where=col, alt=f"{label}.")
+    return figs
 
 
 def shared_range(figs: Sequence[go.Figure], axis: str) -> list[float] | None:

@@ -64,20 +64,20 @@ def styled(fig: go.Figure, settings: Mapping[str, Any], presenting: bool, style:
     Styled
         The styled figure (shared: not to be changed), its text alternative and title.
     """
-    digest = hashlib.blake2b(_canonical(fig), digest_size=16).hexdigest()
     stamp = repr(sorted((str(k), repr(v)) for k, v in settings.items()))
-    return _kept(digest, stamp, presenting, _fig=fig, _settings=settings, _style=style)
+    return _kept(digest(fig), stamp, presenting, _fig=fig, _settings=settings, _style=style)
 
 
-def _canonical(fig: go.Figure) -> bytes:
-    """``fig``'s content as JSON with sorted keys and every number of its arrays: the same
-    for equal figures whatever the order of their properties (copying a figure,
-    ``go.Figure(fig)``, reorders the original's)."""
-    return orjson.dumps(
+def digest(fig: go.Figure) -> str:
+    """A digest of ``fig``'s content (its JSON with sorted keys and every number of its
+    arrays): the same for equal figures whatever the order of their properties (copying a
+    figure, ``go.Figure(fig)``, reorders the original's)."""
+    canonical = orjson.dumps(
         fig.to_dict(),
         option=orjson.OPT_SORT_KEYS | orjson.OPT_SERIALIZE_NUMPY,
         default=_listed,
     )
+    return hashlib.blake2b(canonical, digest_size=16).hexdigest()
 
 
 def _listed(value: Any) -> Any:
@@ -89,7 +89,7 @@ def _listed(value: Any) -> Any:
 
 @byte_cache.cache_by_bytes(max_entries=ENTRIES)
 def _kept(
-    digest: str,
+    content: str,
     stamp: str,
     presenting: bool,
     *,

@@ -14,7 +14,7 @@ from streamlit.testing.v1 import AppTest
 
 from dpcore.histogram import from_counts
 from dpui import registry
-from dpui.kit import byte_cache, examples, shared_views, sidebar
+from dpui.kit import byte_cache, examples, pin, shared_views, sidebar
 from dpui.kit.page import Inputs, Page
 from dpui.kit.params import ChoiceParam
 from dpui.mechanisms import figures
@@ -129,3 +129,28 @@ def test_two_sessions_draw_identical_charts_the_second_computing_no_view(monkeyp
     assert sorted(built) == ["noise_distribution", "true_vs_noisy"]  # each figure built once
     assert len(kept) == 2 and kept[0][0] is kept[1][0]
     assert all(_spec(view) == before for view, before in kept)  # drawing changed nothing
+
+
+def test_two_sessions_comparing_the_same_views_put_them_on_shared_axes_once(monkeypatch):
+    ranged = []
+    fit = pin.shared_range
+
+    def counted(figs, axis):
+        ranged.append(axis)
+        return fit(figs, axis)
+
+    monkeypatch.setattr(pin, "shared_range", counted)
+    charts = []
+    for _ in range(2):
+        at = AppTest.from_file(str(ROOT / "pages" / "laplace.py"), default_timeout=120)
+        at.query_params.update({"eps": "0.1", pin.URL_KEY: "eps=1"})
+        at.run()
+        assert not at.exception
+        charts.append([json.loads(c.proto.spec) for c in at.get("plotly_chart")])
+        if len(charts) == 1:
+            ranges_fitted = len(ranged)
+    assert charts[0] == charts[1]
+    a, b = charts[0][:2]  # A (pinned, ε = 1) and B (ε = 0.1) side by side
+    assert a["layout"]["yaxis"]["range"] == b["layout"]["yaxis"]["range"]
+    assert a["data"] != b["data"]
+    assert ranges_fitted > 0 and len(ranged) == ranges_fitted  # the second session fitted none
