@@ -5,7 +5,7 @@ house look, room for tick labels, plain lists for Plotly: :func:`dpui.kit.presen
 9–16 ms of CPU a chart on the bundled lesson's pages, a sixth to a third of what a student's
 page run costs the server. Thirty students opening one step draw thirty identical figures:
 the styled figure, its text alternative and its title are kept, shared by every session, under
-a digest of the figure's content (its JSON with sorted keys, about 1 ms to make) with whether it
+a digest of the figure's content (its JSON with sorted keys, 0.03 ms to make) with whether it
 is presented and its settings. The figure given is left unchanged (a copy is styled: the
 figure may be a view shared by every session, :mod:`dpui.kit.shared_views`), and a kept figure
 is never changed afterwards: Streamlit copies it (``to_dict``) to send it.
@@ -21,6 +21,7 @@ from typing import Any
 import numpy as np
 import orjson
 import plotly.graph_objects as go
+from plotly.utils import PlotlyJSONEncoder
 
 from dpui.kit import byte_cache
 
@@ -72,8 +73,15 @@ def digest(fig: go.Figure) -> str:
     """A digest of ``fig``'s content (its JSON with sorted keys and every number of its
     arrays): the same for equal figures whatever the order of their properties (copying a
     figure, ``go.Figure(fig)``, reorders the original's)."""
+    # Plotly's own dicts, read as they are: ``to_dict`` would deep-copy them and turn every
+    # array into base64 text first (20 times as long on the Laplace chart: 0.59 ms, measured)
+    content = {
+        "data": fig._data,
+        "layout": fig._layout,
+        "frames": [frame._props for frame in fig._frame_objs],
+    }
     canonical = orjson.dumps(
-        fig.to_dict(),
+        content,
         option=orjson.OPT_SORT_KEYS | orjson.OPT_SERIALIZE_NUMPY,
         default=_listed,
     )
@@ -81,10 +89,14 @@ def digest(fig: go.Figure) -> str:
 
 
 def _listed(value: Any) -> Any:
-    """What orjson cannot write itself: arrays of objects (text labels) as lists."""
+    """What orjson cannot write itself: arrays of objects (text labels) as lists, anything
+    else as Plotly writes it."""
     if isinstance(value, np.ndarray):
         return value.tolist()
-    raise TypeError(f"not JSON: {type(value).__name__}")
+    return _PLOTLY.default(value)
+
+
+_PLOTLY = PlotlyJSONEncoder()
 
 
 @byte_cache.cache_by_bytes(max_entries=ENTRIES)

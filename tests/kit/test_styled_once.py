@@ -75,3 +75,20 @@ def test_two_sessions_draw_identical_charts_and_the_second_styles_none(monkeypat
         specs.append([c.proto.spec for c in at.get("plotly_chart")])
     assert specs[0] and specs[0] == specs[1]
     assert len(calls) == len(specs[0])  # the first session styled each chart, the second none
+
+
+def test_the_digest_tells_every_number_and_label_apart_and_ignores_property_order():
+    n = 10_000  # longer than numpy's printed form
+    y = np.arange(n, dtype=float)
+    labels = np.array([f"bin {i}" for i in range(n)], dtype=object)
+    fig = go.Figure(go.Bar(x=labels, y=y))
+    same = styled_once.digest(fig)
+    go.Figure(fig)  # reorders fig's properties
+    assert styled_once.digest(fig) == same == styled_once.digest(go.Figure(fig))
+    moved, relabelled = y.copy(), labels.copy()
+    moved[n // 2] += 1e-9
+    relabelled[n // 2] = "bin x"
+    assert styled_once.digest(go.Figure(go.Bar(x=labels, y=moved))) != same
+    assert styled_once.digest(go.Figure(go.Bar(x=relabelled, y=y))) != same
+    dated = go.Figure(go.Scatter(x=np.array(["2026-01-01", "2026-01-02"], dtype="datetime64[D]")))
+    assert styled_once.digest(dated) != styled_once.digest(go.Figure(go.Scatter(x=[0, 1])))
