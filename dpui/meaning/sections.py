@@ -8,10 +8,12 @@ import math
 
 import numpy as np
 import pandas as pd
+import plotly.graph_objects as go
 import streamlit as st
+from numpy.typing import NDArray
 
 from dpcore.meaning import attacks
-from dpui.kit import anchors, present, references
+from dpui.kit import anchors, byte_cache, present, references
 from dpui.kit.page import View
 from dpui.meaning import attacker as atv
 from dpui.meaning import composition as cov
@@ -43,6 +45,15 @@ def attacker_controls() -> None:
         key=atv.TRIALS.name,
     )
     c3.number_input("Seed", atv.SEED.lo, atv.SEED.hi, key=atv.SEED.name)
+
+
+@byte_cache.cache_by_bytes(max_entries=16)
+def _posterior_figure(eps: float, prior: float, draws: NDArray[np.float64]) -> go.Figure:
+    """The posterior band over every prior, the attacker's ``prior`` and the simulated
+    posteriors ``draws``: one figure for every session drawing the same (never changed)."""
+    priors = np.linspace(0.001, 0.999, 400)
+    lower, upper = attacks.posterior_band(priors, eps)
+    return figures.posterior(priors, lower, upper, prior=prior, draws=draws)
 
 
 def attacker_body(view: View) -> None:
@@ -89,10 +100,8 @@ def attacker_body(view: View) -> None:
     m[3].metric("Posterior range", f"{d.band[0]:.3g} – {d.band[1]:.3g}")
     anchors.heading("The attacker's posterior", "attacker-posterior")
     left, right = present.columns([3, 2])
-    priors = np.linspace(0.001, 0.999, 400)
-    lower, upper = attacks.posterior_band(priors, d.eps)
     present.show_chart(
-        figures.posterior(priors, lower, upper, prior=d.prior, draws=d.posteriors),
+        _posterior_figure(d.eps, d.prior, d.posteriors),
         view.stamp,
         key="at_posterior",
         where=left,

@@ -17,7 +17,8 @@ from dpui import registry
 from dpui.kit import byte_cache, examples, pin, shared_views, sidebar
 from dpui.kit.page import Inputs, Page
 from dpui.kit.params import ChoiceParam
-from dpui.mechanisms import figures
+from dpui.meaning import figures as meaning_figures
+from dpui.mechanisms import figures as mechanism_figures
 
 ROOT = Path(__file__).resolve().parents[2]
 SHARED = [p for p in registry.PAGES if p.shared_view]
@@ -101,32 +102,44 @@ def _counting(calls: list[str], name: str, make, *args, **kwargs):
     return make(*args, **kwargs)
 
 
-def test_two_sessions_draw_identical_charts_the_second_computing_no_view(monkeypatch):
+@pytest.mark.parametrize(
+    ("page", "query", "factories", "names"),
+    [
+        ("laplace", {}, mechanism_figures, ("noise_distribution", "true_vs_noisy")),
+        ("epsilon", {"eps_part": "attacker"}, meaning_figures, ("posterior", "roc")),
+    ],
+    ids=["laplace", "epsilon-attacker"],
+)
+def test_two_sessions_draw_identical_charts_the_second_building_none(
+    page, query, factories, names, monkeypatch
+):
     computed, kept = [], []
     share = shared_views.view
 
-    def counted(page, values, hist, compute):
+    def counted(key, values, hist, compute):
         def counting():
-            computed.append(page)
+            computed.append(key)
             return compute()
 
-        view = share(page, values, hist, counting)
+        view = share(key, values, hist, counting)
         kept.append((view, _spec(view)))
         return view
 
     monkeypatch.setattr(shared_views, "view", counted)
     built = []
-    for name in ("true_vs_noisy", "noise_distribution"):
-        make = getattr(figures, name)
-        monkeypatch.setattr(figures, name, partial(_counting, built, name, make))
+    for name in names:
+        make = getattr(factories, name)
+        monkeypatch.setattr(factories, name, partial(_counting, built, name, make))
     specs = []
     for _ in range(2):
-        at = AppTest.from_file(str(ROOT / "pages" / "laplace.py"), default_timeout=120).run()
+        at = AppTest.from_file(str(ROOT / "pages" / f"{page}.py"), default_timeout=120)
+        at.query_params.update(query)
+        at.run()
         assert not at.exception
         specs.append([c.proto.spec for c in at.get("plotly_chart")])
     assert specs[0] and specs[0] == specs[1]
-    assert computed == ["laplace"]  # the second session drew the kept view
-    assert sorted(built) == ["noise_distribution", "true_vs_noisy"]  # each figure built once
+    assert computed == [page]  # the second session drew the kept view
+    assert sorted(built) == sorted(names)  # each figure built once, by the first session
     assert len(kept) == 2 and kept[0][0] is kept[1][0]
     assert all(_spec(view) == before for view, before in kept)  # drawing changed nothing
 
