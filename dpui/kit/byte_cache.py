@@ -40,8 +40,12 @@ def nbytes(value: Any) -> int:
     if isinstance(value, dict):
         return sum(nbytes(v) for v in value.values())
     if isinstance(value, list | tuple):
-        return sum(nbytes(v) for v in value)
+        # scalars (a histogram's millions of labels) count 0: skipped without a call each
+        return sum(nbytes(v) for v in [v for v in value if not isinstance(v, _SCALAR)])
     return 0
+
+
+_SCALAR = (str, bytes, int, float, bool, type(None))
 
 
 def _key_part(value: Any) -> Any:

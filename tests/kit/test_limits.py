@@ -146,6 +146,14 @@ def test_byte_cache_keys_arrays_by_content() -> None:
     assert total.entries() == 2  # type: ignore[attr-defined]
 
 
+def test_byte_cache_counts_the_arrays_in_a_sequence_and_not_its_labels() -> None:
+    labels = tuple(f"bin {i}" for i in range(1000))
+    a, b = np.zeros(100), np.zeros(50, dtype=np.int32)
+    assert byte_cache.nbytes((labels, a)) == 800
+    assert byte_cache.nbytes(["x", 1, 2.0, None, a, [b, "y"]]) == 800 + 200
+    assert byte_cache.nbytes(labels) == 0
+
+
 def _huge_sidebar(at: AppTest, n: int = 2**22) -> None:
     at.session_state[sidebar.UPLOADED] = from_counts(np.ones(n), "huge")
     at.session_state["data"] = sidebar.UPLOADED

@@ -7,6 +7,7 @@ import json
 from functools import partial
 from pathlib import Path
 
+import numpy as np
 import pytest
 from streamlit.delta_generator import DeltaGenerator
 from streamlit.runtime.state.session_state_proxy import SessionStateProxy
@@ -84,6 +85,22 @@ def test_a_kept_view_is_the_same_object_for_the_same_inputs_only():
     relabelled = from_counts(hist.counts, hist.name, labels=labels)
     assert shared_views.view("p", {"x": 1}, relabelled, lambda: compute("l")) is not a
     assert made == ["a", "x", "q", "l"]
+
+
+def test_a_datasets_digest_is_made_once_and_tells_its_text_apart():
+    counts, labels = np.array([3.0, 1.0, 2.0]), ("a", "b", "c")
+    hist = from_counts(counts, "h", labels=labels)
+    digest = shared_views.dataset_digest(hist)
+    assert shared_views._DIGESTS[hist] == digest == shared_views.dataset_digest(hist)
+    copy = from_counts(counts.copy(), "h", labels=labels)
+    assert shared_views.dataset_digest(copy) == digest  # by content, not by object
+    for other in (
+        from_counts(counts, "h ", labels=labels),
+        from_counts(counts + 1.0, "h", labels=labels),
+        from_counts(counts, "h", labels=("a", "b", "d")),
+        from_counts(counts, "h"),
+    ):
+        assert shared_views.dataset_digest(other) != digest
 
 
 def test_a_view_that_raises_is_not_kept():
