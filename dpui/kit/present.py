@@ -460,7 +460,7 @@ def settings_text(settings: Mapping[str, Any]) -> str:
 
 def stamp(fig: go.Figure, settings: Mapping[str, Any]) -> go.Figure:
     """A copy of ``fig`` stamped with ``settings`` (see :func:`_add_stamp`)."""
-    return _add_stamp(go.Figure(fig), settings)
+    return _add_stamp(styled_once.copy_of(fig), settings)
 
 
 def _add_stamp(out: go.Figure, settings: Mapping[str, Any]) -> go.Figure:
@@ -525,7 +525,7 @@ def log_ticks(lo: float, hi: float) -> dict[str, Any]:
 
 def style(fig: go.Figure, *, presenting: bool) -> go.Figure:
     """A copy of ``fig`` styled by :func:`_restyle`."""
-    return _restyle(go.Figure(fig), presenting=presenting)
+    return _restyle(styled_once.copy_of(fig), presenting=presenting)
 
 
 def _restyle(out: go.Figure, *, presenting: bool) -> go.Figure:

@@ -4,6 +4,7 @@ the presentation styles anew, and two sessions of a page draw identical charts w
 styling none."""
 
 import json
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import numpy as np
@@ -12,6 +13,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from dpui.kit import byte_cache, present, styled_once
+from dpui.mechanisms import figures
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -92,3 +94,27 @@ def test_the_digest_tells_every_number_and_label_apart_and_ignores_property_orde
     assert styled_once.digest(go.Figure(go.Bar(x=relabelled, y=y))) != same
     dated = go.Figure(go.Scatter(x=np.array(["2026-01-01", "2026-01-02"], dtype="datetime64[D]")))
     assert styled_once.digest(dated) != styled_once.digest(go.Figure(go.Scatter(x=[0, 1])))
+
+
+def test_a_copy_leaves_a_shared_figure_as_it_is_and_keeps_its_subplots():
+    shared = figures.true_vs_noisy(("a", "b"), np.array([1.0, 2.0]), np.array([1.5, 1.0]))
+    before = shared.to_json()
+    copied = styled_once.copy_of(shared)
+    assert shared.to_json() == before  # go.Figure(shared) would reorder each trace's props
+    assert styled_once.digest(copied) == styled_once.digest(shared)
+    copied.add_bar(x=["a"], y=[0.5], row=2, col=1)  # make_subplots' grid came along
+    assert copied.data[-1].yaxis == "y2" and len(shared.data) == len(copied.data) - 1
+
+
+def test_sessions_copying_and_digesting_one_shared_figure_at_once_agree():
+    shared = figures.true_vs_noisy(
+        tuple(f"c{i}" for i in range(200)), np.arange(200.0), np.arange(200.0) + 0.5
+    )
+    expected = styled_once.digest(shared)
+
+    def session(_: int) -> str:
+        styled_once.copy_of(shared)
+        return styled_once.digest(shared)
+
+    with ThreadPoolExecutor(max_workers=8) as pool:
+        assert set(pool.map(session, range(200))) == {expected}
