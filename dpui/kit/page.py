@@ -38,6 +38,7 @@ from dpui.kit import (
     shared_views,
     sidebar,
     state,
+    styled_once,
     untrusted,
 )
 from dpui.kit.params import ChoiceParam, Param
@@ -232,9 +233,11 @@ def computed(page: Page, inputs: Inputs, *, pinned: bool = False) -> View | None
     try:
         if page.shared_view and not inputs.extra:
             view = page.view
-            return shared_views.view(
+            kept = shared_views.view(
                 page.key, dict(inputs.values), inputs.hist, lambda: view(inputs)
             )
+            styled_once.shared(kept.figure)
+            return kept
         return page.view(inputs)
     except Refused as why:
         st.warning(who + untrusted.markdown(str(why), 600), icon=":material/block:")

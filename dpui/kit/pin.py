@@ -136,7 +136,7 @@ def _on_shared_axes(
                 for f in figs:
                     f.layout[axis].range = shared
                     f.layout[axis].autorange = False
-    return figs
+    return styled_once.shared(figs[0]), styled_once.shared(figs[1])
 
 
 def shared_range(figs: Sequence[go.Figure], axis: str) -> list[float] | None:

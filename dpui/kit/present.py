@@ -372,8 +372,9 @@ def show_chart(
 ) -> None:
     """Draw ``fig`` styled for the screen or the projector, stamped with ``settings``, with
     Plotly's download button set to the chosen slide format; ``events`` (``on_select``,
-    ``selection_mode``) go to ``st.plotly_chart``. A copy of ``fig`` is styled, once for every
-    session drawing an identical figure (:mod:`dpui.kit.styled_once`); ``fig`` is unchanged.
+    ``selection_mode``) go to ``st.plotly_chart``. ``fig`` is styled once for every session
+    drawing an identical figure (:mod:`dpui.kit.styled_once`): in place, or on a copy when it
+    is shared by many sessions.
 
     Under the chart, its text alternative (:mod:`dpui.kit.chart_text`; ``alt``, the page's
     own finding in words, first): read by screen readers right after the chart, written into

@@ -13,7 +13,7 @@ import streamlit as st
 from numpy.typing import NDArray
 
 from dpcore.meaning import attacks
-from dpui.kit import anchors, byte_cache, present, references
+from dpui.kit import anchors, byte_cache, present, references, styled_once
 from dpui.kit.page import View
 from dpui.meaning import attacker as atv
 from dpui.meaning import composition as cov
@@ -53,7 +53,7 @@ def _posterior_figure(eps: float, prior: float, draws: NDArray[np.float64]) -> g
     posteriors ``draws``: one figure for every session drawing the same (never changed)."""
     priors = np.linspace(0.001, 0.999, 400)
     lower, upper = attacks.posterior_band(priors, eps)
-    return figures.posterior(priors, lower, upper, prior=prior, draws=draws)
+    return styled_once.shared(figures.posterior(priors, lower, upper, prior=prior, draws=draws))
 
 
 def attacker_body(view: View) -> None:

@@ -11,7 +11,7 @@ import streamlit as st
 from numpy.typing import NDArray
 from streamlit.delta_generator import DeltaGenerator
 
-from dpui.kit import byte_cache, downloads, present, state
+from dpui.kit import byte_cache, downloads, present, state, styled_once
 from dpui.kit.page import Estimate, Page, Section, View, sections
 from dpui.mechanisms import figures
 from dpui.mechanisms import laplace as lap
@@ -137,7 +137,8 @@ def _noise_figure(
 ) -> go.Figure:
     """The release's noise against its distribution: one figure for every session drawing
     the same release (:func:`dpui.kit.present.show_chart` never changes it)."""
-    return figures.noise_distribution(noise, scale=scale, bound=bound, exact=exact, delta=delta)
+    made = figures.noise_distribution(noise, scale=scale, bound=bound, exact=exact, delta=delta)
+    return styled_once.shared(made)
 
 
 def the_noise(below: Below) -> None:

@@ -34,9 +34,9 @@ def _spec(shown: styled_once.Styled) -> str:
 
 
 def test_an_identical_figure_gets_the_kept_result_and_is_left_unchanged():
-    drawn = _figure()
+    drawn = styled_once.shared(_figure())  # drawn by many sessions: styled on a copy
     first = styled_once.styled(drawn, {"ε": 1.0}, False, present._style)
-    assert drawn.to_json() == _figure().to_json()  # a copy was styled: a shared view stays
+    assert drawn.to_json() == _figure().to_json()
     assert styled_once.styled(drawn, {"ε": 1.0}, False, present._style) is first
     assert first.figure is not drawn
     again = _figure()
@@ -118,3 +118,10 @@ def test_sessions_copying_and_digesting_one_shared_figure_at_once_agree():
 
     with ThreadPoolExecutor(max_workers=8) as pool:
         assert set(pool.map(session, range(200))) == {expected}
+
+
+def test_a_figure_of_one_session_is_styled_in_place_sparing_the_copy():
+    own = _figure()
+    kept = styled_once.styled(own, {"ε": 1.0}, False, present._style)
+    assert kept.figure is own and not styled_once.is_shared(own)
+    assert _spec(kept) == _spec(present._style(_figure(), {"ε": 1.0}, False))
