@@ -71,6 +71,7 @@ def serve(
             proc.wait(timeout=20)
         except subprocess.TimeoutExpired:
             proc.kill()
+            proc.wait()  # reaped: an unreaped Popen warns when collected, in another test
 
 
 ONE_RENDERER = ["--disable-site-isolation-trials", "--renderer-process-limit=1"]
