@@ -125,7 +125,7 @@ def _on_shared_axes(
 ) -> tuple[go.Figure, go.Figure]:
     """Copies of figures ``_a`` and ``_b`` (of those digests) with one range on each axis
     letter in ``share``: kept for every session comparing the same two figures (never
-    changed afterwards, :func:`dpui.kit.present.show_chart` draws a copy)."""
+    changed afterwards: marked shared, they are styled on copies)."""
     figs = (styled_once.copy_of(_a), styled_once.copy_of(_b))
     for letter in share:
         layouts = [f.layout.to_plotly_json() for f in figs]

@@ -5,8 +5,9 @@ A class following the lecturer opens one step together: 120 sessions compute the
 and building a figure with Plotly is most of what a step costs the server. A page whose view
 reads nothing but its inputs and draws nothing (``Page.shared_view``) has its result kept,
 shared by every session, under its page, its parameter values and a digest of the dataset.
-A kept view is never changed afterwards: a comparison draws copies of its figure, and
-:func:`dpui.kit.present.show_chart` leaves the figure it is given unchanged.
+A kept view is never changed afterwards: its figure is marked shared
+(:func:`dpui.kit.styled_once.shared`), so a comparison and
+:func:`dpui.kit.present.show_chart` draw copies of it.
 
 Inputs that no link carries (``Inputs.extra``: an edited table) are this session's own: a
 view computed from them is not kept.
