@@ -7,7 +7,9 @@ from __future__ import annotations
 import multiprocessing
 import os
 import sqlite3
+import sys
 import time
+import types
 from pathlib import Path
 
 import pytest
@@ -36,6 +38,23 @@ def test_only_the_lecturers_secret_moves_the_room_and_students_read_it(folder: P
         rows = db.execute("SELECT * FROM rooms").fetchall()
     assert len(rows) == 1 and lead.secret not in map(str, rows[0])
     assert follow_store.open_room("abcdefghij").code != lead.code
+
+
+def test_reads_share_one_connection_per_store_and_see_every_write(
+    folder: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+):
+    made = []
+    connect = follow_store._connect
+    monkeypatch.setattr(follow_store, "_connect", lambda **kw: made.append(kw) or connect(**kw))
+    lead = follow_store.open_room("abcdefghij")
+    for step in range(5):  # another connection writes, the kept one reads it at once
+        assert follow_store.move(lead, "abcdefghij", step, step % 2 == 1)
+        assert follow_store.room(lead.code) == follow_store.Room("abcdefghij", step, step % 2 == 1)
+    reads = [kw for kw in made if kw == {"check_same_thread": False}]
+    assert len(reads) == 1 and len(made) == 1 + 5 + 1  # open, five moves, one to read
+    monkeypatch.setenv(lesson_store.FOLDER_VARIABLE, str(tmp_path / "elsewhere"))
+    with pytest.raises(LessonError, match="No class is following"):  # another store, read anew
+        follow_store.room(lead.code)
 
 
 def test_codes_that_are_not_a_rooms_are_refused_in_words(folder: Path):
@@ -87,9 +106,14 @@ def _student(where: str, code: str, steps: int, seen: multiprocessing.Queue) -> 
     seen.put(sorted(states))
 
 
-def test_replicas_reading_while_the_lecturer_writes_see_whole_states(folder: Path):
+def test_replicas_reading_while_the_lecturer_writes_see_whole_states(
+    folder: Path, monkeypatch: pytest.MonkeyPatch
+):
     """Three processes (replicas) poll while a fourth moves the room 300 times: no read
     fails or waits out its timeout, and every state read is one the lecturer wrote whole."""
+    # a spawned process runs the parent's __main__ first: after an AppTest of app.py in this
+    # process that is the app, which fails outside Streamlit (seen with -k follow)
+    monkeypatch.setitem(sys.modules, "__main__", types.ModuleType("__main__"))
     lead = follow_store.open_room(f"{0:010d}")
     steps = 300
     context = multiprocessing.get_context("spawn")

@@ -106,6 +106,35 @@ def test_a_copy_leaves_a_shared_figure_as_it_is_and_keeps_its_subplots():
     assert copied.data[-1].yaxis == "y2" and len(shared.data) == len(copied.data) - 1
 
 
+_INVALID = {
+    "nested font size": lambda f: setattr(f.layout.xaxis.title.font, "size", "big"),
+    "misspelt trace property": lambda f: setattr(f.data[0].marker.line, "colour", 1),
+    "unknown layout property": lambda f: f.update_layout(nonsense=1),
+    "annotation font": lambda f: setattr(f.layout.annotations[0], "font", {"size": "x"}),
+    "new axis range": lambda f: f.update_layout(yaxis2={"range": "a"}),
+    "line colour": lambda f: f.add_vline(x=1, line_color="notacolor"),
+    "opacity": lambda f: f.update_traces(marker_opacity=5),
+    "legend position": lambda f: setattr(f.layout, "legend", {"x": "far"}),
+}
+
+
+def _built() -> go.Figure:
+    fig = go.Figure([go.Bar(x=["a", "b"], y=[1, 2], marker={"line": {"width": 1}})] * 2)
+    fig.update_layout(xaxis_title_font_size=12, annotations=[{"text": "a", "x": 1, "y": 1}])
+    return fig
+
+
+@pytest.mark.parametrize("change", _INVALID.values(), ids=_INVALID.keys())
+def test_a_copy_made_without_validating_validates_what_is_set_on_it(change):
+    copied = styled_once.copy_of(_built())
+    assert copied.to_plotly_json() == _built().to_plotly_json()
+    for fig in (_built(), copied):  # the copy refuses what a figure built anew refuses
+        with pytest.raises(ValueError):
+            change(fig)
+    copied.update_layout(xaxis_title_font_size=14)  # a valid change still takes
+    assert copied.layout.xaxis.title.font.size == 14
+
+
 def test_sessions_copying_and_digesting_one_shared_figure_at_once_agree():
     shared = figures.true_vs_noisy(
         tuple(f"c{i}" for i in range(200)), np.arange(200.0), np.arange(200.0) + 0.5
@@ -125,3 +154,12 @@ def test_a_figure_of_one_session_is_styled_in_place_sparing_the_copy():
     kept = styled_once.styled(own, {"ε": 1.0}, False, present._style)
     assert kept.figure is own and not styled_once.is_shared(own)
     assert _spec(kept) == _spec(present._style(_figure(), {"ε": 1.0}, False))
+
+
+def test_a_kept_figure_is_sent_as_its_dict_made_once_and_anew_after_a_change():
+    kept = styled_once.styled(_figure(), {"ε": 1.0}, False, present._style).figure
+    sent = kept.to_dict()
+    assert sent == go.Figure.to_dict(kept)  # what Plotly itself would send
+    assert kept.to_dict() is sent  # every later session sends the same dict
+    kept.update_layout(title="Changed")  # a page that changes its own figure after drawing it
+    assert kept.to_dict()["layout"]["title"]["text"] == "Changed"
