@@ -36,13 +36,16 @@ def free_port() -> int:
 def serve(
     env: dict[str, str] | None = None, app: Path = ROOT, options: Sequence[str] = ()
 ) -> Iterator[tuple[str, subprocess.Popen[bytes]]]:
-    """Run ``streamlit run app.py`` of checkout ``app`` headless on a free port (with extra
-    environment ``env`` and Streamlit ``options``); yield its URL once healthy and the
-    process; stop it afterwards."""
+    """Run ``streamlit run app_server.py`` of checkout ``app`` (``app.py`` in a checkout
+    older than it) headless on a free port (with extra environment ``env`` and Streamlit
+    ``options``); yield its URL once healthy and the process; stop it afterwards."""
     port = free_port()
+    script = app / "app_server.py"
+    if not script.is_file():
+        script = app / "app.py"
     proc = subprocess.Popen(
         [
-            *(sys.executable, "-m", "streamlit", "run", str(app / "app.py")),
+            *(sys.executable, "-m", "streamlit", "run", str(script)),
             *("--server.address", "127.0.0.1", "--server.port", str(port)),
             *("--server.headless", "true", "--browser.gatherUsageStats", "false"),
             *options,

@@ -16,12 +16,13 @@ presenter's (:func:`dpui.kit.lesson_steps.bar`).
 
 from __future__ import annotations
 
+import html
 import time
 from collections.abc import Mapping
 
 import streamlit as st
 
-from dpui.kit import follow_store, lesson, lesson_steps, lesson_store, present
+from dpui.kit import follow_http, follow_store, lesson, lesson_steps, lesson_store, present
 
 POLL_S = 1.0
 """How often a follower's page reads the room (seconds): the lecturer's step reaches the
@@ -156,16 +157,62 @@ _CLICK = """<script>
 up" button, so that the browser asks for the full run that opens the lecturer's step."""
 
 
-def _behind(room: follow_store.Room, page: str) -> bool:
-    """Whether page ``page`` does not show the room's step as the room has it: another step,
-    the step not yet revealed, or another page than the step's (a follower who opens another
-    page is brought back; Stop following is the way to explore)."""
+def _shown(page: str) -> follow_http.Shown | None:
+    """What page ``page`` shows of the lesson this session follows (None: no step)."""
     at = lesson_steps.position()
-    return (
-        at != room.step
-        or (room.revealed and not lesson_steps.revealed(at))
-        or lesson_steps.current().steps[at].page != page
+    if at is None:
+        return None
+    return follow_http.Shown(
+        lesson=str(st.session_state.get(_JOINED)),
+        step=at,
+        revealed=lesson_steps.revealed(at),
+        here=lesson_steps.current().steps[at].page == page,
     )
+
+
+_WATCH = """<span hidden data-dp-follow="%s" data-dp-shown="%s"></span><script>
+/* dpui.kit.follow_http: ask the server whether the lecturer moved; if so, click Catch up */
+(() => {
+  if (window.dpFollowWatch) return;  // one watch per document, whichever page shows it
+  window.dpFollowWatch = true;
+  const pause = (ms) => new Promise((done) => setTimeout(done, ms));
+  const asked = () => {
+    const mark = document.querySelector('[data-dp-follow]');
+    return mark ? mark.dataset.dpFollow + '?' + mark.dataset.dpShown : null;
+  };
+  (async () => {
+    for (;;) {
+      const now = asked();
+      if (now === null) { await pause(1000); continue; }  // not following now
+      const stop = new AbortController();
+      const moved = setInterval(() => { if (asked() !== now) stop.abort(); }, 250);
+      let late = false;
+      try {
+        const answer = await fetch('/_dp/follow/' + now, {cache: 'no-store', signal: stop.signal});
+        if (!answer.ok) { await pause(5000); continue; }
+        late = (await answer.json()).behind === true;
+      } catch (error) {
+        if (asked() === now) await pause(2000);  // the network, not the page, stopped it
+        continue;
+      } finally {
+        clearInterval(moved);
+      }
+      if (!late || asked() !== now) continue;
+      document.querySelector('.st-key-_follow_sync button')?.click();
+      for (let i = 0; i < 50 && asked() === now; i++) await pause(100);  // the catch-up's run
+    }
+  })();
+})();
+</script>"""
+"""The page's watch (:mod:`dpui.kit.follow_http`): a hidden mark saying what the page shows,
+and our own fixed script holding one request open with it; when the answer is "behind" it
+clicks "Catch up", as :data:`_CLICK` does."""
+
+
+def _behind(room: follow_store.Room, page: str) -> bool:
+    """Whether page ``page`` must catch up with ``room`` (:func:`follow_http.behind`)."""
+    shown = _shown(page)
+    return shown is None or follow_http.behind(room, shown)
 
 
 @st.fragment(run_every=POLL_S)
@@ -177,20 +224,32 @@ def _poll(room_code: str, page: str) -> None:
         room = follow_store.room(room_code)
     except lesson.LessonError:
         room = None  # the catch-up says why
-    if room is None or room.lesson != st.session_state.get(_JOINED) or _behind(room, page):
+    if room is None or _behind(room, page):
         st.html(_CLICK % time.monotonic_ns(), unsafe_allow_javascript=True)
 
 
 def poll(page: str) -> None:
-    """A follower's timer reading the room (:func:`_poll`) on page ``page``, drawn first on
-    every page, so that
-    the timer's fragment has one place on all of them: a timer that fired as the page changed
-    ran on the new page with the old page's position and blanked it in the browser ("Bad delta
-    path index", measured by ``bench/bench_follow.py`` at steps that open another page)."""
+    """A follower's watch on the room, drawn first on every page (``page``), so that it has
+    one place on all of them: a fragment's timer that fired as the page changed ran on the new
+    page with the old page's position and blanked it in the browser ("Bad delta path index",
+    measured by ``bench/bench_follow.py`` at steps that open another page). Served by
+    ``app_server.py``, the page asks the server over HTTP (:mod:`dpui.kit.follow_http`);
+    otherwise a fragment reads the room every :data:`POLL_S` seconds (:func:`_poll`)."""
     room_code = code()
-    if room_code is not None and not paused():
-        with st.container(key="dp-follow-poll"):
+    if room_code is None or paused():
+        return
+    with st.container(key="dp-follow-poll"):
+        if not follow_http.served():
             _poll(room_code, page)
+            return
+        shown = _shown(page)
+        if shown is None:
+            st.html(_CLICK % time.monotonic_ns(), unsafe_allow_javascript=True)
+            return
+        st.html(
+            _WATCH % (html.escape(room_code), html.escape(shown.query())),
+            unsafe_allow_javascript=True,
+        )
 
 
 def _catch_up(page: str) -> None:

@@ -111,8 +111,8 @@ def refusal(what: str, cost: Cost, *, smaller: str, library: str, limits: Limits
 def _bigger(library: str) -> str:
     return (
         f"To run it bigger, call `{library}` from Python, or start your own server with larger "
-        f"limits, e.g. `{SECONDS_VARIABLE}=600 {MEMORY_VARIABLE}=16000 streamlit run app.py` "
-        "(see 'Serving a class' in the README)."
+        f"limits, e.g. `{SECONDS_VARIABLE}=600 {MEMORY_VARIABLE}=16000 "
+        "streamlit run app_server.py` (see 'Serving a class' in the README)."
     )
 
 

@@ -28,7 +28,7 @@ MAX_VERSION = 10
 """The densest code shown full screen (57 x 57 modules, about 10 px a module at 600 px)."""
 SERVE_ON_NETWORK = (
     "This address works only on this computer: phones in the room cannot open it. Serve the "
-    "app on the network (`dp-explorer serve`, or `streamlit run app.py --server.address "
+    "app on the network (`dp-explorer serve`, or `streamlit run app_server.py --server.address "
     "0.0.0.0`) and open it at this computer's network address (such as "
     "`http://192.168.1.20:8501`) before showing the code."
 )

@@ -4,6 +4,7 @@ truth."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import partial
 
 import numpy as np
 import plotly.graph_objects as go
@@ -98,11 +99,12 @@ def body(view: View | None) -> None:
         delta=f"{rel.exact / rel.bound - 1:+.2%} vs bound" if rel.bound > 0 else None,
         delta_color="off",
     )
-    release_table = lap.release_table(
-        labels, counts, rel, eps=eps, sensitivity=sensitivity, delta=delta
-    )
-    downloads.csv_button(
-        "Download release with (1-δ) intervals (CSV)", release_table, "laplace_release.csv"
+    downloads.csv_button(  # the table is made when the button is clicked, not at every run
+        "Download release with (1-δ) intervals (CSV)",
+        partial(
+            lap.release_table, labels, counts, rel, eps=eps, sensitivity=sensitivity, delta=delta
+        ),
+        "laplace_release.csv",
     )
     key = (q.data, k, eps, sensitivity, delta, q.seed)
     sections("Below the release", lap.SECTION, SECTIONS, Below(key, q))

@@ -26,8 +26,9 @@ from types import FrameType
 from dpui.serve import haproxy, processes
 from dpui.serve.errors import ServeError
 
-APP = Path(__file__).resolve().parents[2] / "app.py"
-"""The checkout's app (the package is installed in editable mode beside it)."""
+APP = Path(__file__).resolve().parents[2] / "app_server.py"
+"""The checkout's app, with its HTTP route (the package is installed in editable mode beside
+it)."""
 
 PER_CORE = 4
 """At most this many replicas per core: more only compete for the cores and the memory."""
@@ -101,7 +102,9 @@ def check(args: argparse.Namespace) -> str:
     if not 1 <= args.port <= 65535:
         raise ServeError(f"--port must be between 1 and 65535, got {args.port}")
     if not args.app.is_file():
-        raise ServeError(f"no app script at {args.app}: give the checkout's app.py with --app")
+        raise ServeError(
+            f"no app script at {args.app}: give the checkout's app_server.py with --app"
+        )
     program = haproxy.executable()
     processes.check_port(args.host, args.port)
     return program

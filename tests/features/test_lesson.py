@@ -9,7 +9,10 @@ would.
 
 from __future__ import annotations
 
+import html
 import json
+import re
+import threading
 from pathlib import Path
 from urllib.parse import parse_qsl, urlsplit
 
@@ -17,7 +20,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from dpui import registry
-from dpui.kit import follow_store, lesson, lesson_store
+from dpui.kit import follow_http, follow_store, lesson, lesson_follow, lesson_store
 from dpui.ldp import figures as ldp_figures
 from dpui.reference import lesson_page
 from tests.uploads import uploader
@@ -477,6 +480,61 @@ def test_a_student_following_the_link_gets_the_lecturers_step_interactive_and_ca
     _stay(student, "laplace")
     student.run()
     assert _poll_first(student)  # on this page too
+
+
+def _watch(at: AppTest) -> tuple[str, follow_http.Shown] | None:
+    """The follower's watch mark, first on the page: the room's code and what it shows."""
+    first = at.main.children[0]
+    for block in first.get("html") if hasattr(first, "children") else [first]:
+        found = re.search(r'data-dp-follow="([^"]*)" data-dp-shown="([^"]*)"', block.proto.body)
+        if found:
+            shown = dict(parse_qsl(html.unescape(found[2])))
+            return found[1], follow_http.Shown(
+                shown["lesson"], int(shown["step"]), shown["revealed"] == "1", shown["here"] == "1"
+            )
+    return None
+
+
+def test_served_with_its_route_a_followers_page_asks_the_server_instead_of_a_timer(
+    monkeypatch: pytest.MonkeyPatch,
+):
+    served = threading.Event()
+    served.set()  # as in app_server.py, which serves the route
+    monkeypatch.setattr(follow_http, "_SERVED", served)
+    timers: list[str] = []
+    monkeypatch.setattr(lesson_follow, "_poll", lambda code, page: timers.append(page))
+    lecturer = _app()
+    _open(lecturer, "lesson")
+    _button(lecturer, "Load the example: DP histograms in 50 minutes").click().run()
+    _button(lecturer, "Let the class follow this lesson").click().run()
+    code = _follow_link_code(lecturer)
+    _button(lecturer, "Present the lesson").click().run()
+    student = _app()
+    _open(student, "lesson", f=code)
+    _ok(student)
+    watched = _watch(student)
+    assert watched is not None and watched[0] == code
+    room = follow_store.room(code)
+    assert watched[1] == follow_http.Shown(room.lesson, 0, True, True)
+    assert not follow_http.behind(room, watched[1])  # the server holds the request
+    _stay(lecturer, "epsilon")
+    _button(lecturer, "Next").click().run()
+    assert follow_http.behind(follow_store.room(code), watched[1])  # answered: click Catch up
+    _stay(student, "epsilon")
+    _button(student, "Catch up").click().run()
+    _ok(student)
+    assert _following(student) == "**Following the lecturer · step 2 of 10**"
+    caught_up = _watch(student)
+    assert caught_up is not None and caught_up[1].step == 1
+    assert not follow_http.behind(follow_store.room(code), caught_up[1])
+    _stay(student, "glossary").run()  # another page than the step's: behind at once
+    away = _watch(student)
+    assert away is not None and not away[1].here
+    assert follow_http.behind(follow_store.room(code), away[1])
+    _stay(student, "glossary")
+    _button(student, "Stop following").click().run()
+    assert _watch(student) is None  # exploring: nothing asks the server
+    assert not timers  # and no page ran the fragment's timer
 
 
 def test_a_follow_link_to_no_class_says_so_and_keeps_the_students_lesson():

@@ -3,19 +3,24 @@
 from __future__ import annotations
 
 import math
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
+from streamlit.testing.v1 import AppTest
 
 from dpcore.histogram import from_counts
 from dpcore.mechanisms import exponential_probabilities
+from dpui.kit import byte_cache, downloads
 from dpui.kit.page import Inputs, Refused
 from dpui.kit.sidebar import EPSILON
 from dpui.mechanisms import exponential as em
 from dpui.mechanisms import figures as figures
 from dpui.mechanisms import figures as mechanisms_figures
 from dpui.mechanisms import laplace as lap
+
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_true_vs_noisy_uses_bars_then_lines():
@@ -182,3 +187,27 @@ def test_the_best_candidates_zero_ln_weight_is_labelled_not_a_gap():
     fig = mechanisms_figures.log_weights(["a", "b", "c"], np.array([-1.5, 0.0, -0.25]))
     assert list(fig.data[0].text) == ["-1.5", "0 (best)", "-0.25"]
     assert fig.data[0].textposition == "outside"
+
+
+def test_the_laplace_pages_download_makes_the_release_table_on_the_click_only(monkeypatch):
+    offered, made, queries = {}, [], []
+    table, query, button = lap.release_table, lap.query, downloads.csv_button
+    monkeypatch.setattr(lap, "release_table", lambda *a, **k: made.append(1) or table(*a, **k))
+    monkeypatch.setattr(lap, "query", lambda inputs: queries.append(query(inputs)) or queries[-1])
+
+    def kept(label, data, file_name, **kwargs):
+        offered[file_name] = data
+        button(label, data, file_name, **kwargs)
+
+    monkeypatch.setattr(downloads, "csv_button", kept)
+    byte_cache.clear_caches()  # the view is computed here, not taken from another test
+    at = AppTest.from_file(str(ROOT / "pages" / "laplace.py"), default_timeout=120)
+    at.query_params.update({"lap_source": "gapminder", "eps": "0.5"})
+    at.run()
+    assert not at.exception and not made  # a run makes no table
+    clicked = offered["laplace_release.csv"]()  # what the button writes when clicked
+    assert made == [1]
+    q = queries[-1]
+    expected = table(q.labels, q.counts, q.rel, eps=q.eps, sensitivity=q.sensitivity, delta=q.delta)
+    pd.testing.assert_frame_equal(clicked, expected)
+    assert q.eps == 0.5 and len(clicked) == len(q.labels) > 0

@@ -11,7 +11,10 @@ page's, the fragment's output is the app's click script (an ``html`` element tha
 states hold the button's trigger. That run opens the lecturer's step; when the step is on
 another page the run switches page (a ``new_session`` naming the new page's script hash).
 
-A follower here does the same and records when each step's figure arrived: the first
+Served by ``app_server.py`` the page has no timer but a watch (:mod:`dpui.kit.follow_http`):
+a hidden mark saying what the page shows and a script holding one HTTP request open with it;
+when the answer is "behind" the script clicks "Catch up". A follower here does what the
+page's browser does, either way, and records when each step's figure arrived: the first
 ``plotly_chart`` after the bar's "Following the lecturer · step k of n". The class's
 lecturer is the caller, who moves the room (:func:`dpui.kit.follow_store.move`) and times
 each follower from that write. Every follower runs in a greenlet of its own: the sockets must
@@ -20,9 +23,12 @@ be gevent's: this module imports Locust, which patches them, before ``websocket`
 
 from __future__ import annotations
 
+import html
+import json
 import os
 import re
 import time
+import urllib.request
 from dataclasses import dataclass, field
 
 import gevent
@@ -43,6 +49,8 @@ CATCH_UP = "-_follow_sync"
 """How the "Catch up" button's widget id ends (its key)."""
 CLICKS = "_follow_sync button')?.click()"
 """What the app's click script holds."""
+WATCH = re.compile(r'data-dp-follow="([^"]*)" data-dp-shown="([^"]*)"')
+"""The watch's mark: the room's code and what the page shows (:mod:`dpui.kit.follow_http`)."""
 STEP = re.compile(r"Following the lecturer · step (\d+) of \d+")
 DONE = {ForwardMsg.FINISHED_SUCCESSFULLY, ForwardMsg.FINISHED_FRAGMENT_RUN_SUCCESSFULLY}
 
@@ -65,6 +73,8 @@ class Follower:
     _query: str = ""
     _fragment: str = ""
     _catch_up: str = ""
+    _watch: str = ""
+    """The watch's question (``<code>?<what the page shows>``), when the page has one."""
 
     def join(self) -> None:
         """Open the follow link and wait for its step's figure.
@@ -86,7 +96,7 @@ class Follower:
         if self._receive() and self._catch_up:
             self._click()
         self.joined = time.monotonic()
-        if not self._fragment or not self._catch_up:
+        if not (self._fragment or self._watch) or not self._catch_up:
             raise LinkError(f"{link}: the page shows no poll or no Catch up button")
 
     def poll(self) -> None:
@@ -99,9 +109,29 @@ class Follower:
         if self._receive():
             self._click()
 
+    def watch(self) -> None:
+        """One question of the page's watch: hold a request to the server until it answers
+        (at the lecturer's move, or after its hold), and click "Catch up" when it says the
+        page is behind."""
+        asked = self._watch
+        with urllib.request.urlopen(
+            f"{self._tab.url if self._tab else self.url}/_dp/follow/{asked}",
+            timeout=self.timeout,
+        ) as answer:
+            late = json.load(answer).get("behind") is True
+        if late and self._watch == asked:
+            self._click()
+
     def follow(self, stop: Event, interval: float) -> None:
         """Poll every ``interval`` seconds from the page's join (a run longer than that
-        delays the next tick, as the browser's timer does) until ``stop`` is set."""
+        delays the next tick, as the browser's timer does), or keep the page's watch asking
+        (:meth:`watch`), until ``stop`` is set."""
+        while self._watch and not stop.is_set():
+            try:
+                self.watch()
+            except (LinkError, OSError, ValueError, websocket.WebSocketException) as error:
+                self.error = str(error)
+                return
         tick = self.joined + interval * (1 + (time.monotonic() - self.joined) // interval)
         while not stop.is_set():
             gevent.sleep(max(0.0, tick - time.monotonic()))
@@ -166,7 +196,9 @@ class Follower:
                 shown = element.WhichOneof("type")
                 if shown == "exception":
                     raise LinkError(f"room {self.code}: {element.exception.message}")
-                if shown == "html" and CLICKS in element.html.body:
+                if shown == "html" and (mark := WATCH.search(element.html.body)):
+                    self._watch = f"{html.unescape(mark[1])}?{html.unescape(mark[2])}"
+                elif shown == "html" and CLICKS in element.html.body:
                     clicks = True
                 elif shown == "button" and element.button.id.endswith(CATCH_UP):
                     self._catch_up = element.button.id
@@ -253,7 +285,8 @@ def follow_class(
         seconds.append(tuple(sorted(f.shown[step] - moved for f in joined if step in f.shown)))
         gevent.sleep(think)
     stop.set()
-    gevent.joinall(loops)
+    gevent.joinall(loops, timeout=interval + 1.0)
+    gevent.killall(loops)  # a watch holds its request up to follow_http.HOLD_S
     for follower in group:
         follower.close()
     return Following(
