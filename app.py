@@ -12,6 +12,7 @@ from pathlib import Path
 import streamlit as st
 
 from dpui import registry
+from dpui.kit import lesson_steps
 from dpui.kit import navigation as links
 
 # shipped with the app: a Material icon name would be fetched from a font CDN (fails offline)
@@ -26,5 +27,6 @@ for page in registry.PAGES:
     )
 sections = {name: groups[name] for name in registry.GROUPS if name in groups}
 navigation = st.navigation(sections, position="hidden")
+lesson_steps.switch()  # a step a click asked for opens now: nothing drawn for this run
 links.links(sections)
 navigation.run()

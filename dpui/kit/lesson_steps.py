@@ -279,8 +279,10 @@ def asked() -> bool:
     return _GOING in st.session_state
 
 
-def _switch() -> None:
-    """Switch to the step :func:`go` asked for, if any (ends this run)."""
+def switch() -> None:
+    """Switch to the step :func:`go` asked for, if any (ends this run). The router calls it
+    before it draws anything (a step opened by a click then costs no navigation drawn for
+    nothing), and :func:`arrive` for a page run on its own."""
     index = st.session_state.pop(_GOING, None)
     if not isinstance(index, int) or not 0 <= index < len(current().steps):
         return
@@ -301,7 +303,7 @@ def arrive(page: str, params: Sequence[codec.Param]) -> None:
     """First in every run: open the step :func:`go` asked for, if any; once it is open, set
     the session to the step's settings before page ``page`` (with ``params``) draws its
     widgets. Invalid values take their defaults with a notice."""
-    _switch()
+    switch()
     if not st.session_state.get(_ARRIVING):
         return
     st.session_state[_ARRIVING] = False

@@ -17,10 +17,11 @@ from pathlib import Path
 from urllib.parse import parse_qsl, urlsplit
 
 import pytest
+import streamlit as st
 from streamlit.testing.v1 import AppTest
 
 from dpui import registry
-from dpui.kit import follow_http, follow_store, lesson, lesson_follow, lesson_store
+from dpui.kit import follow_http, follow_store, lesson, lesson_follow, lesson_store, navigation
 from dpui.ldp import figures as ldp_figures
 from dpui.reference import lesson_page
 from tests.uploads import uploader
@@ -160,6 +161,29 @@ def _step_caption(at: AppTest) -> str:
 
 def _charts(at: AppTest) -> int:
     return len(at.get("plotly_chart"))
+
+
+def test_a_step_a_click_asked_for_opens_before_the_router_draws_anything(
+    monkeypatch: pytest.MonkeyPatch,
+):
+    """A click that opens a step (Next, Catch up) switches page in the router, before the
+    navigation's thirty links: the step's own run draws them (a class of followers catching
+    up had each drawn them for nothing in the click's run first)."""
+    going = []
+    links = navigation.links
+
+    def drawn(sections):
+        going.append(st.session_state.get("_lesson.going"))
+        return links(sections)
+
+    monkeypatch.setattr(navigation, "links", drawn)
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=180)
+    at.session_state["_lesson"] = EXAMPLE
+    at.session_state["_lesson.going"] = 2  # as Next or Catch up leave it
+    at.run()
+    _ok(at)
+    assert at.title[0].value == "Laplace mechanism"  # the step opened
+    assert going.count(2) == 0  # no links drawn by the run that switched
 
 
 def test_next_and_previous_open_each_step_with_its_settings_and_reveal():
