@@ -17,6 +17,7 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
+from pandas.io.formats.style import Styler
 from streamlit.delta_generator import DeltaGenerator
 
 from dpui.kit import byte_cache, plot_axes, present, state, styled_once
@@ -176,9 +177,10 @@ def show_table(a: Mapping[str, float], b: Mapping[str, float]) -> None:
     """:func:`compare_table` drawn with four significant digits; a number only one view has
     shows as a dash in the other."""
     numbers: list[Hashable] = ["A (pinned)", "B (current)"]
-    st.dataframe(
-        compare_table(a, b).style.format("{:,.4g}", subset=numbers, na_rep="—"), hide_index=True
-    )
+    # Styler itself, not DataFrame.style: that looks for jinja2 through the import system at
+    # every call, under its lock, which a class of followers drawing the table at once queued on
+    styled = Styler(compare_table(a, b)).format("{:,.4g}", subset=numbers, na_rep="—")
+    st.dataframe(styled, hide_index=True)
 
 
 def compare_table(a: Mapping[str, float], b: Mapping[str, float]) -> pd.DataFrame:
