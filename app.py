@@ -27,6 +27,6 @@ for page in registry.PAGES:
     )
 sections = {name: groups[name] for name in registry.GROUPS if name in groups}
 navigation = st.navigation(sections, position="hidden")
-lesson_steps.switch()  # a step a click asked for opens now: nothing drawn for this run
+lesson_steps.switch(navigation.url_path)  # a step a click asked for: before anything is drawn
 links.links(sections)
 navigation.run()

@@ -279,10 +279,12 @@ def asked() -> bool:
     return _GOING in st.session_state
 
 
-def switch() -> None:
-    """Switch to the step :func:`go` asked for, if any (ends this run). The router calls it
-    before it draws anything (a step opened by a click then costs no navigation drawn for
-    nothing), and :func:`arrive` for a page run on its own."""
+def switch(here: str = "") -> None:
+    """Open the step :func:`go` asked for, if any. The router calls it before it draws
+    anything (a step opened by a click then costs no navigation drawn for nothing), and
+    :func:`arrive` for a page run on its own; ``here`` is the page this run draws. A step on
+    that page opens in this run, with its settings put in the link (:func:`arrive` reads
+    them): no second run; a step on another page ends this run and opens that page."""
     index = st.session_state.pop(_GOING, None)
     if not isinstance(index, int) or not 0 <= index < len(current().steps):
         return
@@ -296,6 +298,9 @@ def switch() -> None:
         query[present.PRESENT.name] = present.PRESENT.encode(True)
     if step.baseline:  # the page's pin reads it from the link on its first run (arrive)
         query[pin.URL_KEY] = step.pin()
+    if step.page == here:
+        st.query_params.from_dict(query)
+        return
     st.switch_page(f"pages/{step.page}.py", query_params=query)
 
 
@@ -303,7 +308,7 @@ def arrive(page: str, params: Sequence[codec.Param]) -> None:
     """First in every run: open the step :func:`go` asked for, if any; once it is open, set
     the session to the step's settings before page ``page`` (with ``params``) draws its
     widgets. Invalid values take their defaults with a notice."""
-    switch()
+    switch(page)
     if not st.session_state.get(_ARRIVING):
         return
     st.session_state[_ARRIVING] = False

@@ -186,6 +186,31 @@ def test_a_step_a_click_asked_for_opens_before_the_router_draws_anything(
     assert going.count(2) == 0  # no links drawn by the run that switched
 
 
+def test_a_step_on_the_page_shown_opens_in_the_same_run(monkeypatch: pytest.MonkeyPatch):
+    """Next to a step on the same page puts its settings in the link and draws it in the
+    click's run; a step on another page switches page (one run more)."""
+    at = _app()
+    _open(at, "lesson")
+    _button(at, "Load the example: DP histograms in 50 minutes").click().run()
+    _button(at, "Present the lesson").click().run()
+    switched = []
+    switch_page = st.switch_page
+    monkeypatch.setattr(
+        st, "switch_page", lambda *a, **k: switched.append(a) or switch_page(*a, **k)
+    )
+    _stay(at, "epsilon")
+    _button(at, "Next").click().run()  # step 2: What ε means again, the attacker's part
+    _ok(at)
+    assert _step_caption(at) == "**Step 2 of 10**" and not switched
+    assert at.query_params["eps_part"] == "attacker" and at.query_params["present"] == "true"
+    _stay(at, "epsilon")
+    _button(at, "Next").click().run()  # its reveal
+    _stay(at, "epsilon")
+    _button(at, "Next").click().run()  # step 3: the Laplace page
+    _ok(at)
+    assert _step_caption(at) == "**Step 3 of 10**" and switched == [("pages/laplace.py",)]
+
+
 def test_next_and_previous_open_each_step_with_its_settings_and_reveal():
     at = _app()
     # settings changed by hand before the lesson: the step's link replaces them
