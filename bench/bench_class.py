@@ -21,13 +21,14 @@ times. Targets: p95 ≤ 5 s with 2 replicas, 2 replicas ≥ 1.7x the throughput 
 With ``--follow`` the students follow the lecturer instead (item 4: "120 students see the
 lecturer's next step within 3 s (p95) of the lecturer's click"): they join a room at the
 bundled lesson's first step over ``--arrival`` seconds (``tests/load/followers.py``: each a
-websocket of its own, polling the room on its own timer as the follow page does, and clicking
-"Catch up" when the poll says so); after ``--idle`` seconds of polls this process moves the
+websocket of its own, holding a request to the server's follow route as the follow page does
+(``dpui.kit.follow_http``; a page served without it polls on a timer), and clicking "Catch up"
+when the answer says so); after ``--idle`` seconds this process moves the
 room to each next step, as the lecturer's run does, and times every follower from that write
 to the step's figure (the lecturer's own run before the write is not in these times). It
 prints, per run and step, the followers that showed the step, the time to its figure, the
 replicas' CPU from the write until the last follower showed it, and their CPU while the
-class only polls.
+class only waits.
 
 The load generator runs on the same machine as the server: its CPU is printed beside the
 server's. Numbers depend on the machine and its load; report them with the load average.
@@ -180,7 +181,12 @@ def follow(lesson: students.Lesson, args: argparse.Namespace) -> None:
     print("\n| replicas | polls' server CPU per follower per second (s) | load generator CPU (s) |")
     print("|---|---|---|")
     for replicas, run in idle:
-        polls = f"{run.idle_cpu:.4f} (a poll every {run.interval:g} s)"
+        how = (
+            f"{run.watched} of {run.followers} pages holding a request the server answers at a move"
+            if run.watched
+            else f"a poll every {run.interval:g} s"
+        )
+        polls = f"{run.idle_cpu:.4f} ({how})"
         print(f"| {replicas} | {polls} | {run.client_cpu:.1f} |")
         for error in sorted(set(run.errors)):
             print(f"    {run.errors.count(error)} x {error}")

@@ -109,6 +109,11 @@ class Follower:
         if self._receive():
             self._click()
 
+    @property
+    def watching(self) -> bool:
+        """Whether the page has the server's watch (else the fragment's timer)."""
+        return bool(self._watch)
+
     def watch(self) -> None:
         """One question of the page's watch: hold a request to the server until it answers
         (at the lecturer's move, or after its hold), and click "Catch up" when it says the
@@ -225,7 +230,9 @@ class Following:
 
     followers: int
     interval: float
-    """Seconds between a follower's polls."""
+    """Seconds between a follower's polls (a page with a timer)."""
+    watched: int
+    """Followers whose page held a request to the server instead (``app_server.py``)."""
     seconds: tuple[tuple[float, ...], ...]
     step_cpu: tuple[float, ...]
     idle_cpu: float
@@ -292,6 +299,7 @@ def follow_class(
     return Following(
         followers=followers,
         interval=interval,
+        watched=sum(bool(f.watching) for f in joined),
         seconds=tuple(seconds),
         step_cpu=tuple(step_cpu),
         idle_cpu=idle_cpu,
