@@ -7,8 +7,10 @@ from __future__ import annotations
 import asyncio
 import json
 import time
+from collections.abc import Callable, Coroutine
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import pytest
 from starlette.applications import Starlette
@@ -16,6 +18,7 @@ from starlette.applications import Starlette
 from dpui.kit import follow_http, follow_store, lesson_store
 
 LESSON = "abcdefghij"
+T = TypeVar("T")
 
 
 @pytest.fixture
@@ -63,6 +66,13 @@ async def _ask(code: str, query: str, *, leaves: float | None = None) -> tuple[i
     return sent[0]["status"], json.loads(body), time.monotonic() - start
 
 
+def _run(make: Callable[[], Coroutine[Any, Any, T]]) -> T:
+    """``asyncio.run`` of ``make()`` in a thread of its own: a worker that ran the browser
+    tests has Playwright's event loop running in its main thread."""
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        return pool.submit(lambda: asyncio.run(make())).result()
+
+
 def test_a_page_showing_the_rooms_step_is_answered_when_the_lecturer_moves(folder: Path):
     lead = follow_store.open_room(LESSON)
 
@@ -75,7 +85,7 @@ def test_a_page_showing_the_rooms_step_is_answered_when_the_lecturer_moves(folde
         status, answer, _ = await asked
         return status, answer, time.monotonic() - moved
 
-    status, answer, after_the_move = asyncio.run(lecture())
+    status, answer, after_the_move = _run(lecture)
     assert status == 200 and answer == {"behind": True}
     assert after_the_move < 3 * follow_http.CHECK_S + 0.5
 
@@ -85,7 +95,7 @@ def test_a_page_still_on_the_step_hears_so_after_the_hold(
 ):
     monkeypatch.setattr(follow_http, "HOLD_S", 0.4)
     lead = follow_store.open_room(LESSON)
-    status, answer, took = asyncio.run(_ask(lead.code, _shown(revealed=True)))
+    status, answer, took = _run(lambda: _ask(lead.code, _shown(revealed=True)))
     assert status == 200 and answer == {"behind": False} and 0.4 <= took < 2.0
 
 
@@ -104,20 +114,20 @@ def test_a_page_behind_the_room_is_answered_at_once(
 ):
     monkeypatch.setattr(follow_http, "HOLD_S", 0.3)
     lead = follow_store.open_room(LESSON, 1)
-    status, answer, took = asyncio.run(_ask(lead.code, _shown(**{"step": 1, **shown})))
+    status, answer, took = _run(lambda: _ask(lead.code, _shown(**{"step": 1, **shown})))
     assert status == 200 and answer == {"behind": late}
     assert took < 0.25 if late else took >= 0.3
 
 
 def test_a_revealed_room_asks_a_page_not_showing_the_figure_to_catch_up(folder: Path):
     lead = follow_store.open_room(LESSON, 2, revealed=True)
-    status, answer, _ = asyncio.run(_ask(lead.code, _shown(step=2, revealed=False)))
+    status, answer, _ = _run(lambda: _ask(lead.code, _shown(step=2, revealed=False)))
     assert status == 200 and answer == {"behind": True}
 
 
 @pytest.mark.parametrize("code", ["abcdefgh", "ABCDEFGH"])
 def test_a_room_that_is_gone_or_no_rooms_code_sends_the_page_to_catch_up(folder: Path, code):
-    status, answer, _ = asyncio.run(_ask(code, _shown()))  # the catch-up says why, in words
+    status, answer, _ = _run(lambda: _ask(code, _shown()))  # the catch-up says why, in words
     assert status == 200 and answer == {"behind": True}
 
 
@@ -132,7 +142,7 @@ def test_a_room_that_is_gone_or_no_rooms_code_sends_the_page_to_catch_up(folder:
     ],
 )
 def test_a_request_not_saying_what_the_page_shows_is_refused_in_words(folder: Path, query):
-    status, answer, _ = asyncio.run(_ask("abcdefgh", query))
+    status, answer, _ = _run(lambda: _ask("abcdefgh", query))
     assert status == 400 and "step (a number)" in answer["error"]
 
 
@@ -150,7 +160,7 @@ def test_a_class_waiting_on_one_room_shares_one_reader(
         await asyncio.sleep(3 * follow_http.CHECK_S)  # the reader's next check finds nobody
         return answers
 
-    answers = asyncio.run(class_of(50))
+    answers = _run(lambda: class_of(50))
     assert all(a[:2] == (200, {"behind": False}) for a in answers)
     # one read when the first asks, then one every CHECK_S for the second held: not 50 each
     assert len(reads) <= 1 + round(1.0 / follow_http.CHECK_S) + 2
@@ -159,5 +169,5 @@ def test_a_class_waiting_on_one_room_shares_one_reader(
 
 def test_a_page_that_drops_its_request_stops_being_waited_for(folder: Path):
     lead = follow_store.open_room(LESSON)
-    status, answer, took = asyncio.run(_ask(lead.code, _shown(), leaves=0.2))
+    status, answer, took = _run(lambda: _ask(lead.code, _shown(), leaves=0.2))
     assert status == 200 and answer == {"behind": False} and took < 2.0 < follow_http.HOLD_S
