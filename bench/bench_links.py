@@ -1,6 +1,6 @@
 """Replay issue 10's expensive links against the real server, and a class-sized load test.
 
-Serves ``app.py`` (``python -m streamlit run``, headless, 127.0.0.1, a random free port)
+Serves ``app_server.py`` (``python -m streamlit run``, headless, 127.0.0.1, a random free port)
 and drives Debian's chromium through Playwright (never a downloaded browser). For each
 link it measures the time until the page answers (the script finished: a result or a
 limit message) and the server's resident memory (sampled every 0.1 s, plus the kernel's
