@@ -30,7 +30,8 @@ PATH = "/_dp/follow/{code}"
 HOLD_S = 20.0
 """Longest a request is held while nothing changes (HAProxy's server timeout is 60 s)."""
 CHECK_S = 0.1
-"""How often a held request reads the room (a read costs microseconds: one kept connection)."""
+"""How often a room with requests held on it is read (once for all of them; a read costs
+microseconds: one kept connection)."""
 _SERVED = threading.Event()
 
 
@@ -131,14 +132,14 @@ async def _follow(request: Request) -> JSONResponse:
             status_code=400,
         )
     code = request.path_params["code"]
+    loop = asyncio.get_running_loop()
     watched = _WATCHED.get(code)
     if watched is None:
         watched = _WATCHED[code] = _Watched(code)
-        task = asyncio.get_running_loop().create_task(watched.watch())
+        task = loop.create_task(watched.watch())
         _TASKS.add(task)
         task.add_done_callback(_TASKS.discard)
     watched.waiting += 1
-    loop = asyncio.get_running_loop()
     until = loop.time() + HOLD_S
     try:
         while True:

@@ -138,7 +138,7 @@ def _noise_figure(
     noise: NDArray[np.float64], scale: float, bound: float, exact: float, delta: float
 ) -> go.Figure:
     """The release's noise against its distribution: one figure for every session drawing
-    the same release (:func:`dpui.kit.present.show_chart` never changes it)."""
+    the same release (marked shared, it is styled on copies: never changed)."""
     made = figures.noise_distribution(noise, scale=scale, bound=bound, exact=exact, delta=delta)
     return styled_once.shared(made)
 

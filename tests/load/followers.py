@@ -120,7 +120,7 @@ class Follower:
         page is behind."""
         asked = self._watch
         with urllib.request.urlopen(
-            f"{self._tab.url if self._tab else self.url}/_dp/follow/{asked}",
+            f"{self.url.rstrip('/')}/_dp/follow/{asked}",
             timeout=self.timeout,
         ) as answer:
             late = json.load(answer).get("behind") is True
@@ -299,7 +299,7 @@ def follow_class(
     return Following(
         followers=followers,
         interval=interval,
-        watched=sum(bool(f.watching) for f in joined),
+        watched=sum(f.watching for f in joined),
         seconds=tuple(seconds),
         step_cpu=tuple(step_cpu),
         idle_cpu=idle_cpu,
