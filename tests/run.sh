@@ -33,6 +33,14 @@ python -m ruff format --check .
 python -m mypy --cache-dir "${XDG_CACHE_HOME:-$HOME/.cache}/dp-explorer/mypy"
 echo "install, lint and type check: ${SECONDS} s"
 
+# Bytecode caches on, whatever the environment says (this machine's image sets
+# PYTHONDONTWRITEBYTECODE): the run starts some forty Python processes (four workers, the
+# apps they serve, Dask's workers, the CLIs under test) that import the same modules, and
+# pytest caches its rewritten test modules only when bytecode may be written. Compiled once
+# here on both cores, four workers' collection took 17.9 s instead of 21.7 s on a fresh clone.
+unset PYTHONDONTWRITEBYTECODE
+python -m compileall -q -j 0 dpcore dpui tests app.py app_server.py pages >/dev/null
+
 # Four workers on two cores: a browser test waits for its server and its browser in turn,
 # so two workers per core keep both cores busy; four measured faster than three (README,
 # "Tests"). DP_TEST_WORKERS overrides the count.
