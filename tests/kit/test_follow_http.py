@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import threading
 import time
 from collections.abc import Callable, Coroutine
 from concurrent.futures import ThreadPoolExecutor
@@ -19,6 +20,14 @@ from dpui.kit import follow_http, follow_store, lesson_store
 
 LESSON = "abcdefghij"
 T = TypeVar("T")
+
+
+@pytest.fixture(autouse=True)
+def _served_here(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``routes()`` marks the process as served by ``app_server.py``; that mark stays with
+    these tests: left set, a later AppTest in the same worker drew the served watch instead
+    of the timer's click (a full run failed a follower test that way)."""
+    monkeypatch.setattr(follow_http, "_SERVED", threading.Event())
 
 
 @pytest.fixture
