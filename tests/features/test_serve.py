@@ -71,10 +71,16 @@ def test_two_replicas_behind_haproxy_sticky_by_cookie_and_ctrl_c_stops_everythin
         [cookie] = [c for c in cookies if c.startswith(f"{haproxy.COOKIE}=")]
         assert cookie.split(";", 1)[1] == " path=/; SameSite=Lax"
         assert sticky([cookie])[0] in served.replicas
-        # two browsers without the cookie are spread over both replicas...
-        first = sticky(get(f"{served.url}/")[1])
-        second = sticky(get(f"{served.url}/")[1])
-        assert sorted(first + second) == ["r1", "r2"]
+        # browsers without the cookie are spread over both replicas (leastconn: the one with
+        # fewer connections, in turn between equals); in a loaded full run a replica once
+        # still counted a connection, or missed its checks, when the second of two requests
+        # came (both went to r1; not reproduced in 300 tries under load), so the test asks
+        # until it has seen both, for 10 s at most...
+        seen: list[str] = []
+        deadline = time.monotonic() + 10
+        while set(seen) != {"r1", "r2"} and time.monotonic() < deadline:
+            seen += sticky(get(f"{served.url}/")[1])
+        assert set(seen) == {"r1", "r2"}, seen
         # ...and one that has it stays on its replica (the cookie is not set again)
         assert sticky(get(f"{served.url}/", cookie=f"{haproxy.COOKIE}=r2")[1]) == []
 
