@@ -34,8 +34,8 @@ python -m mypy --cache-dir "${XDG_CACHE_HOME:-$HOME/.cache}/dp-explorer/mypy"
 echo "install, lint and type check: ${SECONDS} s"
 
 # Bytecode caches on, whatever the environment says (this machine's image sets
-# PYTHONDONTWRITEBYTECODE): the run starts some forty Python processes (four workers, the
-# apps they serve, Dask's workers, the CLIs under test) that import the same modules, and
+# PYTHONDONTWRITEBYTECODE): the run starts many Python processes (four workers, the apps
+# they serve, Dask's workers, the CLIs under test) that import the same modules, and
 # pytest caches its rewritten test modules only when bytecode may be written. Compiled once
 # here on both cores, four workers' collection took 17.9 s instead of 21.7 s on a fresh clone.
 unset PYTHONDONTWRITEBYTECODE

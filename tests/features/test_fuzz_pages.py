@@ -182,8 +182,8 @@ def _scaled_work(page: Page, values: Mapping[str, Any]) -> float:
 def _generated(spec: DataSpec) -> KVData:
     """The data of ``spec`` for the estimate, generated once for the cases sharing it (most
     of Key-value LDP's cases fuzz another parameter on the default data: regenerating it for
-    each estimate was a fifth of the fuzz's CPU). The page's own run still generates it
-    afresh, its caches cleared."""
+    each estimate cost 10 s of CPU over its 52 cases, measured). The page's own run still
+    generates it afresh, its caches cleared."""
     return load_data(spec)
 
 
