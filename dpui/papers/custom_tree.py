@@ -235,10 +235,10 @@ def body(shown: View, prose: str) -> None:
     c: Custom = shown.detail
     custom, eps, text = c.custom, c.eps, c.text
     st.header("Custom tree and hand-set budgets (LUE-DPTree fig. 3.14(b))")
-    st.markdown(prose)
     present.show_chart(
         typed_tree(custom), {"nodes": custom.tree.size, "ε": eps}, key="custom_tree_drawn"
     )
+    present.prose(prose)  # below the figure, as the other experiments: it fits a projector
     left, right = st.columns([1, 2])
     left.caption("The tree's intervals are typed under **Settings**.")
     if st.session_state.get(BASE_TREE) != text or BASE not in st.session_state:

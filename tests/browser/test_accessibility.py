@@ -193,9 +193,12 @@ FITTING = [(key, query, screen) for key, query in OTHER_VIEWS for screen in SCRE
 def test_every_other_section_fits_both_screens(server, tab, key, query, screen):
     """Every other section on the projector (presenting) and on a phone, each a test of its
     own: no chart text over other chart text, none cut at the chart's edge, no plot area or
-    panel under the minimum (``text_boxes``). axe and the heading order run on the phone
-    only (normal mode: every control of the section is there; presenting hides the
-    sidebar), once per section. Screenshots go to ``$DP_EXPLORER_SCREENSHOTS`` when set."""
+    panel under the minimum (``text_boxes``). On the projector, the sidebar and settings
+    are hidden and the section's first figure lies inside 1280x720 (a presenting
+    ``/paper_experiments?px_view=custom`` put its prose above the figure, pushing it below
+    the fold). axe and the heading order run on the phone only (normal mode: every control
+    of the section is there; presenting hides the sidebar), once per section. Screenshots
+    go to ``$DP_EXPLORER_SCREENSHOTS`` when set."""
     page = tab
     width, height, mode = SCREENS[screen]
     page.set_viewport_size({"width": width, "height": height})
@@ -212,6 +215,12 @@ def test_every_other_section_fits_both_screens(server, tab, key, query, screen):
         "small": small_plot_areas(page),
     }
     assert found == {"overlapping": [], "cut": [], "small": []}
+    if screen == "projector":  # the section's figure fits, without the sidebar and settings
+        assert not page.locator('[data-testid="stSidebar"]').is_visible()
+        settings = page.locator(".st-key-dp-settings")  # dpui.kit.present.settings_panel
+        assert settings.count() == 1 and not settings.is_visible()
+        box = page.locator(".js-plotly-plot").first.bounding_box()
+        assert box is not None and 0 <= box["y"] <= box["y"] + box["height"] <= height, box
     if screen == "phone":
         assert violations(page) == []
         assert skipped_levels(page.evaluate(HEADINGS)) == []

@@ -161,30 +161,6 @@ def test_a_link_to_a_glossary_or_reference_entry_opens_at_that_entry(server, tab
     )
 
 
-PROJECTOR_PAGES = [
-    "epsilon?eps_part=attacker",
-    "epsilon?eps_part=composition",
-    "epsilon?eps_part=reconstruction",
-]
-"""What ε means' other parts; every page's default view is checked presenting at 1280x720 by
-``test_accessibility.test_no_serious_axe_violation_and_headings_in_order``."""
-
-
-@pytest.mark.browser
-@pytest.mark.parametrize("key", PROJECTOR_PAGES)
-def test_presentation_mode_fits_the_main_figure_on_a_720p_projector(server, tab, key):
-    """Presenting hides the sidebar and settings and sizes the figure so that title and main
-    figure fit 1280x720 without scrolling."""
-    page = tab
-    page.set_viewport_size({"width": 1280, "height": 720})
-    page.goto(f"{server}/{key}{'&' if '?' in key else '?'}present=1")
-    settle(page)  # every chart drawn at its final size
-    assert not page.locator('[data-testid="stSidebar"]').is_visible()
-    assert not page.get_by_text("Settings", exact=True).is_visible()
-    box = page.locator(".js-plotly-plot").first.bounding_box()
-    assert box is not None and box["y"] >= 0 and box["y"] + box["height"] <= 720, box
-
-
 @pytest.mark.browser
 def test_every_budget_allocation_name_fits_its_box_at_1280(server, tab):
     """Issue 22 (9): 'Per-node opti…' was cut. Each allocation, chosen in turn through the
