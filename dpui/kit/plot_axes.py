@@ -110,6 +110,18 @@ def number_chars(values: np.ndarray) -> int:
     return sign + digits + (digits - 1) // 3 + (decimals + 1 if decimals else 0)
 
 
+def category_rows(fig: go.Figure) -> int:
+    """The most names a y axis of ``fig`` lists as its ticks (0 for numeric axes)."""
+    names = [
+        len(ax.tickvals)
+        for key in fig.layout.to_plotly_json()
+        if key.startswith("yaxis")
+        and (ax := fig.layout[key]).tickvals is not None
+        and any(isinstance(v, str) for v in ax.tickvals)
+    ]
+    return max(names, default=0)
+
+
 def _title_px(ax: Any, title_font: float, gap: float = TITLE_GAP_PX) -> float:
     """Height of an axis title: every '<br>' line takes the title font's line height, the
     smaller print of a stamp's lines included (Plotly spaces the lines of one text so)."""

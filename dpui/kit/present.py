@@ -59,6 +59,19 @@ STAMP_FONT, STAMP_WIDTH = 11, 44
 """The settings stamp's font size and the characters of its lines: at about 7 px a character,
 44 fit under the 200-px plot of Spatial data's heatmap on a 390-px phone (60 ran 27 px past
 the chart's edge)."""
+PRESENT_STAMP_WIDTH = 160
+"""The stamp's characters per line while presenting: a projector's chart is 1,120 px wide
+(about 900 px for 160 characters), and each line takes one of the 20-px axis title's (26 px):
+wrapped for a phone, Which algorithm's stamp took 5 lines, 130 px of a 480-px chart."""
+PRESENT_ROW_PX, PRESENT_MAX_HEIGHT = 26, 520
+"""While presenting, each name on a chart's category axis gets this many pixels of the plot
+(an 18-px label and a gap; 13 algorithms in Which algorithm's 480-px ranking had 12 px each,
+their names printed over each other), the chart growing up to 520 px: with a presented
+legend's rows (``legend_rows.PRESENT_LEGEND_PX``) 560 px, the projector's 720 less the page's
+title and toolbar above the chart (157 px)."""
+PRESENT_CHROME_PX = 230
+"""A presented chart's pixels outside its plot besides legend rows: title, ticks, axis
+title and stamp."""
 TABLE_HELP = "The chart's text alternative and its data as a table, for screen readers and copying."
 
 _CSS = """
@@ -417,7 +430,8 @@ def show_chart(
 def _style(fig: go.Figure, settings: Mapping[str, Any], presenting: bool) -> styled_once.Styled:
     """``fig`` styled in place (copying a figure re-validates every value, a tenth of a second
     on a big tree) for the screen or the projector and stamped, described for screen readers."""
-    fig = chart_style.apply(_add_stamp(_restyle(fig, presenting=presenting), settings))
+    width = PRESENT_STAMP_WIDTH if presenting else STAMP_WIDTH
+    fig = chart_style.apply(_add_stamp(_restyle(fig, presenting=presenting), settings, width))
     plot_axes.reserve_margins(fig)
     plot_once.prepare(fig)
     return styled_once.Styled(fig, chart_text.summary(fig), chart_text.plain(fig.layout.title.text))
@@ -464,14 +478,15 @@ def stamp(fig: go.Figure, settings: Mapping[str, Any]) -> go.Figure:
     return _add_stamp(styled_once.copy_of(fig), settings)
 
 
-def _add_stamp(out: go.Figure, settings: Mapping[str, Any]) -> go.Figure:
+def _add_stamp(out: go.Figure, settings: Mapping[str, Any], width: int = STAMP_WIDTH) -> go.Figure:
     """``out`` with ``settings`` written small under it (in place), so that a downloaded image
     says how it was made: as a last line of the lowest x-axis title (axis titles get their
-    own room, so it never covers tick labels), or at the bottom of an axis-free figure."""
+    own room, so it never covers tick labels), or at the bottom of an axis-free figure; in
+    lines of at most ``width`` characters where the settings allow."""
     text = settings_text(settings)
     if not text:
         return out
-    parts = _wrap(text, STAMP_WIDTH)
+    parts = _wrap(text, width)
     line = "<br>".join(  # the settings' text as text: a name such as <a href=...> stays inert
         f'<span style="font-size:{STAMP_FONT}px;color:#666">{html.escape(part, quote=False)}</span>'
         for part in parts
@@ -553,7 +568,13 @@ def _restyle(out: go.Figure, *, presenting: bool) -> go.Figure:
     if presenting:  # one height that fits a 720p projector under the title (legend rows add)
         out.update_layout(font_size=PRESENT_TICK_FONT, legend_font_size=PRESENT_TICK_FONT)
         if out.layout.meta != KEEP_HEIGHT:
-            out.update_layout(height=PRESENT_HEIGHT)
+            rows = plot_axes.category_rows(out)
+            out.update_layout(
+                height=min(
+                    PRESENT_MAX_HEIGHT,
+                    max(PRESENT_HEIGHT, rows * PRESENT_ROW_PX + PRESENT_CHROME_PX),
+                )
+            )
         out.update_xaxes(title_font_size=PRESENT_AXIS_FONT, tickfont_size=PRESENT_TICK_FONT)
         out.update_yaxes(title_font_size=PRESENT_AXIS_FONT, tickfont_size=PRESENT_TICK_FONT)
         if out.layout.title.text:

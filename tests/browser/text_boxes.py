@@ -30,7 +30,9 @@ the checks leave alone (labels inside an icicle's boxes, which Plotly fits to th
 
 _OVERLAPS = r"""() => {
   const kindOf = KIND;
-  const spaced = new Set(['xtick', 'ytick', 'legend']);  // Plotly spaces these itself
+  // Plotly spaces these itself; not a y axis' names (categories): it prints every one
+  const spaced = new Set(['xtick', 'legend']);
+  const named = (box) => /[A-Za-z]/.test(box.text);
   const out = [];
   document.querySelectorAll('.js-plotly-plot').forEach((plot, p) => {
     const boxes = [];
@@ -46,6 +48,7 @@ _OVERLAPS = r"""() => {
       for (let j = i + 1; j < boxes.length; j++) {
         const a = boxes[i], b = boxes[j];
         if (a.kind === b.kind && spaced.has(a.kind)) continue;
+        if (a.kind === 'ytick' && b.kind === 'ytick' && !(named(a) && named(b))) continue;
         const w = Math.min(a.r.right, b.r.right) - Math.max(a.r.left, b.r.left);
         const h = Math.min(a.r.bottom, b.r.bottom) - Math.max(a.r.top, b.r.top);
         if (w > 2 && h > 2) {
@@ -56,8 +59,12 @@ _OVERLAPS = r"""() => {
   });
   return out;
 }"""
-"""Pairs of text boxes of one chart overlapping by more than 2 px both ways (tick labels of
-one axis, and legend entries, among themselves excepted: Plotly spaces those)."""
+"""Pairs of text boxes of one chart overlapping by more than 2 px both ways. Among
+themselves, legend entries and an axis' numeric tick labels are excepted (Plotly spaces
+them), not a y axis' names: Plotly prints every name of a category axis, and 13 algorithm
+names on a presented ranking printed over each other. (Numbers on a short presented y axis
+can crowd too, not checked yet: Laplace's noise panel, '0' 10 px into '5', and the log axis
+of Range queries' crossover, 4 px a decade, at 1280x720.)"""
 
 
 _CUT = r"""() => {

@@ -10,6 +10,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from dpcore.hist import tree
+from dpui.algorithms import figures as algorithm_figures
 from dpui.errors import figures as errors_figures
 from dpui.kit import legend_rows, plot_axes, present
 from dpui.ldp import figures as ldp_figures
@@ -466,3 +467,45 @@ def test_the_qr_code_of_a_link_too_long_for_one_says_so_instead_of_failing(extra
     if too_long:
         length = int(re.search(r"link is ([\d,]+) characters", said[0])[1].replace(",", ""))
         assert extra < length < extra + 600  # the address and the page's own settings
+
+
+def _ranking(algorithms: int) -> go.Figure:
+    table = pd.DataFrame(
+        {
+            "mean": np.linspace(0.1, 1.0, algorithms),
+            "half width": 0.05,
+            "how": "mean of 3 trials",
+            "closed form": np.nan,
+            "data-dependent": True,
+        },
+        index=[f"Algorithm {i}" for i in range(algorithms)],
+    )
+    return algorithm_figures.ranking(table)
+
+
+def test_a_presented_ranking_gives_each_name_a_rows_height_up_to_what_a_projector_holds():
+    """13 algorithms in a 480-px presented ranking had 12 px each and their names printed
+    over each other: a category axis now gets ``PRESENT_ROW_PX`` a name, the chart growing
+    from ``PRESENT_HEIGHT`` to at most ``PRESENT_MAX_HEIGHT`` (and a presented legend's
+    rows); a numeric axis keeps ``PRESENT_HEIGHT``."""
+    assert present.PRESENT_ROW_PX >= 1.3 * present.PRESENT_TICK_FONT  # a label and a gap
+    few = present.style(_ranking(3), presenting=True)
+    assert few.layout.height == present.PRESENT_HEIGHT
+    ten = present.style(_ranking(10), presenting=True)
+    assert ten.layout.height == 10 * present.PRESENT_ROW_PX + present.PRESENT_CHROME_PX
+    many = present.style(_ranking(13), presenting=True)
+    assert many.layout.height == present.PRESENT_MAX_HEIGHT
+    numeric = present.style(go.Figure(go.Scatter(x=[1, 2], y=[3, 4])), presenting=True)
+    assert numeric.layout.height == present.PRESENT_HEIGHT
+    assert _ranking(13).layout.height == present.style(_ranking(13), presenting=False).layout.height
+
+
+def test_a_presented_stamp_wraps_at_the_projectors_width():
+    """Wrapped for a phone, Which algorithm's stamp took five lines of a presented chart,
+    each at the 20-px axis title's line height: presenting wraps it at
+    ``PRESENT_STAMP_WIDTH`` characters."""
+    settings = {f"setting{i}": "value" * 3 for i in range(6)}  # 6 x 26 characters
+    shown = present._style(go.Figure(go.Scatter(x=[1], y=[1])), settings, False).figure
+    presented = present._style(go.Figure(go.Scatter(x=[1], y=[1])), settings, True).figure
+    assert shown.layout.xaxis.title.text.count("<br>") + 1 == 6  # one setting a line
+    assert presented.layout.xaxis.title.text.count("<br>") + 1 == 2  # three a line
