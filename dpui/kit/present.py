@@ -70,8 +70,7 @@ their names printed over each other), the chart growing up to 520 px: with a pre
 legend's rows (``legend_rows.PRESENT_LEGEND_PX``) 560 px, the projector's 720 less the page's
 title and toolbar above the chart (157 px)."""
 PRESENT_CHROME_PX = 230
-"""A presented chart's pixels outside its plot besides legend rows: title, ticks, axis
-title and stamp."""
+"""A presented chart's pixels outside its plot but legend rows: title, ticks, stamp."""
 TABLE_HELP = "The chart's text alternative and its data as a table, for screen readers and copying."
 
 _CSS = """
@@ -525,9 +524,11 @@ def _axis_values(fig: go.Figure, axis: str) -> np.ndarray:
 
 def log_ticks(lo: float, hi: float) -> dict[str, Any]:
     """Tick settings for a log axis over [lo, hi]: decades (10^k) when it spans one or more,
-    else 1-2-5 steps labelled as plain numbers (never Plotly's bare '4 5 6 ... 1 2 3')."""
+    every other one past six labels (8 in a presented panel printed into each other), else
+    1-2-5 steps labelled as plain numbers (never Plotly's bare '4 5 6 ... 1 2 3')."""
     if hi / lo >= 10:
-        return {"dtick": 1, "exponentformat": "power", "minor": {"showgrid": False}}
+        step = max(1, math.ceil(math.ceil(math.log10(hi / lo)) / 5))
+        return {"dtick": step, "exponentformat": "power", "minor": {"showgrid": False}}
     vals = [
         m * 10.0**k
         for k in range(math.floor(math.log10(lo)) - 1, math.ceil(math.log10(hi)) + 1)

@@ -142,7 +142,9 @@ def test_a_legend_placed_by_its_figure_stays_where_it_is() -> None:
 
 
 def test_log_ticks_are_decades_or_plain_numbers() -> None:
-    assert present.log_ticks(1e-4, 1e3)["dtick"] == 1
+    assert present.log_ticks(1e-4, 1e1)["dtick"] == 1  # six decades labelled
+    assert present.log_ticks(1e-7, 1.0)["dtick"] == 2  # eight: every other one
+    assert present.log_ticks(1e-12, 1e3)["dtick"] == 3
     narrow = present.log_ticks(0.4, 3.2)
     assert narrow["ticktext"] == ["0.5", "1", "2"]
     assert all(0.4 <= v <= 3.2 for v in narrow["tickvals"])
