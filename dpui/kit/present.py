@@ -524,8 +524,8 @@ def _axis_values(fig: go.Figure, axis: str) -> np.ndarray:
 
 def log_ticks(lo: float, hi: float) -> dict[str, Any]:
     """Tick settings for a log axis over [lo, hi]: decades (10^k) when it spans one or more,
-    every other one past six labels (8 in a presented panel printed into each other), else
-    1-2-5 steps labelled as plain numbers (never Plotly's bare '4 5 6 ... 1 2 3')."""
+    fewer past six labels (every other one up to ten decades: 8 printed over each other),
+    else 1-2-5 steps labelled as plain numbers (never Plotly's bare '4 5 6 ... 1 2 3')."""
     if hi / lo >= 10:
         step = max(1, math.ceil(math.ceil(math.log10(hi / lo)) / 5))
         return {"dtick": step, "exponentformat": "power", "minor": {"showgrid": False}}
